@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+
+/** A configuration problem, reported as one line that names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+const roles = ['api', 'worker', 'all'] as const
+const environments = ['development', 'test', 'production'] as const
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional()
+
+const urlWithSchemes = (schemes: string[]) =>
+  optionalText.refine(
+    (value) => {
+      if (value === undefined) return true
+      try {
+        return schemes.includes(new URL(value).protocol.replace(/:$/, ''))
+      } catch {
+        return false
+      }
+    },
+    { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
+  )
+
+const hostname =
+  /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)(?::\d{1,5})?$/i
+
+/** The environment as the table in DESIGN.md §2 defines it; every value arrives as a string. */
+const ZEnvironment = z.object({
+  NODE_ENV: z
+    .enum(environments, { message: `must be one of ${environments.join(', ')}` })
+    .default('development'),
+  PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be an integer from 0 to 65535')
+    .transform(Number)
+    .refine((port) => port <= 65535, 'must be an integer from 0 to 65535')
+    .default(8787),
+  PUBLIC_BASE_URL: urlWithSchemes(['http', 'https']),
+  DATA_DIR: z.string().trim().min(1, 'must not be empty').default('.data'),
+  DATABASE_URL: urlWithSchemes(['postgres', 'postgresql']),
+  REDIS_URL: urlWithSchemes(['redis', 'rediss']),
+  JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  ADMIN_TOKEN: optionalText.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
+  LLM_BASE_URL: urlWithSchemes(['http', 'https']),
+  LLM_API_KEY: optionalText,
+  LIVEKIT_URL: urlWithSchemes(['http', 'https', 'ws', 'wss']),
+  LIVEKIT_API_KEY: optionalText,
+  LIVEKIT_API_SECRET: optionalText,
+  MEMORY_URL: urlWithSchemes(['http', 'https']),
+  TRIAL_CREDITS_USD: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
+    .transform(Number)
+    .refine((usd) => usd <= 10_000, 'must be at most 10000')
+    .default(5),
+  OUTBOUND_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .refine(
+      (hosts) => hosts.every((host) => hostname.test(host)),
+      'must be a comma-separated list of host names',
+    ),
+  ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
+  LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
+})
+
+const secretVariables = new Set([
+  'JWT_SECRET',
+  'ADMIN_TOKEN',
+  'LLM_API_KEY',
+  'LIVEKIT_API_SECRET',
+  'DATABASE_URL',
+  'REDIS_URL',
+])
+
+export type Config = Readonly<{
+  environment: (typeof environments)[number]
+  isProduction: boolean
+  port: number
+  /** Null when unset: the server names itself http://localhost:<bound port>. */
+  publicBaseUrl: string | null
+  dataDir: string
+  /** Null: the embedded PGlite in DATA_DIR/pg. */
+  databaseUrl: string | null
+  /** Null: in-process rate limits, caches and signals. */
+  redisUrl: string | null
+  jwtSecret: string
+  adminToken: string
+  /** Which secrets were generated into DATA_DIR rather than given. */
+  generatedSecrets: readonly ('JWT_SECRET' | 'ADMIN_TOKEN')[]
+  /** Null: the `offline` stand-in model. */
+  llm: Readonly<{ baseUrl: string; apiKey: string | null }> | null
+  /** Null: voice sessions answer the spec's 500 "media server" error. */
+  livekit: Readonly<{ url: string; apiKey: string; apiSecret: string }> | null
+  memoryUrl: string | null
+  trialCreditsMicros: number
+  outboundAllowHosts: readonly string[]
+  role: (typeof roles)[number]
+  logLevel: (typeof logLevels)[number]
+}>
+
+type Environment = Record<string, string | undefined>
+
+const describeIssue = (issue: z.core.$ZodIssue, env: Environment): string => {
+  const variable = String(issue.path[0] ?? 'environment')
+  const raw = env[variable]
+  const shown = raw === undefined || secretVariables.has(variable) ? '' : ` (got ${JSON.stringify(raw)})`
+  return `${variable} ${issue.message}${shown}`
+}
+
+const fail = (message: string): never => {
+  throw new ConfigError(`Invalid configuration: ${message}`)
+}
+
+type GeneratedSecrets = { JWT_SECRET: string; ADMIN_TOKEN: string }
+
+/** Dev secrets live in DATA_DIR/secrets.json (mode 0600) so they survive restarts. */
+const readOrCreateSecrets = (dataDir: string): GeneratedSecrets => {
+  const file = join(dataDir, 'secrets.json')
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<GeneratedSecrets>
+    if (typeof stored.JWT_SECRET === 'string' && typeof stored.ADMIN_TOKEN === 'string') {
+      return { JWT_SECRET: stored.JWT_SECRET, ADMIN_TOKEN: stored.ADMIN_TOKEN }
+    }
+  }
+  const secrets = {
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    ADMIN_TOKEN: randomBytes(32).toString('base64url'),
+  }
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return secrets
+}
+
+/**
+ * Parses the environment once. Throws ConfigError with a one-line message naming the first bad
+ * variable. Outside production, missing JWT_SECRET and ADMIN_TOKEN are generated into DATA_DIR.
+ */
+export const loadConfig = (env: Environment = process.env): Config => {
+  const parsed = ZEnvironment.safeParse(env)
+  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, env))
+  const vars = parsed.data
+  const isProduction = vars.NODE_ENV === 'production'
+
+  const livekitParts = {
+    LIVEKIT_URL: vars.LIVEKIT_URL,
+    LIVEKIT_API_KEY: vars.LIVEKIT_API_KEY,
+    LIVEKIT_API_SECRET: vars.LIVEKIT_API_SECRET,
+  }
+  const livekitGiven = Object.entries(livekitParts).filter(([, value]) => value !== undefined)
+  if (livekitGiven.length > 0 && livekitGiven.length < 3) {
+    const missing = Object.keys(livekitParts).find(
+      (name) => livekitParts[name as keyof typeof livekitParts] === undefined,
+    )
+    fail(`${missing} is required when any LIVEKIT_* variable is set`)
+  }
+  if (vars.LLM_API_KEY !== undefined && vars.LLM_BASE_URL === undefined) {
+    fail('LLM_BASE_URL is required when LLM_API_KEY is set')
+  }
+
+  if (isProduction) {
+    if (vars.JWT_SECRET === undefined)
+      fail('JWT_SECRET is required when NODE_ENV=production (generated secrets are refused)')
+    if (vars.ADMIN_TOKEN === undefined)
+      fail('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
+    if (vars.LLM_BASE_URL === undefined)
+      fail('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
+    if (vars.OUTBOUND_ALLOW_HOSTS.length > 0) fail('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
+  }
+
+  const dataDir = resolve(vars.DATA_DIR)
+  const generatedSecrets: ('JWT_SECRET' | 'ADMIN_TOKEN')[] = []
+  let jwtSecret = vars.JWT_SECRET
+  let adminToken = vars.ADMIN_TOKEN
+  if (jwtSecret === undefined || adminToken === undefined) {
+    const generated = readOrCreateSecrets(dataDir)
+    if (jwtSecret === undefined) {
+      jwtSecret = generated.JWT_SECRET
+      generatedSecrets.push('JWT_SECRET')
+    }
+    if (adminToken === undefined) {
+      adminToken = generated.ADMIN_TOKEN
+      generatedSecrets.push('ADMIN_TOKEN')
+    }
+  }
+
+  return Object.freeze({
+    environment: vars.NODE_ENV,
+    isProduction,
+    port: vars.PORT,
+    publicBaseUrl: vars.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
+    dataDir,
+    databaseUrl: vars.DATABASE_URL ?? null,
+    redisUrl: vars.REDIS_URL ?? null,
+    jwtSecret,
+    adminToken,
+    generatedSecrets: Object.freeze(generatedSecrets),
+    llm: vars.LLM_BASE_URL
+      ? Object.freeze({ baseUrl: vars.LLM_BASE_URL, apiKey: vars.LLM_API_KEY ?? null })
+      : null,
+    livekit:
+      vars.LIVEKIT_URL && vars.LIVEKIT_API_KEY && vars.LIVEKIT_API_SECRET
+        ? Object.freeze({
+            url: vars.LIVEKIT_URL,
+            apiKey: vars.LIVEKIT_API_KEY,
+            apiSecret: vars.LIVEKIT_API_SECRET,
+          })
+        : null,
+    memoryUrl: vars.MEMORY_URL ?? null,
+    trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
+    outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
+    role: vars.ROLE,
+    logLevel: vars.LOG_LEVEL,
+  })
+}

@@ -1,0 +1,70 @@
+import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely'
+import pg from 'pg'
+import type { Config } from '../config.ts'
+import { startEmbeddedPostgres } from './embedded.ts'
+import { migrations } from './migrations/index.ts'
+import type { Database } from './schema.ts'
+
+export type { Database } from './schema.ts'
+/** What a store function runs its SQL on: the database or an open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>
+
+export type DatabaseHandle = {
+  db: Kysely<Database>
+  isEmbedded: boolean
+  ping: () => Promise<void>
+  close: () => Promise<void>
+}
+
+const int8Parser = (value: string): number => {
+  const parsed = Number(value)
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`bigint ${value} is outside the safe integer range`)
+  return parsed
+}
+
+/** bigint columns hold micro-USD amounts: read them as numbers, refusing any that would lose precision. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8
+      ? int8Parser
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+}
+
+const POOL_SIZE = 10
+const EMBEDDED_POOL_SIZE = 4
+
+/** Connects to DATABASE_URL, or starts the embedded PGlite in DATA_DIR when it is unset. */
+export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
+  const embedded = config.databaseUrl
+    ? null
+    : await startEmbeddedPostgres({ dataDir: config.dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 2 })
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl ?? embedded?.connectionString,
+    max: embedded ? EMBEDDED_POOL_SIZE : POOL_SIZE,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    types,
+  })
+  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    db,
+    isEmbedded: embedded !== null,
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: async () => {
+      await db.destroy()
+      await embedded?.stop()
+    },
+  }
+}
+
+/** Applies every pending migration; safe to run concurrently from several instances (Kysely locks). */
+export const migrateToLatest = async (db: Kysely<Database>): Promise<string[]> => {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error instanceof Error ? error : new Error(String(error))
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+}

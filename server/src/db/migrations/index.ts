@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely'
+import * as accounts from './0001-accounts.ts'
+import * as keysAndAgents from './0002-keys-and-agents.ts'
+
+/** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
+export const migrations: Record<string, Migration> = {
+  '0001-accounts': accounts,
+  '0002-keys-and-agents': keysAndAgents,
+}

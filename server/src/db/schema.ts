@@ -1,0 +1,103 @@
+import type { ColumnType, Generated } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type Json<T> = ColumnType<T, string, string>
+
+export interface UsersTable {
+  id: string
+  email: string
+  name: string
+  password_hash: string
+  created_at: Timestamp
+}
+
+export interface OrganizationsTable {
+  id: string
+  name: string
+  tier: 'free' | 'pro' | 'enterprise'
+  rate_limit_per_minute: number | null
+  credit_balance_micros: Generated<number>
+  created_at: Timestamp
+}
+
+export interface MembershipsTable {
+  organization_id: string
+  user_id: string
+  role: 'owner' | 'admin' | 'member'
+  created_at: Timestamp
+}
+
+export interface InvitationsTable {
+  id: string
+  organization_id: string
+  email: string
+  role: 'owner' | 'admin' | 'member'
+  invited_by: string
+  created_at: Timestamp
+  accepted_at: Timestamp | null
+}
+
+export interface CreditLedgerTable {
+  id: string
+  organization_id: string
+  amount_micros: number
+  balance_after_micros: number
+  kind: string
+  reason: string
+  reference: string | null
+  created_at: Timestamp
+}
+
+export interface ApiKeysTable {
+  id: string
+  organization_id: string
+  created_by: string | null
+  name: string
+  type: 'secret' | 'widget'
+  key_hash: string
+  prefix: string
+  allowed_domains: Json<string[]>
+  status: Generated<'active' | 'disabled' | 'revoked'>
+  created_at: Timestamp
+  expires_at: Timestamp
+  revoked_at: Timestamp | null
+  last_used_at: Timestamp | null
+}
+
+export interface AgentsTable {
+  id: string
+  organization_id: string
+  user_id: string
+  name: string
+  description: string | null
+  agent_architecture: 'pipeline' | 'realtime' | 'text'
+  mode: 'public' | 'private' | 'commercial'
+  model: string | null
+  stt: string | null
+  tts: string | null
+  voice_id: string | null
+  realtime_provider: 'openai' | 'gemini' | null
+  sys_msg: string | null
+  greeting_type: 'agentFirst' | 'userFirst'
+  greeting_message: string | null
+  last_message: string | null
+  temperature: number
+  inactivity_timeout: number
+  function_calling_enabled: boolean
+  enabled_functions: Json<string[]>
+  enabled_custom_functions: Json<string[]>
+  languages: Json<string[]>
+  active: boolean
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface Database {
+  users: UsersTable
+  organizations: OrganizationsTable
+  memberships: MembershipsTable
+  invitations: InvitationsTable
+  credit_ledger: CreditLedgerTable
+  api_keys: ApiKeysTable
+  agents: AgentsTable
+}

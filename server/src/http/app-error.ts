@@ -1,0 +1,80 @@
+import type { ErrorCode } from '@parley/shared'
+import type { z } from 'zod'
+
+type AppErrorInit = {
+  code: ErrorCode
+  status: number
+  message: string
+  cause?: unknown
+  headers?: Record<string, string>
+}
+
+/**
+ * The one error type of the server. `message` is safe to show to the caller; `cause` is logged,
+ * never sent. The error handler turns it into the body shape of the route's area.
+ */
+export class AppError extends Error {
+  override name = 'AppError'
+  readonly code: ErrorCode
+  readonly status: number
+  readonly headers: Record<string, string>
+
+  constructor({ code, status, message, cause, headers = {} }: AppErrorInit) {
+    super(message, { cause })
+    this.code = code
+    this.status = status
+    this.headers = headers
+  }
+
+  static badRequest(message: string, code: ErrorCode = 'validation_error') {
+    return new AppError({ status: 400, code, message })
+  }
+
+  static fromZod(error: z.ZodError, where: 'body' | 'query' | 'path') {
+    const issue = error.issues[0]
+    const field = issue?.path.length ? issue.path.join('.') : where
+    return AppError.badRequest(`${field}: ${issue?.message ?? 'is invalid'}`)
+  }
+
+  static unauthorized(message = 'Authentication required', code: ErrorCode = 'unauthorized') {
+    return new AppError({ status: 401, code, message })
+  }
+
+  static paymentRequired(message = 'Insufficient credits', code: ErrorCode = 'insufficient_credits') {
+    return new AppError({ status: 402, code, message })
+  }
+
+  static forbidden(message = 'You do not have permission to do this', code: ErrorCode = 'forbidden') {
+    return new AppError({ status: 403, code, message })
+  }
+
+  /** `resource` names what was looked for, e.g. `AppError.notFound('agent')`. */
+  static notFound(resource: string, code: ErrorCode = 'not_found') {
+    return new AppError({
+      status: 404,
+      code,
+      message: `${resource[0]?.toUpperCase()}${resource.slice(1)} not found`,
+    })
+  }
+
+  static conflict(message: string, code: ErrorCode = 'conflict') {
+    return new AppError({ status: 409, code, message })
+  }
+
+  static tooManyRequests(retryAfterSeconds: number) {
+    return new AppError({
+      status: 429,
+      code: 'rate_limited',
+      message: `Too many requests; retry in ${retryAfterSeconds} s`,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    })
+  }
+
+  static internal(cause?: unknown, message = 'Internal server error') {
+    return new AppError({ status: 500, code: 'internal_error', message, cause })
+  }
+
+  static unavailable(message: string, cause?: unknown) {
+    return new AppError({ status: 503, code: 'service_unavailable', message, cause })
+  }
+}

@@ -1,0 +1,67 @@
+import type { ErrorArea } from '@parley/shared'
+import type { ErrorRequestHandler, RequestHandler } from 'express'
+import { AppError } from './app-error.ts'
+
+/** Which of the spec's three error shapes a path answers with. */
+export const errorAreaOf = (path: string): ErrorArea => {
+  if (
+    path.startsWith('/v1/chat/') ||
+    path === '/v1/chat' ||
+    path === '/batch' ||
+    path.startsWith('/batch/')
+  ) {
+    return 'detail'
+  }
+  if (path.startsWith('/api/')) return 'studio'
+  return 'v1'
+}
+
+export const errorBody = (area: ErrorArea, error: AppError) => {
+  switch (area) {
+    case 'studio':
+      return { error: error.message }
+    case 'detail':
+      return { detail: error.message, code: error.code }
+    default:
+      return { success: false as const, error: error.message, code: error.code }
+  }
+}
+
+type BodyParserError = Error & { type?: string; status?: number }
+
+/** Turns what body-parser and friends throw into AppErrors with a message fit for the caller. */
+const toAppError = (error: unknown): AppError => {
+  if (error instanceof AppError) return error
+  const parserError = error as BodyParserError
+  switch (parserError?.type) {
+    case 'entity.too.large':
+      return new AppError({ status: 413, code: 'payload_too_large', message: 'Request body is too large' })
+    case 'entity.parse.failed':
+      return AppError.badRequest('Request body is not valid JSON')
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new AppError({
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'Unsupported body encoding',
+      })
+    default:
+      return AppError.internal(error)
+  }
+}
+
+/** The only place an error body is written. */
+export const handleErrors: ErrorRequestHandler = (error, req, res, _next) => {
+  const appError = toAppError(error)
+  if (appError.status >= 500) req.log?.error({ err: appError.cause ?? appError }, appError.message)
+  if (res.headersSent) {
+    res.end()
+    return
+  }
+  res.set(appError.headers)
+  res.status(appError.status).json(errorBody(errorAreaOf(req.path), appError))
+}
+
+export const handleUnknownRoute: RequestHandler = (req, _res, next) => {
+  next(new AppError({ status: 404, code: 'not_found', message: `No route for ${req.method} ${req.path}` }))
+}

@@ -1,0 +1,137 @@
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi'
+import { ZDetailError, ZStudioError, ZV1Error } from '@parley/shared'
+import type { Express, Request, RequestHandler, Response } from 'express'
+import type { z } from 'zod'
+import { AppError } from './app-error.ts'
+import { errorAreaOf } from './error-handler.ts'
+
+/** The credential a route requires; each maps to middleware and an OpenAPI security scheme. */
+export type AuthKind = 'none' | 'studio' | 'operator'
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+type AnyObject = z.ZodObject
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined
+
+export type RouteDefinition<
+  Params extends AnyObject | undefined,
+  Query extends AnyObject | undefined,
+  Body extends z.ZodType | undefined,
+  Result extends z.ZodType,
+> = {
+  method: Method
+  /** OpenAPI form, e.g. `/api/organizations/{orgId}/members`. */
+  path: string
+  summary: string
+  tag: string
+  auth: AuthKind
+  params?: Params
+  query?: Query
+  body?: Body
+  /** Success status; 200 unless given. */
+  status?: number
+  response: Result
+  /** Error statuses worth documenting beyond the ones every route may answer. */
+  errors?: number[]
+  handle: (input: {
+    params: Infer<Params>
+    query: Infer<Query>
+    body: Infer<Body>
+    req: Request
+    res: Response
+  }) => Promise<z.input<Result>> | z.input<Result>
+}
+
+const securityOf: Record<AuthKind, RouteConfig['security']> = {
+  none: [],
+  studio: [{ studioSession: [] }],
+  operator: [{ adminToken: [] }],
+}
+
+const errorSchemaFor = (path: string) =>
+  ({ v1: ZV1Error, studio: ZStudioError, detail: ZDetailError })[errorAreaOf(path)]
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Missing or invalid credentials',
+  402: 'Insufficient credits',
+  403: 'Insufficient permissions',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Body too large',
+  429: 'Rate limited',
+  500: 'Internal error',
+  503: 'Dependency unavailable',
+}
+
+const parse = <T extends z.ZodType>(
+  schema: T | undefined,
+  value: unknown,
+  where: 'body' | 'query' | 'path',
+) => {
+  if (!schema) return undefined
+  const result = schema.safeParse(value ?? {})
+  if (!result.success) throw AppError.fromZod(result.error, where)
+  return result.data
+}
+
+/**
+ * Mounts routes on express and describes them in OpenAPI from the same definition, so the
+ * document cannot drift from what is served. Handlers get parsed input and return the body.
+ */
+export class RouteTable {
+  constructor(
+    private readonly app: Express,
+    private readonly registry: OpenAPIRegistry,
+    private readonly authentication: Record<AuthKind, RequestHandler[]>,
+  ) {}
+
+  add<
+    Params extends AnyObject | undefined = undefined,
+    Query extends AnyObject | undefined = undefined,
+    Body extends z.ZodType | undefined = undefined,
+    Result extends z.ZodType = z.ZodType,
+  >(route: RouteDefinition<Params, Query, Body, Result>): void {
+    const status = route.status ?? 200
+    const errorSchema = errorSchemaFor(route.path)
+    const errorStatuses = [
+      ...new Set([400, ...(route.auth === 'none' ? [] : [401]), ...(route.errors ?? []), 500]),
+    ]
+    this.registry.registerPath({
+      method: route.method,
+      path: route.path,
+      summary: route.summary,
+      tags: [route.tag],
+      security: securityOf[route.auth],
+      request: {
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(route.body
+          ? { body: { content: { 'application/json': { schema: route.body } }, required: true } }
+          : {}),
+      },
+      responses: {
+        [status]: { description: route.summary, content: { 'application/json': { schema: route.response } } },
+        ...Object.fromEntries(
+          errorStatuses.map((code) => [
+            code,
+            {
+              description: errorDescriptions[code] ?? 'Error',
+              content: { 'application/json': { schema: errorSchema } },
+            },
+          ]),
+        ),
+      },
+    })
+
+    const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1')
+    const handler: RequestHandler = async (req, res) => {
+      const params = parse(route.params, req.params, 'path') as Infer<Params>
+      const query = parse(route.query, req.query, 'query') as Infer<Query>
+      const body = parse(route.body, req.body, 'body') as Infer<Body>
+      const result = await route.handle({ params, query, body, req, res })
+      // A handler may pick another status itself (readiness answers 503 with a body).
+      if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
+    }
+    this.app[route.method](expressPath, ...this.authentication[route.auth], handler)
+  }
+}

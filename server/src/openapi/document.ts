@@ -1,0 +1,30 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
+
+export const createRegistry = () => {
+  const registry = new OpenAPIRegistry()
+  registry.registerComponent('securitySchemes', 'studioSession', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Studio session token from POST /api/auth/login or /api/auth/signup (12 hours)',
+  })
+  registry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator token (ADMIN_TOKEN)',
+  })
+  return registry
+}
+
+/** The OpenAPI 3.1 document of every route registered so far. */
+export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { serverUrl: string }) =>
+  new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Parley API',
+      version: '1.0.0',
+      description:
+        'Agents, text chat (REST + Server-Sent Events), voice sessions, custom functions, batch calling and API keys.',
+    },
+    servers: [{ url: serverUrl }],
+  })

@@ -1,0 +1,93 @@
+import {
+  ZInviteMember,
+  ZLogin,
+  ZMember,
+  ZMemberList,
+  ZOrgIdParams,
+  ZSession,
+  ZSignup,
+  ZSwitchOrganization,
+} from '@parley/shared'
+import type { AppContext } from '../context.ts'
+import { studioActorOf } from '../http/authentication.ts'
+import type { RouteTable } from '../http/route-table.ts'
+import * as orgs from './service.ts'
+
+const tag = 'Accounts'
+
+export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) => {
+  routes.add({
+    method: 'post',
+    path: '/api/auth/signup',
+    summary: 'Create an account and its organization (with trial credits)',
+    tag,
+    auth: 'none',
+    body: ZSignup,
+    status: 201,
+    response: ZSession,
+    handle: ({ body }) => orgs.signup(ctx, body),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/auth/login',
+    summary: 'Log in; the first organization becomes active',
+    tag,
+    auth: 'none',
+    body: ZLogin,
+    response: ZSession,
+    errors: [401],
+    handle: ({ body }) => orgs.login(ctx, body),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/auth/switch-organization',
+    summary: 'Issue a token whose active organization is another one of the user',
+    tag,
+    auth: 'studio',
+    body: ZSwitchOrganization,
+    response: ZSession,
+    errors: [404],
+    handle: ({ body, req }) => orgs.switchOrganization(ctx, studioActorOf(req), body),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/auth/session',
+    summary: 'The user and organizations behind the presented token',
+    tag,
+    auth: 'studio',
+    response: ZSession.omit({ token: true, expiresAt: true }),
+    handle: ({ req }) => orgs.describeSession(ctx, studioActorOf(req)),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/organizations/{orgId}/members',
+    summary: 'Members and pending invitations of an organization',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    response: ZMemberList,
+    errors: [404],
+    handle: async ({ params, req }) => ({
+      members: await orgs.listMembers(ctx, studioActorOf(req), params.orgId),
+    }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/organizations/{orgId}/members',
+    summary: 'Invite a member (owners: any role; admins: members only)',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    body: ZInviteMember,
+    status: 201,
+    response: ZMember,
+    errors: [403, 404, 409],
+    handle: ({ params, body, req }) =>
+      orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+  })
+}

@@ -1,0 +1,191 @@
+import type {
+  InviteMember,
+  Login,
+  Member,
+  Membership,
+  Role,
+  Session,
+  Signup,
+  SwitchOrganization,
+} from '@parley/shared'
+import { ulid } from 'ulid'
+import { changeBalance } from '../billing/service.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import type { StudioActor } from '../http/types.ts'
+import { hashPassword, verifyPassword } from './passwords.ts'
+import * as store from './store.ts'
+import { signStudioToken, verifyStudioToken } from './studio-token.ts'
+
+const presentMembership = (m: store.MembershipRow): Membership => ({
+  id: m.organizationId,
+  name: m.name,
+  role: m.role,
+  tier: m.tier,
+})
+
+const presentMember = (m: store.MemberRow): Member => ({ ...m, createdAt: m.createdAt.toISOString() })
+
+/** Issues a studio token for the organization and describes the session around it. */
+const openSession = async (
+  ctx: AppContext,
+  { userId, organizationId }: { userId: string; organizationId: string },
+) => {
+  const user = await store.findUserById(ctx.db, userId)
+  const memberships = await store.listMembershipsOfUser(ctx.db, userId)
+  const active = memberships.find((m) => m.organizationId === organizationId)
+  if (!user || !active) throw AppError.notFound('organization')
+  const { token, expiresAt } = signStudioToken(ctx.config.jwtSecret, { userId, organizationId })
+  return {
+    token,
+    expiresAt: expiresAt.toISOString(),
+    user: { id: user.id, name: user.name, email: user.email, createdAt: user.createdAt.toISOString() },
+    organization: presentMembership(active),
+    organizations: memberships.map(presentMembership),
+  } satisfies Session
+}
+
+/** Creates the user, their organization (with trial credits) and joins any pending invitations, atomically. */
+export const signup = async (ctx: AppContext, input: Signup): Promise<Session> => {
+  const passwordHash = await hashPassword(input.password)
+  const userId = ulid()
+  const organizationId = ulid()
+  await ctx.db.transaction().execute(async (tx) => {
+    const created = await store.insertUser(tx, {
+      id: userId,
+      email: input.email,
+      name: input.name,
+      passwordHash,
+    })
+    if (!created) throw AppError.badRequest('An account with this email already exists', 'email_taken')
+    await store.insertOrganization(tx, { id: organizationId, name: input.organizationName })
+    await store.insertMembership(tx, { organizationId, userId, role: 'owner' })
+    await store.acceptInvitations(tx, { email: input.email, userId })
+    if (ctx.config.trialCreditsMicros > 0) {
+      await changeBalance(
+        { db: ctx.db, executor: tx },
+        {
+          organizationId,
+          amountMicros: ctx.config.trialCreditsMicros,
+          kind: 'trial',
+          reason: 'Trial credits on signup',
+        },
+      )
+    }
+  })
+  return openSession(ctx, { userId, organizationId })
+}
+
+/** One answer for an unknown email and a wrong password, equally slow, so neither leaks. */
+export const login = async (ctx: AppContext, input: Login): Promise<Session> => {
+  const user = await store.findUserByEmail(ctx.db, input.email)
+  const isValid = await verifyPassword(user?.passwordHash ?? null, input.password)
+  if (!user || !isValid) throw AppError.unauthorized('Email or password is incorrect', 'invalid_credentials')
+  await store.acceptInvitations(ctx.db, { email: user.email, userId: user.id })
+  const [first] = await store.listMembershipsOfUser(ctx.db, user.id)
+  if (!first) throw AppError.forbidden('This account belongs to no organization')
+  return openSession(ctx, { userId: user.id, organizationId: first.organizationId })
+}
+
+export const switchOrganization = (ctx: AppContext, actor: StudioActor, input: SwitchOrganization) =>
+  openSession(ctx, { userId: actor.userId, organizationId: input.organizationId })
+
+export const describeSession = async (ctx: AppContext, actor: StudioActor) => {
+  const { token: _token, expiresAt: _expiresAt, ...session } = await openSession(ctx, actor)
+  return session
+}
+
+/**
+ * Resolves a studio token to an actor. The role is read from the database on every request so
+ * that a removal or demotion takes effect at once, not when the token expires.
+ */
+export const authenticateStudioToken = async (ctx: AppContext, token: string): Promise<StudioActor> => {
+  const claims = verifyStudioToken(ctx.config.jwtSecret, token)
+  const role = await store.findRole(ctx.db, claims)
+  if (!role) throw AppError.unauthorized('This session no longer has access to its organization')
+  return { kind: 'studio', ...claims, role }
+}
+
+/** The actor's role in another organization they belong to; 404 when they don't. */
+const roleIn = async (ctx: AppContext, actor: StudioActor, organizationId: string): Promise<Role> => {
+  if (organizationId === actor.organizationId) return actor.role
+  const role = await store.findRole(ctx.db, { organizationId, userId: actor.userId })
+  if (!role) throw AppError.notFound('organization')
+  return role
+}
+
+/** Owners invite anyone; admins invite members; members invite no one. */
+const mayInvite = (inviter: Role, invitee: Role) =>
+  inviter === 'owner' || (inviter === 'admin' && invitee === 'member')
+
+export const inviteMember = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  { organizationId, invitation }: { organizationId: string; invitation: InviteMember },
+): Promise<Member> => {
+  const inviterRole = await roleIn(ctx, actor, organizationId)
+  if (!mayInvite(inviterRole, invitation.role)) {
+    throw AppError.forbidden(
+      inviterRole === 'member'
+        ? 'Only owners and admins can invite members'
+        : 'Only owners can invite admins and owners',
+    )
+  }
+  const existing = await store.findUserByEmail(ctx.db, invitation.email)
+  if (existing) {
+    if (await store.findRole(ctx.db, { organizationId, userId: existing.id })) {
+      throw AppError.conflict('This person is already a member', 'already_member')
+    }
+    await store.insertMembership(ctx.db, { organizationId, userId: existing.id, role: invitation.role })
+    return presentMember({
+      userId: existing.id,
+      email: existing.email,
+      name: existing.name,
+      role: invitation.role,
+      status: 'active',
+      createdAt: new Date(),
+    })
+  }
+  const created = await store.insertInvitation(ctx.db, {
+    id: ulid(),
+    organizationId,
+    email: invitation.email,
+    role: invitation.role,
+    invitedBy: actor.userId,
+  })
+  if (!created) throw AppError.conflict('This email has already been invited', 'already_member')
+  return presentMember({
+    userId: null,
+    email: invitation.email,
+    name: null,
+    role: invitation.role,
+    status: 'invited',
+    createdAt: new Date(),
+  })
+}
+
+export const listMembers = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
+  await roleIn(ctx, actor, organizationId)
+  return (await store.listMembers(ctx.db, organizationId)).map(presentMember)
+}
+
+export const listOrganizations = (ctx: AppContext) => store.listOrganizations(ctx.db)
+
+export const findOrganization = async (ctx: AppContext, id: string) => {
+  const organization = await store.findOrganization(ctx.db, id)
+  if (!organization) throw AppError.notFound('organization')
+  return organization
+}
+
+export const updateOrganizationLimits = async (
+  ctx: AppContext,
+  id: string,
+  changes: { tier?: store.OrganizationRow['tier']; rateLimitPerMinute?: number | null },
+) => {
+  const organization = await store.updateOrganizationLimits(ctx.db, id, changes)
+  if (!organization) throw AppError.notFound('organization')
+  return organization
+}
+
+export const isEmailRegistered = async (ctx: AppContext, email: string) =>
+  (await store.findUserByEmail(ctx.db, email)) !== undefined

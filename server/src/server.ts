@@ -1,0 +1,87 @@
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Express } from 'express'
+import { createApp } from './app.ts'
+import type { Config } from './config.ts'
+import type { AppContext } from './context.ts'
+import { migrateToLatest, openDatabase } from './db/index.ts'
+import { createLogger } from './http/logger.ts'
+import { connectRedis } from './redis.ts'
+import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+export type RunningServer = {
+  /** Where the server answers, e.g. http://localhost:8787. */
+  url: string
+  ctx: AppContext
+  app: Express
+  demo: { tenant: DemoTenant; isNew: boolean } | null
+  stop: () => Promise<void>
+}
+
+const listen = (app: Express, port: number) =>
+  new Promise<Server>((resolve, reject) => {
+    const server = app.listen(port)
+    server.once('listening', () => resolve(server))
+    server.once('error', reject)
+  })
+
+/** Stops accepting, lets in-flight requests finish for up to the grace period, then cuts the rest. */
+const closeServer = (server: Server, graceMs: number) =>
+  new Promise<void>((resolve) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), graceMs)
+    deadline.unref()
+    server.close(() => {
+      clearTimeout(deadline)
+      resolve()
+    })
+    server.closeIdleConnections()
+  })
+
+/**
+ * Boots the service: database (embedded when DATABASE_URL is unset), migrations, optional demo
+ * seed, HTTP. main.ts and every test use this same function.
+ */
+export const start = async ({
+  config,
+  seedDemo = false,
+}: {
+  config: Config
+  seedDemo?: boolean
+}): Promise<RunningServer> => {
+  const logger = createLogger(config)
+  const database = await openDatabase(config)
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))
+  try {
+    const applied = await migrateToLatest(database.db)
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied')
+    const ctx: AppContext = Object.freeze({ config, db: database.db, logger })
+    const demo = seedDemo ? await ensureDemoTenant(ctx) : null
+
+    let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
+    const readinessChecks: Record<string, () => Promise<void>> = { database: database.ping }
+    if (redis) readinessChecks.redis = async () => void (await redis.ping())
+    const app = createApp(ctx, { baseUrl: () => url, readinessChecks })
+    const server = config.role === 'worker' ? null : await listen(app, config.port)
+    if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
+    logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
+
+    let stopping: Promise<void> | undefined
+    const stop = () => {
+      stopping ??= (async () => {
+        if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
+        redis?.disconnect()
+        await database.close()
+        logger.info('parley stopped')
+      })()
+      return stopping
+    }
+    return { url, ctx, app, demo, stop }
+  } catch (error) {
+    redis?.disconnect()
+    await database.close()
+    throw error
+  }
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod'
+
+/**
+ * The three error body shapes of the contract, one per API area.
+ * - v1 (and the operator API): `{ success: false, error, code }`
+ * - studio (`/api/*`): `{ error }`
+ * - chat, voice and batch: `{ detail, code }` — the spec's `{detail}` plus the machine code.
+ */
+export const ZV1Error = z
+  .object({ success: z.literal(false), error: z.string(), code: z.string() })
+  .meta({ id: 'V1Error', description: 'Error body of the v1 and operator APIs' })
+export type V1Error = z.infer<typeof ZV1Error>
+
+export const ZStudioError = z
+  .object({ error: z.string() })
+  .meta({ id: 'StudioError', description: 'Error body of the studio API (/api/*)' })
+export type StudioError = z.infer<typeof ZStudioError>
+
+export const ZDetailError = z
+  .object({ detail: z.string(), code: z.string() })
+  .meta({ id: 'DetailError', description: 'Error body of the chat, voice and batch APIs' })
+export type DetailError = z.infer<typeof ZDetailError>
+
+export const errorAreas = ['v1', 'studio', 'detail'] as const
+export type ErrorArea = (typeof errorAreas)[number]
+
+/** Every machine-readable error code the service answers with. */
+export const errorCodes = [
+  // general
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+  // accounts
+  'invalid_credentials',
+  'email_taken',
+  'already_member',
+  'insufficient_credits',
+  // chat (spec "Chat API codes")
+  'not_text_agent',
+  'message_too_long',
+  'invalid_api_key',
+  'invalid_token',
+  'conversation_mismatch',
+  'session_not_found',
+] as const
+export type ErrorCode = (typeof errorCodes)[number]

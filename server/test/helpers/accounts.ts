@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto'
+import type { Session } from '@parley/shared'
+import type { TestServer } from './test-server.ts'
+
+export const uniqueEmail = (label = 'user') => `${label}-${randomBytes(4).toString('hex')}@example.com`
+
+export const PASSWORD = 'correct horse battery staple'
+
+/** Signs up a fresh owner with their own organization and returns the session. */
+export const signUp = async (
+  server: TestServer,
+  overrides: Partial<{ email: string; name: string; organizationName: string }> = {},
+) => {
+  const response = await server.request('/api/auth/signup', {
+    method: 'POST',
+    json: {
+      organizationName: 'Acme Inc',
+      name: 'Ada Owner',
+      email: uniqueEmail(),
+      password: PASSWORD,
+      ...overrides,
+    },
+  })
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${await response.text()}`)
+  return (await response.json()) as Session
+}
+
+export const logIn = async (server: TestServer, email: string, password = PASSWORD) => {
+  const response = await server.request('/api/auth/login', { method: 'POST', json: { email, password } })
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`)
+  return (await response.json()) as Session
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { type Config, loadConfig } from '../../src/config.ts'
+import { type RunningServer, start } from '../../src/server.ts'
+
+/**
+ * With TEST_DATABASE_URL set, each call gets a database of its own on that server (dropped at
+ * stop), so test files never see each other's rows; otherwise the embedded PGlite in a temp dir.
+ */
+const createScratchDatabase = async (adminUrl: string) => {
+  const name = `parley_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+    },
+  }
+}
+
+export type TestServer = RunningServer & {
+  config: Config
+  env: Record<string, string>
+  /** Stops the server; the data directory and database are kept for a restart. */
+  stop: () => Promise<void>
+  /** Starts the same server again on the same data. */
+  restart: () => Promise<TestServer>
+  /** Stops and removes everything the server made. */
+  destroy: () => Promise<void>
+  request: (path: string, init?: RequestInit & { json?: unknown; token?: string }) => Promise<Response>
+}
+
+export type TestServerOptions = { env?: Record<string, string>; seedDemo?: boolean }
+
+const boot = async (
+  env: Record<string, string>,
+  options: TestServerOptions,
+  cleanup: () => Promise<void>,
+): Promise<TestServer> => {
+  const config = loadConfig(env)
+  const running = await start({ config, seedDemo: options.seedDemo ?? false })
+  const request: TestServer['request'] = (path, { json, token, headers, ...init } = {}) =>
+    fetch(`${running.url}${path}`, {
+      ...init,
+      headers: {
+        ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(headers as Record<string, string>),
+      },
+      ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+    })
+  return {
+    ...running,
+    config,
+    env,
+    request,
+    restart: async () => boot(env, options, cleanup),
+    destroy: async () => {
+      await running.stop()
+      await cleanup()
+    },
+  }
+}
+
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'))
+  const database = process.env.TEST_DATABASE_URL
+    ? await createScratchDatabase(process.env.TEST_DATABASE_URL)
+    : null
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: randomBytes(32).toString('hex'),
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...options.env,
+  }
+  return boot(env, options, async () => {
+    await database?.drop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+}

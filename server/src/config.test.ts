@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from './config.ts'
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'))
+const base = () => ({ DATA_DIR: dataDir() })
+const secret = 's'.repeat(40)
+
+const errorFor = (env: Record<string, string>) => {
+  try {
+    loadConfig({ ...base(), ...env })
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`)
+}
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults of DESIGN.md §2 and generates dev secrets that persist', () => {
+    const env = base()
+    const config = loadConfig(env)
+    expect(config).toMatchObject({
+      environment: 'development',
+      port: 8787,
+      publicBaseUrl: null,
+      databaseUrl: null,
+      redisUrl: null,
+      llm: null,
+      livekit: null,
+      memoryUrl: null,
+      trialCreditsMicros: 5_000_000,
+      outboundAllowHosts: [],
+      role: 'all',
+      generatedSecrets: ['JWT_SECRET', 'ADMIN_TOKEN'],
+    })
+    expect(Object.isFrozen(config)).toBe(true)
+    const again = loadConfig(env)
+    expect(again.jwtSecret).toBe(config.jwtSecret)
+    expect(again.adminToken).toBe(config.adminToken)
+  })
+
+  const badValues: [variable: string, env: Record<string, string>][] = [
+    ['NODE_ENV', { NODE_ENV: 'staging' }],
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
+    ['DATA_DIR', { DATA_DIR: '  ' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
+    ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+    ['JWT_SECRET', { JWT_SECRET: 'short-secret' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short-token' }],
+    ['LLM_BASE_URL', { LLM_BASE_URL: 'not a url' }],
+    ['LLM_BASE_URL', { LLM_API_KEY: 'sk-123' }],
+    ['LIVEKIT_URL', { LIVEKIT_URL: 'livekit.local' }],
+    ['LIVEKIT_URL', { LIVEKIT_API_KEY: 'key', LIVEKIT_API_SECRET: 'secret' }],
+    ['LIVEKIT_API_KEY', { LIVEKIT_URL: 'wss://lk.example.com', LIVEKIT_API_SECRET: 'secret' }],
+    ['LIVEKIT_API_SECRET', { LIVEKIT_URL: 'wss://lk.example.com', LIVEKIT_API_KEY: 'key' }],
+    ['MEMORY_URL', { MEMORY_URL: 'memory' }],
+    ['TRIAL_CREDITS_USD', { TRIAL_CREDITS_USD: '-1' }],
+    ['TRIAL_CREDITS_USD', { TRIAL_CREDITS_USD: 'five' }],
+    ['TRIAL_CREDITS_USD', { TRIAL_CREDITS_USD: '20000' }],
+    ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'ok.example.com,not a host!' }],
+    ['ROLE', { ROLE: 'scheduler' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ]
+
+  it.each(badValues)('names %s in a one-line error', (variable, env) => {
+    const message = errorFor(env)
+    expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable} `))
+    expect(message).not.toContain('\n')
+  })
+
+  it('never echoes a secret value in the error', () => {
+    expect(errorFor({ JWT_SECRET: 'tiny-secret-value' })).not.toContain('tiny-secret-value')
+    expect(errorFor({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).not.toContain('hunter2')
+  })
+
+  describe('in production', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: secret,
+      ADMIN_TOKEN: secret,
+      LLM_BASE_URL: 'https://llm.example.com/v1',
+    }
+
+    it('starts with everything given', () => {
+      expect(loadConfig({ ...base(), ...production }).generatedSecrets).toEqual([])
+    })
+
+    it.each([
+      ['JWT_SECRET', { JWT_SECRET: '' }],
+      ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],
+      ['LLM_BASE_URL', { LLM_BASE_URL: '' }],
+      ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'localhost' }],
+    ])('refuses a missing or forbidden %s', (variable, change) => {
+      expect(errorFor({ ...production, ...change })).toMatch(
+        new RegExp(`^Invalid configuration: ${variable} .*production`),
+      )
+    })
+  })
+})
+
+describe('start-up with a bad value', () => {
+  it('stops with exit code 1 and one line naming the variable', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir(), PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")',
+    ])
+  })
+})

@@ -1,0 +1,47 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { logIn, signUp } from '../../test/helpers/accounts.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { migrateToLatest } from './index.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server.destroy()
+})
+
+describe('migrations', () => {
+  it('are applied at start, and running them again is a no-op', async () => {
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+      server.ctx.db,
+    )
+    expect(applied.rows.map((row) => row.name)).toEqual(['0001-accounts', '0002-keys-and-agents'])
+    expect(await migrateToLatest(server.ctx.db)).toEqual([])
+    expect(await migrateToLatest(server.ctx.db)).toEqual([])
+  })
+
+  it('keep the credit ledger append-only', async () => {
+    const owner = await signUp(server)
+    await expect(
+      sql`update credit_ledger set amount_micros = 1 where organization_id = ${owner.organization.id}`.execute(
+        server.ctx.db,
+      ),
+    ).rejects.toThrow(/append-only/)
+    await expect(
+      sql`delete from credit_ledger where organization_id = ${owner.organization.id}`.execute(server.ctx.db),
+    ).rejects.toThrow(/append-only/)
+  })
+})
+
+describe('persistence', () => {
+  it('keeps data across a restart of the server', async () => {
+    const owner = await signUp(server, { organizationName: 'Survivors Ltd' })
+    await server.stop()
+    server = await server.restart()
+    const session = await logIn(server, owner.user.email)
+    expect(session.organization).toMatchObject({ id: owner.organization.id, name: 'Survivors Ltd' })
+    expect((await server.request('/readyz')).status).toBe(200)
+  })
+})

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { staticMounts } from '../app.ts'
+import { findUndocumentedRoutes, listMountedRoutes } from './mounted-routes.ts'
+
+let server: TestServer
+let document: { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>> }
+beforeAll(async () => {
+  server = await startTestServer()
+  document = await (await server.request('/v1/openapi.json')).json()
+})
+afterAll(async () => {
+  await server.destroy()
+})
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with info.version 1.0.0', () => {
+    expect(document.openapi).toBe('3.1.0')
+    expect(document.info.version).toBe('1.0.0')
+  })
+
+  it('describes every route mounted on the app', () => {
+    const mounted = listMountedRoutes(server.app)
+    expect(mounted.length).toBeGreaterThan(8)
+    expect(findUndocumentedRoutes(server.app, document)).toEqual([])
+  })
+
+  it('would catch a route mounted behind its back', () => {
+    const app = { router: { stack: [{ route: { path: '/v1/hidden/:id', methods: { get: true } } }] } }
+    expect(findUndocumentedRoutes(app as never, document)).toEqual([
+      { method: 'get', path: '/v1/hidden/{id}' },
+    ])
+  })
+
+  it('mounts nothing but documented routes and the known static pages', () => {
+    const stack = (server.app as unknown as { router: { stack: { route?: unknown; name: string }[] } }).router
+      .stack
+    const routers = stack.filter(
+      (layer) => !layer.route && (layer.name === 'router' || layer.name === 'serveStatic'),
+    )
+    expect(routers).toHaveLength(staticMounts.length)
+  })
+
+  it('documents error responses with the area shape', () => {
+    const login = document.paths['/api/auth/login']?.post as {
+      responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>
+    }
+    expect(login.responses['401']?.content['application/json']?.schema.$ref).toBe(
+      '#/components/schemas/StudioError',
+    )
+    const admin = document.paths['/admin/organizations']?.get as typeof login
+    expect(admin.responses['401']?.content['application/json']?.schema.$ref).toBe(
+      '#/components/schemas/V1Error',
+    )
+  })
+
+  it('has a readable docs page whose assets are served locally', async () => {
+    const page = await server.request('/docs')
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js')
+    expect((await server.request('/docs/assets/swagger-ui-bundle.js')).status).toBe(200)
+    expect((await server.request('/docs/start.js')).status).toBe(200)
+  })
+})

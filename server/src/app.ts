@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
+import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import type { AppContext } from './context.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
@@ -42,6 +43,7 @@ export const createApp = (ctx: AppContext, { baseUrl, readinessChecks }: AppOpti
   })
   registerOrganizationRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
+  registerStudioAgentRoutes(routes, ctx)
 
   app.use('/docs', createDocsRouter())
   app.use('/demo', express.static(demoDirectory, { index: 'index.html' }))

@@ -35,12 +35,13 @@ describe('loadConfig', () => {
       trialCreditsMicros: 5_000_000,
       outboundAllowHosts: [],
       role: 'all',
-      generatedSecrets: ['JWT_SECRET', 'ADMIN_TOKEN'],
+      generatedSecrets: ['JWT_SECRET', 'ADMIN_TOKEN', 'ENCRYPTION_KEY'],
     })
     expect(Object.isFrozen(config)).toBe(true)
     const again = loadConfig(env)
     expect(again.jwtSecret).toBe(config.jwtSecret)
     expect(again.adminToken).toBe(config.adminToken)
+    expect(again.encryptionKey).toBe(config.encryptionKey)
   })
 
   const badValues: [variable: string, env: Record<string, string>][] = [
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
     ['JWT_SECRET', { JWT_SECRET: 'short-secret' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short-token' }],
+    ['ENCRYPTION_KEY', { ENCRYPTION_KEY: 'short-key' }],
     ['LLM_BASE_URL', { LLM_BASE_URL: 'not a url' }],
     ['LLM_BASE_URL', { LLM_API_KEY: 'sk-123' }],
     ['LIVEKIT_URL', { LIVEKIT_URL: 'livekit.local' }],
@@ -64,6 +66,8 @@ describe('loadConfig', () => {
     ['TRIAL_CREDITS_USD', { TRIAL_CREDITS_USD: 'five' }],
     ['TRIAL_CREDITS_USD', { TRIAL_CREDITS_USD: '20000' }],
     ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'ok.example.com,not a host!' }],
+    ['CATALOGUE_FILE', { CATALOGUE_FILE: '/no/such/catalogue.json' }],
+    ['CATALOGUE_FILE', { CATALOGUE_FILE: 'package.json' }],
     ['ROLE', { ROLE: 'scheduler' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ]
@@ -84,6 +88,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       JWT_SECRET: secret,
       ADMIN_TOKEN: secret,
+      ENCRYPTION_KEY: secret,
       LLM_BASE_URL: 'https://llm.example.com/v1',
     }
 
@@ -94,6 +99,7 @@ describe('loadConfig', () => {
     it.each([
       ['JWT_SECRET', { JWT_SECRET: '' }],
       ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],
+      ['ENCRYPTION_KEY', { ENCRYPTION_KEY: '' }],
       ['LLM_BASE_URL', { LLM_BASE_URL: '' }],
       ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'localhost' }],
     ])('refuses a missing or forbidden %s', (variable, change) => {

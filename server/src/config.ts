@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { ZCatalogue } from '@parley/shared'
 import { z } from 'zod'
 
 /** A configuration problem, reported as one line that names the variable. */
@@ -31,6 +32,14 @@ const urlWithSchemes = (schemes: string[]) =>
     { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
   )
 
+const isCatalogueFile = (path: string) => {
+  try {
+    return ZCatalogue.safeParse(JSON.parse(readFileSync(path, 'utf8'))).success
+  } catch {
+    return false
+  }
+}
+
 const hostname =
   /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)(?::\d{1,5})?$/i
 
@@ -51,6 +60,10 @@ const ZEnvironment = z.object({
   REDIS_URL: urlWithSchemes(['redis', 'rediss']),
   JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   ADMIN_TOKEN: optionalText.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
+  ENCRYPTION_KEY: optionalText.refine(
     (v) => v === undefined || v.length >= 32,
     'must be at least 32 characters',
   ),
@@ -79,6 +92,9 @@ const ZEnvironment = z.object({
       (hosts) => hosts.every((host) => hostname.test(host)),
       'must be a comma-separated list of host names',
     ),
+  CATALOGUE_FILE: optionalText.refine((path) => path === undefined || isCatalogueFile(path), {
+    message: 'must name a readable JSON file holding a valid catalogue (see GET /v1/catalogue)',
+  }),
   ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
   LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
 })
@@ -86,6 +102,7 @@ const ZEnvironment = z.object({
 const secretVariables = new Set([
   'JWT_SECRET',
   'ADMIN_TOKEN',
+  'ENCRYPTION_KEY',
   'LLM_API_KEY',
   'LIVEKIT_API_SECRET',
   'DATABASE_URL',
@@ -105,13 +122,17 @@ export type Config = Readonly<{
   redisUrl: string | null
   jwtSecret: string
   adminToken: string
+  /** Derives the AES-256-GCM key that encrypts provider keys, webhook secrets and function headers at rest. */
+  encryptionKey: string
   /** Which secrets were generated into DATA_DIR rather than given. */
-  generatedSecrets: readonly ('JWT_SECRET' | 'ADMIN_TOKEN')[]
+  generatedSecrets: readonly GeneratedSecretName[]
   /** Null: the `offline` stand-in model. */
   llm: Readonly<{ baseUrl: string; apiKey: string | null }> | null
   /** Null: voice sessions answer the spec's 500 "media server" error. */
   livekit: Readonly<{ url: string; apiKey: string; apiSecret: string }> | null
   memoryUrl: string | null
+  /** Null: the built-in catalogue of models, voices and functions. */
+  catalogueFile: string | null
   trialCreditsMicros: number
   outboundAllowHosts: readonly string[]
   role: (typeof roles)[number]
@@ -131,20 +152,26 @@ const fail = (message: string): never => {
   throw new ConfigError(`Invalid configuration: ${message}`)
 }
 
-type GeneratedSecrets = { JWT_SECRET: string; ADMIN_TOKEN: string }
+const generatedSecretNames = ['JWT_SECRET', 'ADMIN_TOKEN', 'ENCRYPTION_KEY'] as const
+type GeneratedSecretName = (typeof generatedSecretNames)[number]
+type GeneratedSecrets = Record<GeneratedSecretName, string>
 
 /** Dev secrets live in DATA_DIR/secrets.json (mode 0600) so they survive restarts. */
 const readOrCreateSecrets = (dataDir: string): GeneratedSecrets => {
   const file = join(dataDir, 'secrets.json')
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<GeneratedSecrets>
-    if (typeof stored.JWT_SECRET === 'string' && typeof stored.ADMIN_TOKEN === 'string') {
-      return { JWT_SECRET: stored.JWT_SECRET, ADMIN_TOKEN: stored.ADMIN_TOKEN }
-    }
+    if (generatedSecretNames.every((name) => typeof stored[name] === 'string'))
+      return stored as GeneratedSecrets
   }
-  const secrets = {
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    ADMIN_TOKEN: randomBytes(32).toString('base64url'),
+  // Keep what an older DATA_DIR already has (tokens in use, data encrypted with it); add what is missing.
+  const previous = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<GeneratedSecrets>)
+    : {}
+  const secrets: GeneratedSecrets = {
+    JWT_SECRET: previous.JWT_SECRET ?? randomBytes(48).toString('base64url'),
+    ADMIN_TOKEN: previous.ADMIN_TOKEN ?? randomBytes(32).toString('base64url'),
+    ENCRYPTION_KEY: previous.ENCRYPTION_KEY ?? randomBytes(32).toString('base64url'),
   }
   mkdirSync(dataDir, { recursive: true })
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 })
@@ -154,7 +181,7 @@ const readOrCreateSecrets = (dataDir: string): GeneratedSecrets => {
 
 /**
  * Parses the environment once. Throws ConfigError with a one-line message naming the first bad
- * variable. Outside production, missing JWT_SECRET and ADMIN_TOKEN are generated into DATA_DIR.
+ * variable. Outside production, missing JWT_SECRET, ADMIN_TOKEN and ENCRYPTION_KEY are generated into DATA_DIR.
  */
 export const loadConfig = (env: Environment = process.env): Config => {
   const parsed = ZEnvironment.safeParse(env)
@@ -183,26 +210,22 @@ export const loadConfig = (env: Environment = process.env): Config => {
       fail('JWT_SECRET is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.ADMIN_TOKEN === undefined)
       fail('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
+    if (vars.ENCRYPTION_KEY === undefined)
+      fail('ENCRYPTION_KEY is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.LLM_BASE_URL === undefined)
       fail('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
     if (vars.OUTBOUND_ALLOW_HOSTS.length > 0) fail('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
   }
 
   const dataDir = resolve(vars.DATA_DIR)
-  const generatedSecrets: ('JWT_SECRET' | 'ADMIN_TOKEN')[] = []
-  let jwtSecret = vars.JWT_SECRET
-  let adminToken = vars.ADMIN_TOKEN
-  if (jwtSecret === undefined || adminToken === undefined) {
-    const generated = readOrCreateSecrets(dataDir)
-    if (jwtSecret === undefined) {
-      jwtSecret = generated.JWT_SECRET
-      generatedSecrets.push('JWT_SECRET')
-    }
-    if (adminToken === undefined) {
-      adminToken = generated.ADMIN_TOKEN
-      generatedSecrets.push('ADMIN_TOKEN')
-    }
+  const given: Partial<GeneratedSecrets> = {
+    JWT_SECRET: vars.JWT_SECRET,
+    ADMIN_TOKEN: vars.ADMIN_TOKEN,
+    ENCRYPTION_KEY: vars.ENCRYPTION_KEY,
   }
+  const generatedSecrets = generatedSecretNames.filter((name) => given[name] === undefined)
+  const generated = generatedSecrets.length > 0 ? readOrCreateSecrets(dataDir) : null
+  const secretOf = (name: GeneratedSecretName) => given[name] ?? (generated as GeneratedSecrets)[name]
 
   return Object.freeze({
     environment: vars.NODE_ENV,
@@ -212,8 +235,9 @@ export const loadConfig = (env: Environment = process.env): Config => {
     dataDir,
     databaseUrl: vars.DATABASE_URL ?? null,
     redisUrl: vars.REDIS_URL ?? null,
-    jwtSecret,
-    adminToken,
+    jwtSecret: secretOf('JWT_SECRET'),
+    adminToken: secretOf('ADMIN_TOKEN'),
+    encryptionKey: secretOf('ENCRYPTION_KEY'),
     generatedSecrets: Object.freeze(generatedSecrets),
     llm: vars.LLM_BASE_URL
       ? Object.freeze({ baseUrl: vars.LLM_BASE_URL, apiKey: vars.LLM_API_KEY ?? null })
@@ -227,6 +251,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
           })
         : null,
     memoryUrl: vars.MEMORY_URL ?? null,
+    catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     role: vars.ROLE,

@@ -1,3 +1,4 @@
+import type { Catalogue } from '@parley/shared'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
@@ -8,4 +9,6 @@ export type AppContext = Readonly<{
   config: Config
   db: Kysely<Database>
   logger: Logger
+  /** Models, STT, TTS, voices and built-in functions this deployment offers. */
+  catalogue: Catalogue
 }>

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
+import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp } from './app.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
@@ -57,7 +58,12 @@ export const start = async ({
   try {
     const applied = await migrateToLatest(database.db)
     if (applied.length > 0) logger.info({ applied }, 'migrations applied')
-    const ctx: AppContext = Object.freeze({ config, db: database.db, logger })
+    const ctx: AppContext = Object.freeze({
+      config,
+      db: database.db,
+      logger,
+      catalogue: loadCatalogue(config),
+    })
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`

@@ -42,6 +42,7 @@ export const errorCodes = [
   'email_taken',
   'already_member',
   'insufficient_credits',
+  'missing_provider_key',
   // chat (spec "Chat API codes")
   'not_text_agent',
   'message_too_long',

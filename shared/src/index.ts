@@ -1,4 +1,6 @@
 export * from './accounts.ts'
 export * from './admin.ts'
+export * from './agents.ts'
+export * from './catalogue.ts'
 export * from './common.ts'
 export * from './errors.ts'

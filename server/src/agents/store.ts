@@ -1,56 +1,206 @@
-import type { Executor } from '../db/index.ts'
+import type { AgentArchitecture, AgentMode } from '@parley/shared'
+import { type Selectable, sql } from 'kysely'
+import type { Database, Executor } from '../db/index.ts'
 
-export type NewAgent = {
+export type AgentRow = {
   id: string
   organizationId: string
   userId: string
   name: string
   description: string | null
-  agentArchitecture: 'pipeline' | 'realtime' | 'text'
-  mode: 'public' | 'private' | 'commercial'
+  agentArchitecture: AgentArchitecture
+  mode: AgentMode
   model: string | null
   stt: string | null
   tts: string | null
   voiceId: string | null
   realtimeProvider: 'openai' | 'gemini' | null
-  sysMsg: string
+  sysMsg: string | null
   greetingType: 'agentFirst' | 'userFirst'
   greetingMessage: string | null
   lastMessage: string | null
   temperature: number
-  languages: string[]
+  inactivityTimeout: number
+  functionCallingEnabled: boolean
   enabledFunctions: string[]
+  enabledCustomFunctions: string[]
+  languages: string[]
   active: boolean
+  webhookUrl: string | null
+  webhookSecretBox: string | null
+  handoffAgentIds: string[]
+  createdAt: Date
+  updatedAt: Date
 }
 
-export const insertAgent = async (db: Executor, agent: NewAgent) => {
-  await db
+/** The fields a create or an update may set. */
+export type AgentFields = Omit<AgentRow, 'id' | 'organizationId' | 'userId' | 'createdAt' | 'updatedAt'>
+
+const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  userId: row.user_id,
+  name: row.name,
+  description: row.description,
+  agentArchitecture: row.agent_architecture,
+  mode: row.mode,
+  model: row.model,
+  stt: row.stt,
+  tts: row.tts,
+  voiceId: row.voice_id,
+  realtimeProvider: row.realtime_provider,
+  sysMsg: row.sys_msg,
+  greetingType: row.greeting_type,
+  greetingMessage: row.greeting_message,
+  lastMessage: row.last_message,
+  temperature: row.temperature,
+  inactivityTimeout: row.inactivity_timeout,
+  functionCallingEnabled: row.function_calling_enabled,
+  enabledFunctions: row.enabled_functions,
+  enabledCustomFunctions: row.enabled_custom_functions,
+  languages: row.languages,
+  active: row.active,
+  webhookUrl: row.webhook_url,
+  webhookSecretBox: row.webhook_secret_box,
+  handoffAgentIds: row.handoff_agent_ids,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+})
+
+const toColumns = (fields: Partial<AgentFields>) => {
+  const json = (value: string[] | undefined) => (value === undefined ? undefined : JSON.stringify(value))
+  const columns = {
+    name: fields.name,
+    description: fields.description,
+    agent_architecture: fields.agentArchitecture,
+    mode: fields.mode,
+    model: fields.model,
+    stt: fields.stt,
+    tts: fields.tts,
+    voice_id: fields.voiceId,
+    realtime_provider: fields.realtimeProvider,
+    sys_msg: fields.sysMsg,
+    greeting_type: fields.greetingType,
+    greeting_message: fields.greetingMessage,
+    last_message: fields.lastMessage,
+    temperature: fields.temperature,
+    inactivity_timeout: fields.inactivityTimeout,
+    function_calling_enabled: fields.functionCallingEnabled,
+    enabled_functions: json(fields.enabledFunctions),
+    enabled_custom_functions: json(fields.enabledCustomFunctions),
+    languages: json(fields.languages),
+    active: fields.active,
+    webhook_url: fields.webhookUrl,
+    webhook_secret_box: fields.webhookSecretBox,
+    handoff_agent_ids: json(fields.handoffAgentIds),
+  }
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
+}
+
+export const insertAgent = async (
+  db: Executor,
+  agent: AgentFields & { id: string; organizationId: string; userId: string },
+): Promise<AgentRow> => {
+  const row = await db
     .insertInto('agents')
     .values({
       id: agent.id,
       organization_id: agent.organizationId,
       user_id: agent.userId,
-      name: agent.name,
-      description: agent.description,
-      agent_architecture: agent.agentArchitecture,
-      mode: agent.mode,
-      model: agent.model,
-      stt: agent.stt,
-      tts: agent.tts,
-      voice_id: agent.voiceId,
-      realtime_provider: agent.realtimeProvider,
-      sys_msg: agent.sysMsg,
-      greeting_type: agent.greetingType,
-      greeting_message: agent.greetingMessage,
-      last_message: agent.lastMessage,
-      temperature: agent.temperature,
-      inactivity_timeout: 30,
-      function_calling_enabled: agent.enabledFunctions.length > 0,
-      enabled_functions: JSON.stringify(agent.enabledFunctions),
-      enabled_custom_functions: '[]',
-      languages: JSON.stringify(agent.languages),
-      active: agent.active,
-    })
+      ...(toColumns(agent) as ReturnType<typeof toColumns> & { name: string }),
+    } as never)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toRow(row)
+}
+
+export const findAgent = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const row = await db
+    .selectFrom('agents')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+export const findAgentsByIds = async (
+  db: Executor,
+  { organizationId, ids }: { organizationId: string; ids: string[] },
+) => {
+  if (ids.length === 0) return []
+  const rows = await db
+    .selectFrom('agents')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute()
+  return rows.map(toRow)
+}
+
+/** Agents the viewer may see: public and commercial ones, and private ones they made or may oversee. */
+export const listVisibleAgents = async (
+  db: Executor,
+  query: {
+    organizationId: string
+    viewerId: string | null
+    seesAllPrivate: boolean
+    mode?: AgentMode
+    offset: number
+    limit: number
+  },
+) => {
+  const base = db
+    .selectFrom('agents')
+    .where('organization_id', '=', query.organizationId)
+    .$if(query.mode !== undefined, (qb) => qb.where('mode', '=', query.mode as AgentMode))
+    .$if(!query.seesAllPrivate, (qb) =>
+      qb.where((eb) => eb.or([eb('mode', '<>', 'private'), eb('user_id', '=', query.viewerId ?? '')])),
+    )
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute(),
+    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { agents: rows.map(toRow), total: count.total }
+}
+
+export const updateAgent = async (
+  db: Executor,
+  id: string,
+  fields: Partial<AgentFields>,
+): Promise<AgentRow> => {
+  const row = await db
+    .updateTable('agents')
+    .set({ ...toColumns(fields), updated_at: sql`now()` } as never)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toRow(row)
+}
+
+export const deleteAgent = async (db: Executor, id: string) => {
+  await db.deleteFrom('agents').where('id', '=', id).execute()
+}
+
+/** Removes the agent from every other agent's handoff list in the organization. */
+export const removeHandoffTarget = async (
+  db: Executor,
+  { organizationId, agentId }: { organizationId: string; agentId: string },
+) => {
+  await db
+    .updateTable('agents')
+    .set({ handoff_agent_ids: sql`handoff_agent_ids - ${agentId}` } as never)
+    .where('organization_id', '=', organizationId)
+    .where(sql<boolean>`handoff_agent_ids ? ${agentId}`)
     .execute()
 }
 

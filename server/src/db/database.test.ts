@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { logIn, signUp } from '../../test/helpers/accounts.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { migrateToLatest } from './index.ts'
+import { migrations } from './migrations/index.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -17,7 +18,7 @@ describe('migrations', () => {
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
       server.ctx.db,
     )
-    expect(applied.rows.map((row) => row.name)).toEqual(['0001-accounts', '0002-keys-and-agents'])
+    expect(applied.rows.map((row) => row.name)).toEqual(Object.keys(migrations).sort())
     expect(await migrateToLatest(server.ctx.db)).toEqual([])
     expect(await migrateToLatest(server.ctx.db)).toEqual([])
   })

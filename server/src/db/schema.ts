@@ -88,6 +88,32 @@ export interface AgentsTable {
   enabled_custom_functions: Json<string[]>
   languages: Json<string[]>
   active: boolean
+  webhook_url: string | null
+  webhook_secret_box: string | null
+  handoff_agent_ids: Json<string[]>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface OrganizationProviderKeysTable {
+  organization_id: string
+  provider: string
+  key_box: string
+  last4: string
+  updated_at: Timestamp
+}
+
+export interface CustomFunctionsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  name: string
+  label: string
+  description: string
+  endpoint: string
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH'
+  headers_box: string
+  parameters: Json<Record<string, unknown>>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -100,4 +126,6 @@ export interface Database {
   credit_ledger: CreditLedgerTable
   api_keys: ApiKeysTable
   agents: AgentsTable
+  organization_provider_keys: OrganizationProviderKeysTable
+  custom_functions: CustomFunctionsTable
 }

@@ -41,8 +41,14 @@ const seedDemoTenant = async (ctx: AppContext): Promise<DemoTenant> => {
     description: null,
     mode: 'public' as const,
     temperature: 0.7,
+    inactivityTimeout: 30,
+    functionCallingEnabled: true,
+    enabledCustomFunctions: [],
     languages: ['en'],
     active: true,
+    webhookUrl: null,
+    webhookSecretBox: null,
+    handoffAgentIds: [],
   }
   const textAgentId = ulid()
   await agents.insertAgent(ctx.db, {
@@ -68,9 +74,9 @@ const seedDemoTenant = async (ctx: AppContext): Promise<DemoTenant> => {
     name: 'Parley Voice',
     agentArchitecture: 'pipeline',
     model: 'offline',
-    stt: 'deepgram',
-    tts: 'cartesia',
-    voiceId: 'default',
+    stt: 'deepgram-nova-3',
+    tts: 'cartesia-sonic-2',
+    voiceId: 'cartesia-katie',
     realtimeProvider: null,
     sysMsg: 'You are the Parley voice demo agent. Keep answers short; they are spoken aloud.',
     greetingType: 'agentFirst',

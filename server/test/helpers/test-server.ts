@@ -85,6 +85,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString('hex'),
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,

@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto'
+import type {
+  CreateAgentV1,
+  ListAgentsQuery,
+  PatchAgentV1,
+  StudioUpdateAgent,
+  UpdateAgentV1,
+} from '@parley/shared'
+import { ulid } from 'ulid'
+import type { AppContext } from '../context.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import type { Executor } from '../db/index.ts'
+import { listFunctionIds } from '../functions/store.ts'
+import { AppError } from '../http/app-error.ts'
+import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
+import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providersNeeded } from './rules.ts'
+import * as store from './store.ts'
+
+export const PROVIDER_KEYS_SETTINGS_PATH = '/settings/organization/provider-keys'
+
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+
+const httpsOnly = (url: string | null | undefined) => {
+  if (url && new URL(url).protocol !== 'https:') throw AppError.badRequest('webhookUrl must be an https URL')
+}
+
+/** The agent if the actor may see it; another organization's or an invisible private agent is 404. */
+const findVisibleAgent = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+  const agent = await store.findAgent(ctx.db, { organizationId: actor.organizationId, id: agentId })
+  if (!agent || !canView(actor, agent)) throw AppError.notFound('agent')
+  return agent
+}
+
+/** Handoff targets are other text agents of the same organization; enabled custom functions are the agent's own. */
+const checkReferences = async (
+  db: Executor,
+  {
+    organizationId,
+    agentId,
+    handoffAgentIds,
+    enabledCustomFunctions,
+  }: {
+    organizationId: string
+    agentId: string
+    handoffAgentIds: string[]
+    enabledCustomFunctions: string[]
+  },
+) => {
+  const targets = await store.findAgentsByIds(db, { organizationId, ids: handoffAgentIds })
+  const invalid = handoffAgentIds.find(
+    (id) => id === agentId || targets.find((t) => t.id === id)?.agentArchitecture !== 'text',
+  )
+  if (invalid !== undefined)
+    throw AppError.badRequest(`handoffAgentIds: ${invalid} is not another text agent of this organization`)
+  if (enabledCustomFunctions.length === 0) return
+  const own = await listFunctionIds(db, agentId)
+  const foreign = enabledCustomFunctions.find((id) => !own.includes(id))
+  if (foreign !== undefined)
+    throw AppError.badRequest(`enabledCustomFunctions: ${foreign} is not a custom function of this agent`)
+}
+
+type ProviderOutcome = { missingKeys: string[]; usedDefaults: boolean }
+
+/**
+ * A model or STT whose provider the platform does not hold a key for needs the organization's own.
+ * The studio falls back to the catalogue defaults and says so; v1 refuses.
+ */
+const resolveProviderKeys = async <T extends Pick<store.AgentFields, 'model' | 'stt'>>(
+  ctx: AppContext,
+  { organizationId, agent, surface }: { organizationId: string; agent: T; surface: Surface },
+): Promise<{ agent: T } & ProviderOutcome> => {
+  const needed = providersNeeded(agent, ctx.catalogue)
+  if (needed.length === 0) return { agent, missingKeys: [], usedDefaults: false }
+  const available = await providersWithKeys(ctx, organizationId)
+  const missingKeys = needed.filter((provider) => !available.has(provider))
+  if (missingKeys.length === 0) return { agent, missingKeys, usedDefaults: false }
+  if (surface === 'v1') {
+    throw AppError.badRequest(
+      `This choice needs the organization's ${missingKeys.join(' and ')} key; add it with PUT /api/organizations/${organizationId}/provider-keys`,
+      'missing_provider_key',
+    )
+  }
+  const providerOf = (list: { id: string; provider: string }[], id: string | null) =>
+    list.find((e) => e.id === id)?.provider
+  const { defaults } = ctx.catalogue
+  const model = missingKeys.includes(providerOf(ctx.catalogue.models, agent.model) ?? '')
+    ? defaults.model
+    : agent.model
+  const stt = missingKeys.includes(providerOf(ctx.catalogue.stt, agent.stt) ?? '') ? defaults.stt : agent.stt
+  return { agent: { ...agent, model, stt }, missingKeys, usedDefaults: true }
+}
+
+export const listAgents = async (ctx: AppContext, actor: AgentActor, query: ListAgentsQuery) => {
+  const { agents, total } = await store.listVisibleAgents(ctx.db, {
+    organizationId: actor.organizationId,
+    viewerId: actor.userId,
+    seesAllPrivate: actor.role !== 'member',
+    ...(query.mode ? { mode: query.mode } : {}),
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  })
+  return { agents, pagination: { page: query.page, total, hasNext: query.page * query.limit < total } }
+}
+
+export const createAgent = async (ctx: AppContext, actor: AgentActor, input: CreateAgentV1) => {
+  if (actor.userId === null)
+    throw AppError.forbidden('This API key no longer belongs to a member; create a new key')
+  if (!canSetMode(actor, input.mode))
+    throw AppError.forbidden('Only owners and admins can create commercial agents')
+  httpsOnly(input.webhookUrl)
+  const voiceProvider =
+    input.agentArchitecture === 'realtime' ? (input.realtimeProvider ?? null) : (input.tts ?? null)
+  const fields = clearUnusedFields<store.AgentFields>({
+    name: input.name,
+    description: input.description ?? null,
+    agentArchitecture: input.agentArchitecture,
+    mode: input.mode,
+    model: input.model ?? null,
+    stt: input.stt ?? null,
+    tts: input.tts ?? null,
+    voiceId: input.voiceId ?? defaultVoiceFor(ctx.catalogue, input.agentArchitecture, voiceProvider),
+    realtimeProvider: input.realtimeProvider ?? null,
+    sysMsg: input.systemPrompt,
+    greetingType: input.greetingType,
+    greetingMessage: input.greetingMessage ?? null,
+    lastMessage: input.lastMessage ?? null,
+    temperature: input.temperature,
+    inactivityTimeout: input.inactivityTimeout,
+    functionCallingEnabled: input.functionCallingEnabled ?? (input.enabledFunctions ?? []).length > 0,
+    enabledFunctions: input.enabledFunctions ?? [],
+    enabledCustomFunctions: [],
+    languages: [input.language],
+    active: false,
+    webhookUrl: input.webhookUrl ?? null,
+    webhookSecretBox: null,
+    handoffAgentIds: input.handoffAgentIds ?? [],
+  })
+  checkAgentSettings(fields, ctx.catalogue)
+  await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })
+  const id = ulid()
+  await checkReferences(ctx.db, {
+    organizationId: actor.organizationId,
+    agentId: id,
+    handoffAgentIds: fields.handoffAgentIds,
+    enabledCustomFunctions: [],
+  })
+  const webhookSecret = newWebhookSecret()
+  const agent = await store.insertAgent(ctx.db, {
+    ...fields,
+    id,
+    organizationId: actor.organizationId,
+    userId: actor.userId,
+    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  })
+  return { agent, webhookSecret }
+}
+
+export const getAgent = (ctx: AppContext, actor: AgentActor, agentId: string) =>
+  findVisibleAgent(ctx, actor, agentId)
+
+type AgentChanges = Partial<store.AgentFields>
+
+/** Translates the v1 create vocabulary (systemPrompt, language) into stored fields. */
+export const changesFromPatch = ({ systemPrompt, language, ...rest }: PatchAgentV1): AgentChanges => ({
+  ...rest,
+  ...(systemPrompt !== undefined ? { sysMsg: systemPrompt } : {}),
+  ...(language !== undefined ? { languages: [language] } : {}),
+})
+
+/** Applies an update from either surface: visibility, rights, architecture rules, catalogue, references. */
+export const updateAgent = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  {
+    agentId,
+    changes,
+    surface,
+  }: { agentId: string; changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent; surface: Surface },
+) => {
+  const current = await findVisibleAgent(ctx, actor, agentId)
+  const { agentArchitecture, ...requested } = changes
+  if (agentArchitecture !== undefined && agentArchitecture !== current.agentArchitecture) {
+    throw AppError.badRequest('agentArchitecture cannot be changed after creation')
+  }
+  if (!canUpdate(actor, current, surface))
+    throw AppError.forbidden('You do not have permission to update this agent')
+  if (requested.mode !== undefined && requested.mode !== current.mode && !canSetMode(actor, requested.mode)) {
+    throw AppError.forbidden('Only owners and admins can set mode to commercial')
+  }
+  httpsOnly(requested.webhookUrl)
+  const merged = clearUnusedFields({ ...current, ...requested })
+  checkAgentSettings(merged, ctx.catalogue)
+  await checkReferences(ctx.db, {
+    organizationId: current.organizationId,
+    agentId,
+    handoffAgentIds: merged.handoffAgentIds,
+    enabledCustomFunctions: merged.enabledCustomFunctions,
+  })
+  const resolved = await resolveProviderKeys(ctx, {
+    organizationId: current.organizationId,
+    agent: merged,
+    surface,
+  })
+  const {
+    id: _id,
+    organizationId: _org,
+    userId: _user,
+    createdAt: _created,
+    updatedAt: _updated,
+    ...fields
+  } = resolved.agent
+  const agent = await store.updateAgent(ctx.db, agentId, fields)
+  return { agent, missingKeys: resolved.missingKeys, usedDefaults: resolved.usedDefaults }
+}
+
+/** Removes the configuration; conversations, call logs and transcripts keep their rows for billing. */
+export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+  const agent = await findVisibleAgent(ctx, actor, agentId)
+  if (!canUpdate(actor, agent, 'v1'))
+    throw AppError.forbidden('You do not have permission to delete this agent')
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.removeHandoffTarget(tx, { organizationId: agent.organizationId, agentId })
+    await store.deleteAgent(tx, agentId)
+  })
+  return { message: `Agent ${agent.name} deleted` }
+}
+
+export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+  const agent = await findVisibleAgent(ctx, actor, agentId)
+  if (!canUpdate(actor, agent, 'v1'))
+    throw AppError.forbidden('You do not have permission to update this agent')
+  const webhookSecret = newWebhookSecret()
+  await store.updateAgent(ctx.db, agentId, {
+    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  })
+  return { webhookSecret }
+}

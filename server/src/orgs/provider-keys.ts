@@ -1,0 +1,66 @@
+import type { ProviderKeysUpdate } from '@parley/shared'
+import type { AppContext } from '../context.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import { AppError } from '../http/app-error.ts'
+import type { StudioActor } from '../http/types.ts'
+import * as store from './provider-keys-store.ts'
+import { findRole } from './store.ts'
+
+const present = (rows: store.ProviderKeyRow[]) => ({
+  providers: rows.map((row) => ({
+    provider: row.provider,
+    last4: row.last4,
+    updatedAt: row.updatedAt.toISOString(),
+  })),
+})
+
+const requireMembership = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
+  const role =
+    organizationId === actor.organizationId
+      ? actor.role
+      : await findRole(ctx.db, { organizationId, userId: actor.userId })
+  if (!role) throw AppError.notFound('organization')
+  return role
+}
+
+export const listProviderKeys = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
+  await requireMembership(ctx, actor, organizationId)
+  return present(await store.listProviderKeys(ctx.db, organizationId))
+}
+
+/** Owners and admins set (or, with null, remove) provider keys; they are stored encrypted, shown by last 4 only. */
+export const updateProviderKeys = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  { organizationId, update }: { organizationId: string; update: ProviderKeysUpdate },
+) => {
+  const role = await requireMembership(ctx, actor, organizationId)
+  if (role === 'member') throw AppError.forbidden('Only owners and admins can change provider keys')
+  const box = createSecretBox(ctx.config.encryptionKey)
+  await ctx.db.transaction().execute(async (tx) => {
+    for (const [provider, key] of Object.entries(update.keys)) {
+      if (key === null) await store.deleteProviderKey(tx, { organizationId, provider })
+      else
+        await store.upsertProviderKey(tx, {
+          organizationId,
+          provider,
+          keyBox: box.seal(key),
+          last4: key.slice(-4),
+        })
+    }
+  })
+  return present(await store.listProviderKeys(ctx.db, organizationId))
+}
+
+/** The providers an organization has its own key for. */
+export const providersWithKeys = async (ctx: AppContext, organizationId: string) =>
+  new Set((await store.listProviderKeys(ctx.db, organizationId)).map((row) => row.provider))
+
+/** An organization's key for a provider, decrypted, for the adapters that call that provider. */
+export const readProviderKey = async (
+  ctx: AppContext,
+  { organizationId, provider }: { organizationId: string; provider: string },
+) => {
+  const row = (await store.listProviderKeys(ctx.db, organizationId)).find((key) => key.provider === provider)
+  return row ? createSecretBox(ctx.config.encryptionKey).open(row.keyBox) : null
+}

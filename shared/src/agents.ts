@@ -1,0 +1,341 @@
+import { z } from 'zod'
+import { ZIsoDateTime } from './common.ts'
+
+export const architectures = ['pipeline', 'realtime', 'text'] as const
+export const ZAgentArchitecture = z.enum(architectures, {
+  message: `must be one of ${architectures.join(', ')}`,
+})
+export type AgentArchitecture = z.infer<typeof ZAgentArchitecture>
+
+export const modes = ['public', 'private', 'commercial'] as const
+export const ZAgentMode = z.enum(modes, { message: 'Invalid mode. Must be public, private or commercial' })
+export type AgentMode = z.infer<typeof ZAgentMode>
+
+export const ZGreetingType = z.enum(['agentFirst', 'userFirst'], {
+  message: 'must be agentFirst or userFirst',
+})
+export const ZRealtimeProvider = z.enum(['openai', 'gemini'], { message: 'must be openai or gemini' })
+
+/** The languages agents speak, by code, with the names the studio shows. */
+export const languageNames = { en: 'English', ur: 'Urdu', sd: 'Sindhi' } as const
+export type LanguageCode = keyof typeof languageNames
+export const LANGUAGE_ERROR = 'Invalid language. Valid languages are: en, ur, sd'
+const languageAliases: Record<string, LanguageCode> = {
+  en: 'en',
+  english: 'en',
+  ur: 'ur',
+  urdu: 'ur',
+  sd: 'sd',
+  sindhi: 'sd',
+}
+
+/** Accepts a code or a name in any case (en/English, ur/Urdu, sd/Sindhi) and yields the code. */
+export const ZLanguage = z
+  .string({ message: LANGUAGE_ERROR })
+  .trim()
+  .toLowerCase()
+  .refine((value) => value in languageAliases, { message: LANGUAGE_ERROR })
+  .transform((value) => languageAliases[value] as LanguageCode)
+
+export const ZLanguageObject = z
+  .object({ id: z.string(), language: z.string() })
+  .meta({ id: 'AgentLanguage' })
+
+export const ZVoiceOption = z
+  .object({ voiceId: z.string(), voiceName: z.string(), provider: z.string() })
+  .meta({ id: 'VoiceOption' })
+export type VoiceOption = z.infer<typeof ZVoiceOption>
+
+const required = (field: string) => `${field} is required`
+
+const name = z
+  .string({ message: required('name') })
+  .trim()
+  .min(1, required('name'))
+  .min(2, 'name must be 2-50 characters')
+  .max(50, 'name must be 2-50 characters')
+const description = z
+  .string()
+  .trim()
+  .min(1, required('description'))
+  .max(200, 'description must be at most 200 characters')
+  .nullable()
+const prompt = (field: string) =>
+  z
+    .string({ message: required(field) })
+    .trim()
+    .min(1, required(field))
+    .max(5000, `${field} must be at most 5000 characters`)
+const lastMessage = z.string().max(100, 'lastMessage must be at most 100 characters').nullable()
+const greetingMessage = z.string().max(1000, 'greetingMessage must be at most 1000 characters').nullable()
+const inactivityTimeout = z
+  .number({ message: 'inactivityTimeout must be a whole number of seconds' })
+  .int('inactivityTimeout must be a whole number of seconds')
+  .min(10, 'inactivityTimeout must be between 10 and 60 seconds')
+  .max(60, 'inactivityTimeout must be between 10 and 60 seconds')
+/** v1 describes the sampling range as 0-2; the studio form accepts 0.1-1.0. */
+const v1Temperature = z
+  .number()
+  .min(0, 'temperature must be between 0 and 2')
+  .max(2, 'temperature must be between 0 and 2')
+const studioTemperature = z
+  .number()
+  .min(0.1, 'temperature must be between 0.1 and 1.0')
+  .max(1, 'temperature must be between 0.1 and 1.0')
+const catalogueId = z.string().trim().min(1).max(100)
+const ids = z.array(z.string().min(1).max(100)).max(50)
+const webhookUrl = z.url({ message: 'webhookUrl must be an https URL' }).max(2000).nullable()
+
+/** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */
+const updateFields = {
+  name,
+  description,
+  sysMsg: prompt('sysMsg'),
+  model: catalogueId.nullable(),
+  stt: catalogueId.nullable(),
+  tts: catalogueId.nullable(),
+  voiceId: catalogueId.nullable(),
+  realtimeProvider: ZRealtimeProvider.nullable(),
+  greetingType: ZGreetingType,
+  greetingMessage,
+  lastMessage,
+  inactivityTimeout,
+  mode: ZAgentMode,
+  languages: z.array(ZLanguage).min(1, 'languages must have at least 1 item').max(3),
+  functionCallingEnabled: z.boolean(),
+  enabledFunctions: ids,
+  enabledCustomFunctions: ids,
+  webhookUrl,
+  handoffAgentIds: ids.max(10),
+  /** Present only to be refused: architecture is fixed after creation. */
+  agentArchitecture: ZAgentArchitecture,
+}
+
+export const ZStudioUpdateAgent = z
+  .object({ ...updateFields, temperature: studioTemperature })
+  .partial()
+  .meta({ id: 'StudioUpdateAgentRequest' })
+export type StudioUpdateAgent = z.infer<typeof ZStudioUpdateAgent>
+
+export const ZUpdateAgentV1 = z
+  .object({ ...updateFields, temperature: v1Temperature, active: z.boolean() })
+  .partial()
+  .meta({ id: 'UpdateAgentRequest' })
+export type UpdateAgentV1 = z.infer<typeof ZUpdateAgentV1>
+
+/** The v1 create vocabulary: systemPrompt, a single language, tts. */
+const v1Fields = {
+  name,
+  agentArchitecture: ZAgentArchitecture,
+  model: catalogueId.nullable(),
+  stt: catalogueId.nullable(),
+  tts: catalogueId.nullable(),
+  voiceId: catalogueId.nullable(),
+  systemPrompt: prompt('systemPrompt'),
+  language: ZLanguage,
+  mode: ZAgentMode,
+  temperature: v1Temperature,
+  realtimeProvider: ZRealtimeProvider.nullable(),
+  description,
+  greetingType: ZGreetingType,
+  greetingMessage,
+  lastMessage,
+  inactivityTimeout,
+  functionCallingEnabled: z.boolean(),
+  enabledFunctions: ids,
+  webhookUrl,
+  handoffAgentIds: ids.max(10),
+}
+
+const requiredByArchitecture: Record<AgentArchitecture, (keyof typeof v1Fields)[]> = {
+  pipeline: ['model', 'stt', 'tts'],
+  realtime: ['realtimeProvider'],
+  text: ['model'],
+}
+
+export const ZCreateAgentV1 = z
+  .object({
+    ...v1Fields,
+    mode: ZAgentMode.default('private'),
+    language: ZLanguage.default('en'),
+    temperature: v1Temperature.default(0.7),
+    greetingType: ZGreetingType.default('userFirst'),
+    inactivityTimeout: inactivityTimeout.default(30),
+  })
+  .partial({
+    model: true,
+    stt: true,
+    tts: true,
+    voiceId: true,
+    realtimeProvider: true,
+    description: true,
+    greetingMessage: true,
+    lastMessage: true,
+    functionCallingEnabled: true,
+    enabledFunctions: true,
+    webhookUrl: true,
+    handoffAgentIds: true,
+  })
+  .superRefine((agent, ctx) => {
+    for (const field of requiredByArchitecture[agent.agentArchitecture]) {
+      if (agent[field] === undefined || agent[field] === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${field} is required for ${agent.agentArchitecture} agents`,
+        })
+      }
+    }
+  })
+  .meta({ id: 'CreateAgentRequest' })
+export type CreateAgentV1 = z.infer<typeof ZCreateAgentV1>
+
+export const ZPatchAgentV1 = z
+  .object({ ...v1Fields, active: z.boolean() })
+  .partial()
+  .meta({ id: 'PatchAgentRequest' })
+export type PatchAgentV1 = z.infer<typeof ZPatchAgentV1>
+
+export const ZAgentIdParams = z.object({ agentId: z.string().min(1).max(100) })
+
+export const ZListAgentsQuery = z.object({
+  mode: ZAgentMode.optional(),
+  page: z.coerce.number().int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  limit: z.coerce
+    .number()
+    .int('limit must be a whole number')
+    .min(1, 'limit must be between 1 and 100')
+    .max(100, 'limit must be between 1 and 100')
+    .default(20),
+})
+export type ListAgentsQuery = z.infer<typeof ZListAgentsQuery>
+
+/** An agent in the studio vocabulary: every field of the spec's Agent table. */
+export const ZAgent = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    agentArchitecture: ZAgentArchitecture,
+    mode: ZAgentMode,
+    model: z.string().nullable(),
+    stt: z.string().nullable(),
+    tts: z.string().nullable(),
+    voiceId: z.string().nullable(),
+    realtimeProvider: ZRealtimeProvider.nullable(),
+    sysMsg: z.string().nullable(),
+    greetingType: ZGreetingType,
+    greetingMessage: z.string().nullable(),
+    lastMessage: z.string().nullable(),
+    temperature: z.number(),
+    inactivityTimeout: z.number().int(),
+    functionCallingEnabled: z.boolean(),
+    enabledFunctions: z.array(z.string()),
+    enabledCustomFunctions: z.array(z.string()),
+    languages: z.array(ZLanguageObject),
+    VoiceOption: ZVoiceOption.nullable(),
+    webhookUrl: z.string().nullable(),
+    handoffAgentIds: z.array(z.string()),
+    userId: z.string(),
+    organizationId: z.string(),
+    active: z.boolean(),
+    createdAt: ZIsoDateTime,
+    updatedAt: ZIsoDateTime,
+  })
+  .meta({ id: 'Agent' })
+export type Agent = z.infer<typeof ZAgent>
+
+/** The v1 get form: systemPrompt, a single language, tts. */
+export const ZAgentV1 = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    agentArchitecture: ZAgentArchitecture,
+    model: z.string().nullable(),
+    stt: z.string().nullable(),
+    tts: z.string().nullable(),
+    voiceId: z.string().nullable(),
+    realtimeProvider: ZRealtimeProvider.nullable(),
+    systemPrompt: z.string().nullable(),
+    language: z.string(),
+    mode: ZAgentMode,
+    active: z.boolean(),
+    temperature: z.number(),
+    greetingType: ZGreetingType,
+    greetingMessage: z.string().nullable(),
+    lastMessage: z.string().nullable(),
+    inactivityTimeout: z.number().int(),
+    functionCallingEnabled: z.boolean(),
+    enabledFunctions: z.array(z.string()),
+    enabledCustomFunctions: z.array(z.string()),
+    webhookUrl: z.string().nullable(),
+    handoffAgentIds: z.array(z.string()),
+    createdAt: ZIsoDateTime,
+    updatedAt: ZIsoDateTime,
+  })
+  .meta({ id: 'AgentV1' })
+export type AgentV1 = z.infer<typeof ZAgentV1>
+
+export const ZAgentListItem = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    mode: ZAgentMode,
+    agentArchitecture: ZAgentArchitecture,
+    active: z.boolean(),
+    createdAt: ZIsoDateTime,
+  })
+  .meta({ id: 'AgentListItem' })
+
+export const ZAgentList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(ZAgentListItem),
+    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+  })
+  .meta({ id: 'AgentList' })
+
+export const ZAgentCreated = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      id: z.string(),
+      name: z.string(),
+      agentArchitecture: ZAgentArchitecture,
+      active: z.boolean(),
+      createdAt: ZIsoDateTime,
+      webhookSecret: z
+        .string()
+        .meta({ description: 'Signs webhooks to this agent; shown only here and on rotation' }),
+    }),
+  })
+  .meta({ id: 'AgentCreated' })
+
+export const ZAgentV1Response = z
+  .object({ success: z.literal(true), data: ZAgentV1 })
+  .meta({ id: 'AgentV1Response' })
+export const ZAgentUpdated = z
+  .object({ success: z.literal(true), data: z.object({ agent: ZAgent }) })
+  .meta({ id: 'AgentUpdated' })
+export const ZAgentDeleted = z
+  .object({ success: z.literal(true), data: z.object({ message: z.string() }) })
+  .meta({ id: 'AgentDeleted' })
+export const ZWebhookSecret = z
+  .object({ success: z.literal(true), data: z.object({ webhookSecret: z.string() }) })
+  .meta({ id: 'WebhookSecret' })
+
+export const ZStudioAgentUpdated = z
+  .object({
+    success: z.literal(true),
+    agent: ZAgent,
+    missingKeys: z.array(z.string()).optional(),
+    usedDefaults: z.boolean().optional(),
+    finalModel: z.string().nullable().optional(),
+    finalStt: z.string().nullable().optional(),
+    redirectUrl: z.string().optional(),
+  })
+  .meta({
+    id: 'StudioAgentUpdated',
+    description: 'The alternate fields appear when the organization lacks a provider key the choice needs',
+  })

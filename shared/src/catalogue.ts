@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import { ZAgentArchitecture } from './agents.ts'
+
+const ZEntry = z.object({ id: z.string().min(1), name: z.string().min(1), provider: z.string().min(1) })
+
+/** What agents may be built from. The server's copy is config-driven (CATALOGUE_FILE). */
+export const ZCatalogue = z
+  .object({
+    models: z.array(ZEntry.extend({ architectures: z.array(ZAgentArchitecture).min(1) })),
+    stt: z.array(ZEntry),
+    tts: z.array(ZEntry),
+    voices: z.array(
+      z.object({
+        voiceId: z.string().min(1),
+        voiceName: z.string().min(1),
+        provider: z
+          .string()
+          .min(1)
+          .meta({ description: 'A tts id, or a realtime provider for realtime voices' }),
+      }),
+    ),
+    realtimeProviders: z.array(z.object({ id: z.enum(['openai', 'gemini']), name: z.string() })),
+    functions: z.array(
+      z.object({ id: z.string().min(1), name: z.string(), description: z.string(), available: z.boolean() }),
+    ),
+    platformProviders: z.array(z.string()).meta({
+      description: 'Providers the platform holds keys for; any other provider needs the organization key',
+    }),
+    defaults: z.object({ model: z.string(), stt: z.string(), tts: z.string(), voiceId: z.string() }),
+  })
+  .meta({ id: 'Catalogue' })
+export type Catalogue = z.infer<typeof ZCatalogue>
+
+export const ZCatalogueResponse = z
+  .object({ success: z.literal(true), data: ZCatalogue })
+  .meta({ id: 'CatalogueResponse' })
+
+export const ZProviderKeysUpdate = z
+  .object({
+    keys: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, 'provider names are lower-case words'),
+        z.string().trim().min(8).max(500).nullable(),
+      )
+      .refine((keys) => Object.keys(keys).length > 0, 'give at least one provider key (null removes one)'),
+  })
+  .meta({ id: 'ProviderKeysUpdateRequest' })
+export type ProviderKeysUpdate = z.infer<typeof ZProviderKeysUpdate>
+
+export const ZProviderKeys = z
+  .object({
+    providers: z.array(z.object({ provider: z.string(), last4: z.string(), updatedAt: z.string() })),
+  })
+  .meta({ id: 'ProviderKeys', description: 'Stored provider keys, never shown in full' })

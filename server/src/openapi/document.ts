@@ -13,6 +13,17 @@ export const createRegistry = () => {
     scheme: 'bearer',
     description: 'The operator token (ADMIN_TOKEN)',
   })
+  registry.registerComponent('securitySchemes', 'apiKeyBearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A secret API key: Authorization: Bearer <API_KEY>',
+  })
+  registry.registerComponent('securitySchemes', 'apiKeyHeader', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'A secret API key in the X-API-Key header',
+  })
   return registry
 }
 

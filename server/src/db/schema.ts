@@ -92,6 +92,16 @@ export interface AgentsTable {
   updated_at: Timestamp
 }
 
+export interface IdempotencyKeysTable {
+  organization_id: string
+  key: string
+  request_hash: string
+  response_status: number | null
+  response_body: string | null
+  created_at: Generated<Date>
+  expires_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -100,4 +110,5 @@ export interface Database {
   credit_ledger: CreditLedgerTable
   api_keys: ApiKeysTable
   agents: AgentsTable
+  idempotency_keys: IdempotencyKeysTable
 }

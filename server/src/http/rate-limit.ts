@@ -44,15 +44,14 @@ const setRateHeaders = (
 ) => {
   const remaining = Math.max(0, outcome.remainingPoints)
   const resetSeconds = Math.max(0, Math.ceil(outcome.msBeforeNext / 1000))
-  res.set({
-    'X-RateLimit-Limit': String(points),
-    'X-RateLimit-Remaining': String(remaining),
-    // Unix time in seconds, as GitHub and most X-RateLimit-* users send it.
-    'X-RateLimit-Reset': String(Math.ceil((Date.now() + outcome.msBeforeNext) / 1000)),
-    // draft-ietf-httpapi-ratelimit-headers: policy (quota q per window w) and what is left.
-    'RateLimit-Policy': `"${name}";q=${points};w=${durationSeconds}`,
-    RateLimit: `"${name}";r=${remaining};t=${resetSeconds}`,
-  })
+  // setHeader, not res.set: this runs on every limited request and needs none of set's coercions.
+  res.setHeader('X-RateLimit-Limit', String(points))
+  res.setHeader('X-RateLimit-Remaining', String(remaining))
+  // Unix time in seconds, as GitHub and most X-RateLimit-* users send it.
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + outcome.msBeforeNext) / 1000)))
+  // draft-ietf-httpapi-ratelimit-headers: policy (quota q per window w) and what is left.
+  res.setHeader('RateLimit-Policy', `"${name}";q=${points};w=${durationSeconds}`)
+  res.setHeader('RateLimit', `"${name}";r=${remaining};t=${resetSeconds}`)
 }
 
 /**

@@ -71,6 +71,17 @@ describe('v1 rate limits per organization', () => {
     expectRateHeaders(await v1(a, enterprise.key), { limit: 2500, remaining: 2499 })
   })
 
+  it('applies a changed limit at once, though the key is cached', async () => {
+    const { owner, key } = await organizationWithKey()
+    expectRateHeaders(await v1(a, key), { limit: 60, remaining: 59 })
+    await a.request(`/admin/organizations/${owner.organization.id}`, {
+      method: 'PATCH',
+      token: a.config.adminToken,
+      json: { tier: 'pro' },
+    })
+    expect((await v1(a, key)).headers.get('x-ratelimit-limit')).toBe('300')
+  })
+
   it('429 with Retry-After and the v1 body once spent; other organizations are unaffected', async () => {
     const { key } = await organizationWithKey({ rateLimitPerMinute: 3 })
     for (let i = 0; i < 3; i++) expect((await v1(a, key)).status).toBe(200)

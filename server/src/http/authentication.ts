@@ -71,6 +71,26 @@ const requireSecretKey =
     next()
   }
 
+/**
+ * Chat session creation (spec "Authentication"): X-API-Key with a secret key or a widget key
+ * from an allowed Origin, or X-Studio-Token with a studio session. Voice session creation takes
+ * the key only (widget keys too, DESIGN.md §4). The chat routes add their per-key rate limit.
+ */
+const requireSessionCreator =
+  (ctx: AppContext, { allowStudioToken }: { allowStudioToken: boolean }): RequestHandler =>
+  async (req, _res, next) => {
+    const key = req.get('x-api-key')?.trim() || undefined
+    const studioToken = allowStudioToken ? req.get('x-studio-token')?.trim() : undefined
+    if (!key && studioToken) {
+      if (!looksLikeJwt(studioToken))
+        throw AppError.unauthorized('X-Studio-Token is not a studio session token')
+      req.actor = await authenticateStudioToken(ctx, studioToken)
+    } else {
+      req.actor = await authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: true })
+    }
+    next()
+  }
+
 /** The v1 budget of the key's organization: its tier's requests per minute, or its custom limit. */
 const limitV1 = (ctx: AppContext) =>
   limitRequests({
@@ -84,6 +104,8 @@ export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestH
   studio: [requireStudio(ctx)],
   operator: [requireOperator(ctx)],
   apiKey: [requireSecretKey(ctx), limitV1(ctx)],
+  chatSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: true })],
+  voiceSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: false })],
 })
 
 /** The studio actor of a route declared with `auth: 'studio'`. */

@@ -6,7 +6,13 @@ import { AppError } from './app-error.ts'
 import { errorAreaOf } from './error-handler.ts'
 
 /** The credential a route requires; each maps to middleware and an OpenAPI security scheme. */
-export type AuthKind = 'none' | 'studio' | 'operator' | 'apiKey'
+export type AuthKind =
+  | 'none'
+  | 'studio'
+  | 'operator'
+  | 'apiKey'
+  | 'chatSessionCreator'
+  | 'voiceSessionCreator'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type AnyObject = z.ZodObject
@@ -50,6 +56,8 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   studio: [{ studioSession: [] }],
   operator: [{ adminToken: [] }],
   apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
+  chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
+  voiceSessionCreator: [{ apiKeyHeader: [] }],
 }
 
 const errorSchemaFor = (path: string) =>

@@ -9,6 +9,8 @@ export type SignalMap = {
   'key.changed': { keyId: string }
   /** A key was revoked: end the streams and sessions opened with it. */
   'key.revoked': { keyId: string }
+  /** An organization's tier or rate limit changed: drop its keys from every cache. */
+  'organization.changed': { organizationId: string }
 }
 export type SignalName = keyof SignalMap
 

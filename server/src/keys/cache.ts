@@ -41,6 +41,10 @@ export const createKeyCache = ({
     for (const [hash, entry] of entries) if (entry.credential.id === keyId) entries.delete(hash)
   }
   signals.subscribe('key.changed', ({ keyId }) => forget(keyId))
+  signals.subscribe('organization.changed', ({ organizationId }) => {
+    for (const [hash, entry] of entries)
+      if (entry.credential.organizationId === organizationId) entries.delete(hash)
+  })
   return {
     get: (hash) => {
       const entry = entries.get(hash)

@@ -22,7 +22,14 @@ export const createRegistry = () => {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-    description: 'A secret API key in the X-API-Key header',
+    description:
+      'An API key in the X-API-Key header: a secret key; chat and voice session creation also take a widget key (tk_widget_…) from an Origin on its allowed domains',
+  })
+  registry.registerComponent('securitySchemes', 'studioTokenHeader', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Studio-Token',
+    description: 'A studio session token (chat session creation only)',
   })
   return registry
 }

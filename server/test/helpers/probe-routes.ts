@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express'
+import { z } from 'zod'
 import type { ExtendApp } from '../../src/app.ts'
 import { chatRatePolicies, limitRequests, type RatePolicy } from '../../src/http/rate-limit.ts'
 import { openEventStream } from '../../src/http/sse.ts'
@@ -9,7 +10,26 @@ import { authenticateApiKey } from '../../src/keys/authenticate.ts'
  * authentication, rate-limit middleware, SSE writer and stream registry, mounted on the real
  * server's middleware chain under /v1/chat so errors take the chat area's body shape.
  */
-export const mountChatProbes: ExtendApp = ({ app, ctx }) => {
+export const mountChatProbes: ExtendApp = ({ app, ctx, routes }) => {
+  const ZWho = z.object({ kind: z.string(), organizationId: z.string() })
+  for (const [path, auth] of [
+    ['/v1/chat/probe/creator', 'chatSessionCreator'],
+    ['/v1/chat/probe/voice-creator', 'voiceSessionCreator'],
+  ] as const) {
+    routes.add({
+      method: 'post',
+      path,
+      summary: 'Probe: who the session-creation credentials resolve to',
+      tag: 'Probe',
+      auth,
+      response: ZWho,
+      handle: ({ req }) => ({
+        kind: req.actor?.kind ?? 'none',
+        organizationId: req.actor && 'organizationId' in req.actor ? req.actor.organizationId : '',
+      }),
+    })
+  }
+
   const requireChatKey: RequestHandler = async (req, _res, next) => {
     req.actor = await authenticateApiKey({
       ctx,

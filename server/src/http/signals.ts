@@ -22,6 +22,7 @@ export type Signals = {
 }
 
 const CHANNEL = 'parley:signals'
+const SUBSCRIBE_WAIT_MS = 5000
 
 type Envelope = { from: string; name: SignalName; payload: unknown }
 
@@ -54,7 +55,15 @@ export const createSignals = async ({
       const envelope = JSON.parse(message) as Envelope
       if (envelope.from !== instanceId) deliver(envelope.name, envelope.payload)
     })
-    await subscriber.subscribe(CHANNEL)
+    // Wait for the subscription so a fresh instance misses nothing, but do not let a Redis
+    // outage block boot: ioredis subscribes once it connects, and caches expire within 60 s.
+    const subscribed = subscriber.subscribe(CHANNEL).then(() => true)
+    subscribed.catch((error: unknown) => logger.warn({ err: error }, 'redis subscribe failed'))
+    const timeout = new Promise<false>((resolve) =>
+      setTimeout(() => resolve(false), SUBSCRIBE_WAIT_MS).unref(),
+    )
+    if (!(await Promise.race([subscribed.catch(() => false), timeout])))
+      logger.warn('signals: Redis subscription not ready; continuing, it completes when Redis answers')
   }
 
   return {

@@ -9,6 +9,7 @@ import { createLogger } from './http/logger.ts'
 import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
 import { createStreamRegistry } from './http/streams.ts'
+import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { createKeyCache } from './keys/cache.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
@@ -83,11 +84,13 @@ export const start = async ({
     const app = createApp(ctx, { baseUrl: () => url, readinessChecks, extend: extendApp })
     const server = config.role === 'worker' ? null : await listen(app, config.port)
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
+    const stopHousekeeping = startIdempotencyHousekeeping(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
 
     let stopping: Promise<void> | undefined
     const stop = () => {
       stopping ??= (async () => {
+        stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await ctx.signals.close()
         redis?.disconnect()

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { purgeExpired } from '../src/idempotency/store.ts'
 import { signUp } from './helpers/accounts.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -105,6 +106,22 @@ describe('Idempotency-Key on a creating POST', () => {
     expect((await countRows(org, 'none')).grants).toBe(2)
     const bad = await grant(org, { amountUsd: 1, reason: 'x' }, 'has space')
     expect(bad.status).toBe(400)
+  })
+
+  it('frees a key after its 24 h: it runs again, and housekeeping purges expired rows', async () => {
+    const org = await newOrganization()
+    const [key, other] = [newKey(), newKey()]
+    expect((await grant(org, { amountUsd: 1, reason: 'day one' }, key)).status).toBe(201)
+    expect((await grant(org, { amountUsd: 1, reason: 'day one' }, other)).status).toBe(201)
+    await sql`update idempotency_keys set expires_at = now() - interval '1 second' where organization_id = ${org}`.execute(
+      server.ctx.db,
+    )
+    const later = await grant(org, { amountUsd: 1, reason: 'day one' }, key)
+    expect(later.status).toBe(201)
+    expect(later.headers.get('idempotent-replayed')).toBeNull()
+    expect(await purgeExpired(server.ctx.db)).toBeGreaterThanOrEqual(1)
+    expect(await countRows(org, other)).toEqual({ grants: 3, keys: 0 })
+    expect((await countRows(org, key)).keys).toBe(1)
   })
 
   it('is documented on the route in OpenAPI', async () => {

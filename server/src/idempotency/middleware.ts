@@ -37,13 +37,14 @@ const claimOrFind = async (ctx: AppContext, scope: store.Scope, requestHash: str
   for (;;) {
     const expiresAt = new Date(Date.now() + LIFETIME_MS)
     if (await store.claimKey(ctx.db, { ...scope, requestHash, expiresAt })) return null
-    const row = await store.findKey(ctx.db, scope)
+    const row = await store.findLiveKey(ctx.db, scope)
     if (row && row.requestHash !== requestHash) throw differentRequest()
     if (row?.responseStatus != null) return row
     if (Date.now() > deadline)
       throw AppError.conflict('A request with this Idempotency-Key is still in progress; retry shortly')
+    // Frees the key if it is past its 24 h or its first request died; then claim again.
     await store.deleteStale(ctx.db, { ...scope, abandonedBefore: new Date(Date.now() - ABANDONED_AFTER_MS) })
-    await sleep(POLL_MS)
+    if (row) await sleep(POLL_MS)
   }
 }
 

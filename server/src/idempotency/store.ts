@@ -25,7 +25,11 @@ export const claimKey = async (
   return claimed !== undefined
 }
 
-export const findKey = (db: Executor, { organizationId, key }: Scope): Promise<IdempotencyRow | undefined> =>
+/** The row holding the key, unless its 24 h are over. */
+export const findLiveKey = (
+  db: Executor,
+  { organizationId, key }: Scope,
+): Promise<IdempotencyRow | undefined> =>
   db
     .selectFrom('idempotency_keys')
     .select([
@@ -35,6 +39,7 @@ export const findKey = (db: Executor, { organizationId, key }: Scope): Promise<I
     ])
     .where('organization_id', '=', organizationId)
     .where('key', '=', key)
+    .where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst()
 
 /** Frees a key whose 24 h are over, or whose first request stopped without an answer long ago. */
@@ -75,4 +80,13 @@ export const releaseKey = async (db: Executor, { organizationId, key }: Scope) =
     .where('key', '=', key)
     .where('response_status', 'is', null)
     .execute()
+}
+
+/** Deletes keys past their 24 h; returns how many went. */
+export const purgeExpired = async (db: Executor): Promise<number> => {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
 }

@@ -52,7 +52,13 @@ export const createSignals = async ({
   if (subscriber) {
     subscriber.on('error', (error) => logger.warn({ err: error }, 'redis subscriber error'))
     subscriber.on('message', (_channel: string, message: string) => {
-      const envelope = JSON.parse(message) as Envelope
+      let envelope: Envelope
+      try {
+        envelope = JSON.parse(message) as Envelope
+      } catch {
+        logger.warn('ignored a malformed message on the signals channel')
+        return
+      }
       if (envelope.from !== instanceId) deliver(envelope.name, envelope.payload)
     })
     // Wait for the subscription so a fresh instance misses nothing, but do not let a Redis

@@ -4,6 +4,8 @@ export type EventStream = {
   /** Writes one event: an `event:` line, a `data:` line of JSON, a blank line (the spec's framing). */
   send: (event: string, data: unknown) => void
   close: () => void
+  /** Runs once when the stream ends, whichever side ended it. */
+  onClose: (listener: () => void) => void
   readonly isClosed: boolean
 }
 
@@ -29,6 +31,11 @@ export const openEventStream = (res: Response): EventStream => {
       if (isClosed) return
       isClosed = true
       res.end()
+    },
+    onClose: (listener) => {
+      // 'close' fires after end() too, and when the client goes away.
+      if (res.closed) listener()
+      else res.once('close', listener)
     },
     get isClosed() {
       return isClosed

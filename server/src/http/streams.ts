@@ -2,7 +2,7 @@ import type { Signals } from './signals.ts'
 import type { EventStream } from './sse.ts'
 
 export type StreamRegistry = {
-  /** Tracks an open stream under the key that opened it; returns the function that forgets it. */
+  /** Tracks an open stream under the key that opened it until the stream closes. */
   register: (input: { keyId: string; stream: EventStream }) => () => void
   countOpen: (keyId: string) => number
 }
@@ -28,10 +28,12 @@ export const createStreamRegistry = ({ signals }: { signals: Signals }): StreamR
       const streams = byKey.get(keyId) ?? new Set()
       streams.add(stream)
       byKey.set(keyId, streams)
-      return () => {
+      const forget = () => {
         streams.delete(stream)
         if (streams.size === 0 && byKey.get(keyId) === streams) byKey.delete(keyId)
       }
+      stream.onClose(forget)
+      return forget
     },
     countOpen: (keyId) => byKey.get(keyId)?.size ?? 0,
   }

@@ -55,8 +55,7 @@ export const mountChatProbes: ExtendApp = ({ app, ctx, routes }) => {
 
   app.get('/v1/chat/probe/stream', requireChatKey, (req, res) => {
     const stream = openEventStream(res)
-    const forget = ctx.streams.register({ keyId: keyIdOf(req), stream })
-    res.once('close', forget)
+    ctx.streams.register({ keyId: keyIdOf(req), stream })
     stream.send('stream_start', { agent_name: 'probe' })
   })
 }

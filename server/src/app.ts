@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
@@ -6,9 +7,11 @@ import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import type { AppContext } from './context.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
+import { requireHttps } from './http/https-guard.ts'
 import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
+import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
@@ -20,15 +23,34 @@ const demoDirectory = fileURLToPath(new URL('../../demo/public', import.meta.url
 /** Paths mounted outside the route table: static pages, not API operations (see the OpenAPI test). */
 export const staticMounts = ['/docs', '/demo'] as const
 
-type AppOptions = { baseUrl: () => string; readinessChecks: Record<string, () => Promise<void>> }
+/** Mounts more routes on the same table and middleware chain (tests use it for probe routes). */
+export type ExtendApp = (input: { routes: RouteTable; app: Express; ctx: AppContext }) => void
+
+type AppOptions = {
+  baseUrl: () => string
+  readinessChecks: Record<string, () => Promise<void>>
+  extend?: ExtendApp
+}
+
+/** The spec's CORS for the chat API; preflights are answered here, before any authentication. */
+const chatCors = cors({
+  origin: '*',
+  methods: ['GET', 'POST', 'OPTIONS'],
+  allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Studio-Token', 'Origin'],
+  maxAge: 600,
+})
 
 /** Assembles the express app: security headers, body limits, every router, the error handler. */
-export const createApp = (ctx: AppContext, { baseUrl, readinessChecks }: AppOptions): Express => {
+export const createApp = (ctx: AppContext, { baseUrl, readinessChecks, extend }: AppOptions): Express => {
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', false)
+  // An array is copied: express keeps what it is given and the config is frozen.
+  const { trustProxy } = ctx.config
+  app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
   app.use(requestContext(ctx.logger))
   app.use(helmet())
+  app.use(requireHttps({ isProduction: ctx.config.isProduction }))
+  app.use('/v1/chat', chatCors)
   app.use(express.json({ limit: JSON_BODY_LIMIT }))
 
   const registry = createRegistry()
@@ -44,6 +66,8 @@ export const createApp = (ctx: AppContext, { baseUrl, readinessChecks }: AppOpti
   registerOrganizationRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
+  registerKeyRoutes(routes, ctx)
+  extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())
   app.use('/demo', express.static(demoDirectory, { index: 'index.html' }))

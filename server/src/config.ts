@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { ZCatalogue } from '@parley/shared'
 import { z } from 'zod'
@@ -42,6 +43,38 @@ const isCatalogueFile = (path: string) => {
 
 const hostname =
   /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)(?::\d{1,5})?$/i
+
+const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+const isProxyAddress = (entry: string) => {
+  if (proxyNames.has(entry)) return true
+  const [address = '', bits, ...rest] = entry.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128))
+}
+
+/**
+ * Which proxies may set X-Forwarded-Proto/-For: off, a hop count (1-10), or a comma list of
+ * addresses, CIDR ranges and express's names (loopback, linklocal, uniquelocal). "true" (trust
+ * anyone) is refused: any client could then claim https or another address.
+ */
+const ZTrustProxy = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .default('false')
+  .transform((value): false | number | string[] | null => {
+    if (value === '' || value === 'false' || value === '0') return false
+    if (/^\d{1,2}$/.test(value)) return Number(value) <= 10 ? Number(value) : null
+    const entries = value.split(',').map((entry) => entry.trim())
+    return entries.every(isProxyAddress) ? entries : null
+  })
+  .refine((value) => value !== null, {
+    message:
+      'must be false, a hop count from 1 to 10, or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal',
+  })
+  .transform((value) => value as false | number | string[])
 
 /** The environment as the table in DESIGN.md §2 defines it; every value arrives as a string. */
 const ZEnvironment = z.object({
@@ -95,6 +128,7 @@ const ZEnvironment = z.object({
   CATALOGUE_FILE: optionalText.refine((path) => path === undefined || isCatalogueFile(path), {
     message: 'must name a readable JSON file holding a valid catalogue (see GET /v1/catalogue)',
   }),
+  TRUST_PROXY: ZTrustProxy,
   ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
   LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
 })
@@ -135,6 +169,8 @@ export type Config = Readonly<{
   catalogueFile: string | null
   trialCreditsMicros: number
   outboundAllowHosts: readonly string[]
+  /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
+  trustProxy: false | number | readonly string[]
   role: (typeof roles)[number]
   logLevel: (typeof logLevels)[number]
 }>
@@ -254,6 +290,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
+    trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,
     role: vars.ROLE,
     logLevel: vars.LOG_LEVEL,
   })

@@ -3,6 +3,11 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
+import type { RateLimits } from './http/rate-limit.ts'
+import type { Signals } from './http/signals.ts'
+import type { StreamRegistry } from './http/streams.ts'
+import type { KeyCache } from './keys/cache.ts'
+import type { RedisClient } from './redis.ts'
 
 /** What every service needs, built once at boot and passed down explicitly. */
 export type AppContext = Readonly<{
@@ -11,4 +16,11 @@ export type AppContext = Readonly<{
   logger: Logger
   /** Models, STT, TTS, voices and built-in functions this deployment offers. */
   catalogue: Catalogue
+  /** Null: in-process rate limits and signals. */
+  redis: RedisClient | null
+  /** Cross-instance events (Redis pub/sub when configured). */
+  signals: Signals
+  keyCache: KeyCache
+  streams: StreamRegistry
+  rateLimits: RateLimits
 }>

@@ -2,11 +2,16 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
-import { createApp } from './app.ts'
+import { createApp, type ExtendApp } from './app.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
 import { createLogger } from './http/logger.ts'
+import { createRateLimits } from './http/rate-limit.ts'
+import { createSignals, type Signals } from './http/signals.ts'
+import { createStreamRegistry } from './http/streams.ts'
+import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
+import { createKeyCache } from './keys/cache.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
 
@@ -47,37 +52,49 @@ const closeServer = (server: Server, graceMs: number) =>
 export const start = async ({
   config,
   seedDemo = false,
+  extendApp,
 }: {
   config: Config
   seedDemo?: boolean
+  extendApp?: ExtendApp
 }): Promise<RunningServer> => {
   const logger = createLogger(config)
   const database = await openDatabase(config)
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))
+  let signals: Signals | undefined
   try {
     const applied = await migrateToLatest(database.db)
     if (applied.length > 0) logger.info({ applied }, 'migrations applied')
+    signals = await createSignals({ redis, logger })
     const ctx: AppContext = Object.freeze({
       config,
       db: database.db,
       logger,
       catalogue: loadCatalogue(config),
+      redis,
+      signals,
+      keyCache: createKeyCache({ signals }),
+      streams: createStreamRegistry({ signals }),
+      rateLimits: createRateLimits({ redis }),
     })
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
     const readinessChecks: Record<string, () => Promise<void>> = { database: database.ping }
     if (redis) readinessChecks.redis = async () => void (await redis.ping())
-    const app = createApp(ctx, { baseUrl: () => url, readinessChecks })
+    const app = createApp(ctx, { baseUrl: () => url, readinessChecks, extend: extendApp })
     const server = config.role === 'worker' ? null : await listen(app, config.port)
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
+    const stopHousekeeping = startIdempotencyHousekeeping(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
 
     let stopping: Promise<void> | undefined
     const stop = () => {
       stopping ??= (async () => {
+        stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
+        await ctx.signals.close()
         redis?.disconnect()
         await database.close()
         logger.info('parley stopped')
@@ -86,6 +103,7 @@ export const start = async ({
     }
     return { url, ctx, app, demo, stop }
   } catch (error) {
+    await signals?.close()
     redis?.disconnect()
     await database.close()
     throw error

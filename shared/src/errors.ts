@@ -37,6 +37,10 @@ export const errorCodes = [
   'rate_limited',
   'internal_error',
   'service_unavailable',
+  'https_required',
+  // api keys
+  'origin_not_allowed',
+  'key_revoked',
   // accounts
   'invalid_credentials',
   'email_taken',

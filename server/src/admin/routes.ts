@@ -5,11 +5,13 @@ import {
   ZAdminOrganizationList,
   ZAdminOrgParams,
   ZAdminUpdateOrganization,
+  ZIdempotencyHeaders,
   ZLedgerEntry,
 } from '@parley/shared'
 import { z } from 'zod'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
+import { idempotent } from '../idempotency/middleware.ts'
 import * as admin from './service.ts'
 
 const tag = 'Operator'
@@ -49,9 +51,12 @@ export const registerAdminRoutes = (routes: RouteTable, ctx: AppContext) => {
     auth: 'operator',
     params: ZAdminOrgParams,
     body: ZAdminGrantCredits,
+    headers: ZIdempotencyHeaders,
+    // Scoped by the organization credited: a retried grant must not pay twice.
+    before: [idempotent({ ctx, scopeOf: (req) => String(req.params.id) })],
     status: 201,
     response: ZAdminCreditResult,
-    errors: [402, 404],
+    errors: [402, 404, 409],
     handle: async ({ params, body }) => ({
       success: true as const,
       data: await admin.grantCredits(ctx, params.id, body),

@@ -20,8 +20,12 @@ export const listOrganizations = async (ctx: AppContext) =>
 export const getOrganization = async (ctx: AppContext, id: string) =>
   presentOrganization(await orgs.findOrganization(ctx, id))
 
-export const updateOrganization = async (ctx: AppContext, id: string, changes: AdminUpdateOrganization) =>
-  presentOrganization(await orgs.updateOrganizationLimits(ctx, id, changes))
+/** New limits apply to the organization's keys at once, on every instance. */
+export const updateOrganization = async (ctx: AppContext, id: string, changes: AdminUpdateOrganization) => {
+  const organization = await orgs.updateOrganizationLimits(ctx, id, changes)
+  await ctx.signals.publish('organization.changed', { organizationId: id })
+  return presentOrganization(organization)
+}
 
 /** Grants (or, negative, corrects) credit; the ledger row names the operator's reason. */
 export const grantCredits = async (ctx: AppContext, id: string, { amountUsd, reason }: AdminGrantCredits) => {

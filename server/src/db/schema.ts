@@ -118,6 +118,16 @@ export interface CustomFunctionsTable {
   updated_at: Timestamp
 }
 
+export interface IdempotencyKeysTable {
+  organization_id: string
+  key: string
+  request_hash: string
+  response_status: number | null
+  response_body: string | null
+  created_at: Generated<Date>
+  expires_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -128,4 +138,5 @@ export interface Database {
   agents: AgentsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
+  idempotency_keys: IdempotencyKeysTable
 }

@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import type { AppContext } from '../context.ts'
+import { authenticateApiKey } from '../keys/authenticate.ts'
 import { authenticateStudioToken } from '../orgs/service.ts'
 import { looksLikeJwt } from '../orgs/studio-token.ts'
 import { AppError } from './app-error.ts'
+import { limitRequests } from './rate-limit.ts'
 import type { AuthKind } from './route-table.ts'
-import type { StudioActor } from './types.ts'
+import type { ApiKeyActor, StudioActor } from './types.ts'
 
 const bearerOf = (req: Request): string | undefined => {
   const header = req.get('authorization')
@@ -39,14 +41,81 @@ const requireOperator =
     next()
   }
 
+/**
+ * The API key of a v1 request, from `Authorization: Bearer` or `X-API-Key` (the spec shows both).
+ * A JWT is told apart by its form and refused here, without trying it as a key.
+ */
+export const apiKeyOf = (req: Request): string | undefined => {
+  const bearer = bearerOf(req)
+  const header = req.get('x-api-key')?.trim() || undefined
+  if (bearer && looksLikeJwt(bearer))
+    throw AppError.unauthorized('Session tokens are not accepted here; send an API key', 'invalid_api_key')
+  if (bearer && header && !isSameSecret(bearer, header))
+    throw AppError.unauthorized(
+      'Authorization and X-API-Key carry different keys; send one',
+      'invalid_api_key',
+    )
+  return bearer ?? header
+}
+
+/** v1 takes secret keys only; widget keys are for chat and voice session creation. */
+const requireSecretKey =
+  (ctx: AppContext): RequestHandler =>
+  async (req, _res, next) => {
+    req.actor = await authenticateApiKey({
+      ctx,
+      key: apiKeyOf(req),
+      origin: req.get('origin'),
+      allowWidget: false,
+    })
+    next()
+  }
+
+/**
+ * Chat session creation (spec "Authentication"): X-API-Key with a secret key or a widget key
+ * from an allowed Origin, or X-Studio-Token with a studio session. Voice session creation takes
+ * the key only (widget keys too, DESIGN.md §4). The chat routes add their per-key rate limit.
+ */
+const requireSessionCreator =
+  (ctx: AppContext, { allowStudioToken }: { allowStudioToken: boolean }): RequestHandler =>
+  async (req, _res, next) => {
+    const key = req.get('x-api-key')?.trim() || undefined
+    const studioToken = allowStudioToken ? req.get('x-studio-token')?.trim() : undefined
+    if (!key && studioToken) {
+      if (!looksLikeJwt(studioToken))
+        throw AppError.unauthorized('X-Studio-Token is not a studio session token')
+      req.actor = await authenticateStudioToken(ctx, studioToken)
+    } else {
+      req.actor = await authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: true })
+    }
+    next()
+  }
+
+/** The v1 budget of the key's organization: its tier's requests per minute, or its custom limit. */
+const limitV1 = (ctx: AppContext) =>
+  limitRequests({
+    rateLimits: ctx.rateLimits,
+    policyOf: (req) => ({ name: 'v1', points: apiKeyActorOf(req).rateLimitPerMinute }),
+    keyOf: (req) => apiKeyActorOf(req).organizationId,
+  })
+
 export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestHandler[]> => ({
   none: [],
   studio: [requireStudio(ctx)],
   operator: [requireOperator(ctx)],
+  apiKey: [requireSecretKey(ctx), limitV1(ctx)],
+  chatSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: true })],
+  voiceSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: false })],
 })
 
 /** The studio actor of a route declared with `auth: 'studio'`. */
 export const studioActorOf = (req: Request): StudioActor => {
   if (req.actor?.kind !== 'studio') throw AppError.unauthorized()
+  return req.actor
+}
+
+/** The key actor of a route declared with `auth: 'apiKey'`. */
+export const apiKeyActorOf = (req: Request): ApiKeyActor => {
+  if (req.actor?.kind !== 'apiKey') throw AppError.unauthorized('An API key is required', 'invalid_api_key')
   return req.actor
 }

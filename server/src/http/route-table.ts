@@ -6,7 +6,13 @@ import { AppError } from './app-error.ts'
 import { errorAreaOf } from './error-handler.ts'
 
 /** The credential a route requires; each maps to middleware and an OpenAPI security scheme. */
-export type AuthKind = 'none' | 'studio' | 'operator'
+export type AuthKind =
+  | 'none'
+  | 'studio'
+  | 'operator'
+  | 'apiKey'
+  | 'chatSessionCreator'
+  | 'voiceSessionCreator'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type AnyObject = z.ZodObject
@@ -30,6 +36,10 @@ export type RouteDefinition<
   /** Success status; 200 unless given. */
   status?: number
   response: Result
+  /** Request headers to document (e.g. Idempotency-Key). */
+  headers?: AnyObject
+  /** Middleware run after authentication, before the handler (idempotency, extra rate limits). */
+  before?: RequestHandler[]
   /** Error statuses worth documenting beyond the ones every route may answer. */
   errors?: number[]
   handle: (input: {
@@ -45,6 +55,9 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   none: [],
   studio: [{ studioSession: [] }],
   operator: [{ adminToken: [] }],
+  apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
+  chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
+  voiceSessionCreator: [{ apiKeyHeader: [] }],
 }
 
 const errorSchemaFor = (path: string) =>
@@ -94,7 +107,13 @@ export class RouteTable {
     const status = route.status ?? 200
     const errorSchema = errorSchemaFor(route.path)
     const errorStatuses = [
-      ...new Set([400, ...(route.auth === 'none' ? [] : [401]), ...(route.errors ?? []), 500]),
+      ...new Set([
+        400,
+        ...(route.auth === 'none' ? [] : [401]),
+        ...(route.auth === 'apiKey' ? [429] : []),
+        ...(route.errors ?? []),
+        500,
+      ]),
     ]
     this.registry.registerPath({
       method: route.method,
@@ -105,6 +124,7 @@ export class RouteTable {
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
+        ...(route.headers ? { headers: route.headers } : {}),
         ...(route.body
           ? { body: { content: { 'application/json': { schema: route.body } }, required: true } }
           : {}),
@@ -132,6 +152,6 @@ export class RouteTable {
       // A handler may pick another status itself (readiness answers 503 with a body).
       if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
     }
-    this.app[route.method](expressPath, ...this.authentication[route.auth], handler)
+    this.app[route.method](expressPath, ...this.authentication[route.auth], ...(route.before ?? []), handler)
   }
 }

@@ -3,7 +3,15 @@ import type { Role } from '@parley/shared'
 /** Who is calling, once an authentication middleware has run. */
 export type StudioActor = { kind: 'studio'; userId: string; organizationId: string; role: Role }
 export type OperatorActor = { kind: 'operator' }
-export type Actor = StudioActor | OperatorActor
+export type ApiKeyActor = {
+  kind: 'apiKey'
+  keyId: string
+  keyType: 'secret' | 'widget'
+  organizationId: string
+  /** The organization's v1 budget per minute (tier default or its custom limit). */
+  rateLimitPerMinute: number
+}
+export type Actor = StudioActor | OperatorActor | ApiKeyActor
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,11 +1,44 @@
+import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import type { StudioActor } from '../http/types.ts'
 import { displayPrefix, generateSecretKey, generateWidgetKey, hashKey } from './generate.ts'
+import { formatDomainRule, parseDomainRule } from './origin.ts'
 import * as store from './store.ts'
 
 const KEY_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000
 
-export type CreateApiKey = {
+const statusLabels = { active: 'Active', disabled: 'Disabled', revoked: 'Revoked' } as const
+
+const present = (row: store.ApiKeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  type: row.type,
+  prefix: row.prefix,
+  allowedDomains: row.allowedDomains,
+  status: statusLabels[row.status],
+  created: row.createdAt.toISOString(),
+  expires: row.expiresAt.toISOString(),
+  organization: row.organizationId,
+})
+
+/** Normalizes what the owner typed; one bad entry refuses the whole list, naming it. */
+const normalizeDomains = (entries: string[]) => [
+  ...new Set(
+    entries.map((entry) => {
+      const rule = parseDomainRule(entry)
+      if (!rule) throw AppError.badRequest(`allowedDomains: "${entry.slice(0, 100)}" is not a domain`)
+      return formatDomainRule(rule)
+    }),
+  ),
+]
+
+const requireOwner = (actor: StudioActor) => {
+  if (actor.role !== 'owner') throw AppError.forbidden('Only owners can create and manage API keys')
+}
+
+type NewKey = {
   organizationId: string
   createdBy: string | null
   name: string
@@ -14,9 +47,9 @@ export type CreateApiKey = {
 }
 
 /** Creates a key; the returned `key` is the only time the full value exists outside the caller. */
-export const createApiKey = async (ctx: AppContext, input: CreateApiKey) => {
+export const createApiKey = async (ctx: AppContext, input: NewKey): Promise<CreatedApiKey> => {
   const key = input.type === 'widget' ? generateWidgetKey() : generateSecretKey()
-  const record = {
+  const row = await store.insertApiKey(ctx.db, {
     id: ulid(),
     organizationId: input.organizationId,
     createdBy: input.createdBy,
@@ -24,9 +57,83 @@ export const createApiKey = async (ctx: AppContext, input: CreateApiKey) => {
     type: input.type,
     keyHash: hashKey(key),
     prefix: displayPrefix(key),
-    allowedDomains: input.type === 'widget' ? input.allowedDomains : [],
+    allowedDomains: input.type === 'widget' ? normalizeDomains(input.allowedDomains) : [],
     expiresAt: new Date(Date.now() + KEY_LIFETIME_MS),
+  })
+  return { ...present(row), key }
+}
+
+export const createKeyForOwner = (
+  ctx: AppContext,
+  actor: StudioActor,
+  input: CreateApiKey,
+): Promise<CreatedApiKey> => {
+  requireOwner(actor)
+  if (input.type === 'secret' && input.allowedDomains?.length)
+    throw AppError.badRequest('allowedDomains: applies to widget keys only')
+  return createApiKey(ctx, {
+    organizationId: actor.organizationId,
+    createdBy: actor.userId,
+    name: input.name,
+    type: input.type,
+    allowedDomains: input.allowedDomains ?? [],
+  })
+}
+
+/** Every role may look; nobody sees more than the prefix. */
+export const listKeys = async (ctx: AppContext, actor: StudioActor) =>
+  (await store.listApiKeys(ctx.db, actor.organizationId)).map(present)
+
+/** Runs a change on a key of the actor's organization; tells 404 (not ours) from 409 (revoked). */
+const changeKey = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  id: string,
+  changes: Parameters<typeof store.updateApiKey>[2],
+) => {
+  requireOwner(actor)
+  const scope = { id, organizationId: actor.organizationId }
+  const row = await store.updateApiKey(ctx.db, scope, changes)
+  if (!row) {
+    if (!(await store.findApiKey(ctx.db, scope))) throw AppError.notFound('API key')
+    throw AppError.conflict('This API key is revoked; revoking cannot be undone', 'key_revoked')
   }
-  await store.insertApiKey(ctx.db, record)
-  return { key, id: record.id, prefix: record.prefix, expiresAt: record.expiresAt }
+  await ctx.signals.publish('key.changed', { keyId: id })
+  return present(row)
+}
+
+export const updateKey = async (ctx: AppContext, actor: StudioActor, id: string, input: UpdateApiKey) => {
+  requireOwner(actor)
+  const existing = await store.findApiKey(ctx.db, { id, organizationId: actor.organizationId })
+  if (!existing) throw AppError.notFound('API key')
+  if (input.allowedDomains !== undefined && existing.type !== 'widget')
+    throw AppError.badRequest('allowedDomains: applies to widget keys only')
+  return changeKey(ctx, actor, id, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.allowedDomains !== undefined ? { allowedDomains: normalizeDomains(input.allowedDomains) } : {}),
+  })
+}
+
+export const disableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
+  changeKey(ctx, actor, id, { status: 'disabled' })
+
+export const enableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
+  changeKey(ctx, actor, id, { status: 'active' })
+
+/**
+ * Final: the key stops working on every instance at once and the streams opened with it end.
+ * Revoking a revoked key answers its current state, so a retried click is harmless.
+ */
+export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string) => {
+  requireOwner(actor)
+  const scope = { id, organizationId: actor.organizationId }
+  const row = await store.updateApiKey(ctx.db, scope, { status: 'revoked' })
+  if (!row) {
+    const existing = await store.findApiKey(ctx.db, scope)
+    if (!existing) throw AppError.notFound('API key')
+    return present(existing)
+  }
+  await ctx.signals.publish('key.changed', { keyId: id })
+  await ctx.signals.publish('key.revoked', { keyId: id })
+  return present(row)
 }

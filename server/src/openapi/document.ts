@@ -13,6 +13,24 @@ export const createRegistry = () => {
     scheme: 'bearer',
     description: 'The operator token (ADMIN_TOKEN)',
   })
+  registry.registerComponent('securitySchemes', 'apiKeyBearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A secret API key: Authorization: Bearer <API_KEY>',
+  })
+  registry.registerComponent('securitySchemes', 'apiKeyHeader', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description:
+      'An API key in the X-API-Key header: a secret key; chat and voice session creation also take a widget key (tk_widget_…) from an Origin on its allowed domains',
+  })
+  registry.registerComponent('securitySchemes', 'studioTokenHeader', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Studio-Token',
+    description: 'A studio session token (chat session creation only)',
+  })
   return registry
 }
 

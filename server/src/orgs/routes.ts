@@ -7,9 +7,10 @@ import {
   ZSession,
   ZSignup,
   ZSwitchOrganization,
+  ZV1Organization,
 } from '@parley/shared'
 import type { AppContext } from '../context.ts'
-import { studioActorOf } from '../http/authentication.ts'
+import { apiKeyActorOf, studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import * as orgs from './service.ts'
 
@@ -89,5 +90,18 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     errors: [403, 404, 409],
     handle: ({ params, body, req }) =>
       orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/v1/organization',
+    summary: 'The organization of the API key: tier, rate limit and credit balance',
+    tag,
+    auth: 'apiKey',
+    response: ZV1Organization,
+    handle: async ({ req }) => ({
+      success: true as const,
+      data: await orgs.describeOrganization(ctx, apiKeyActorOf(req).organizationId),
+    }),
   })
 }

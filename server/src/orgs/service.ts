@@ -7,9 +7,11 @@ import type {
   Session,
   Signup,
   SwitchOrganization,
+  V1Organization,
 } from '@parley/shared'
+import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
-import { changeBalance } from '../billing/service.ts'
+import { changeBalance, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -189,3 +191,15 @@ export const updateOrganizationLimits = async (
 
 export const isEmailRegistered = async (ctx: AppContext, email: string) =>
   (await store.findUserByEmail(ctx.db, email)) !== undefined
+
+/** What an API key may read about its own organization (GET /v1/organization). */
+export const describeOrganization = async (ctx: AppContext, id: string): Promise<V1Organization['data']> => {
+  const organization = await findOrganization(ctx, id)
+  return {
+    id: organization.id,
+    name: organization.name,
+    tier: organization.tier,
+    rateLimitPerMinute: organization.rateLimitPerMinute ?? tierRateLimits[organization.tier],
+    creditBalanceUsd: toUsd(organization.creditBalanceMicros),
+  }
+}

@@ -30,3 +30,21 @@ export const logIn = async (server: TestServer, email: string, password = PASSWO
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`)
   return (await response.json()) as Session
 }
+
+export type CreatedKey = { id: string; key: string; prefix: string; status: string; allowedDomains: string[] }
+
+/** Creates an API key as the session's user (an owner) and returns the create response. */
+export const createKey = async (
+  server: TestServer,
+  token: string,
+  body: { name?: string; type?: 'secret' | 'widget'; allowedDomains?: string[] | string } = {},
+) => {
+  const response = await server.request('/api/api-keys', {
+    method: 'POST',
+    token,
+    json: { name: 'Test key', type: 'secret', ...body },
+  })
+  if (response.status !== 201)
+    throw new Error(`key creation failed: ${response.status} ${await response.text()}`)
+  return (await response.json()) as CreatedKey
+}

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import type { ExtendApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { type RunningServer, start } from '../../src/server.ts'
 
@@ -41,7 +42,17 @@ export type TestServer = RunningServer & {
   request: (path: string, init?: RequestInit & { json?: unknown; token?: string }) => Promise<Response>
 }
 
-export type TestServerOptions = { env?: Record<string, string>; seedDemo?: boolean }
+export type TestServerOptions = {
+  env?: Record<string, string>
+  seedDemo?: boolean
+  /** Extra routes on the real middleware chain (probe routes for mechanisms whose users land later). */
+  extendApp?: ExtendApp
+  /** A second instance on the first one's database (needs TEST_DATABASE_URL; PGlite is one process). */
+  shareDatabaseWith?: TestServer
+}
+
+/** Whether two instances can share PostgreSQL and Redis, as production instances do. */
+export const canRunTwoInstances = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)
 
 const boot = async (
   env: Record<string, string>,
@@ -49,7 +60,11 @@ const boot = async (
   cleanup: () => Promise<void>,
 ): Promise<TestServer> => {
   const config = loadConfig(env)
-  const running = await start({ config, seedDemo: options.seedDemo ?? false })
+  const running = await start({
+    config,
+    seedDemo: options.seedDemo ?? false,
+    ...(options.extendApp ? { extendApp: options.extendApp } : {}),
+  })
   const request: TestServer['request'] = (path, { json, token, headers, ...init } = {}) =>
     fetch(`${running.url}${path}`, {
       ...init,
@@ -75,9 +90,12 @@ const boot = async (
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'))
-  const database = process.env.TEST_DATABASE_URL
-    ? await createScratchDatabase(process.env.TEST_DATABASE_URL)
-    : null
+  const shared = options.shareDatabaseWith?.env.DATABASE_URL
+  if (options.shareDatabaseWith && !shared) throw new Error('shareDatabaseWith needs TEST_DATABASE_URL')
+  const database =
+    process.env.TEST_DATABASE_URL && !shared
+      ? await createScratchDatabase(process.env.TEST_DATABASE_URL)
+      : null
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
@@ -87,6 +105,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     ...(database ? { DATABASE_URL: database.url } : {}),
+    ...(shared ? { DATABASE_URL: shared } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,
   }

@@ -1,11 +1,13 @@
 import type { Migration } from 'kysely'
 import * as accounts from './0001-accounts.ts'
 import * as keysAndAgents from './0002-keys-and-agents.ts'
+import * as idempotencyKeys from './0003-idempotency-keys.ts'
 import * as agentSettings from './0004-agent-settings.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
   '0001-accounts': accounts,
   '0002-keys-and-agents': keysAndAgents,
+  '0003-idempotency-keys': idempotencyKeys,
   '0004-agent-settings': agentSettings,
 }

@@ -1,0 +1,13 @@
+/** `npm run bench -- <name>`: runs one benchmark of bench/ and prints its figures. */
+const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  auth: () => import('./auth.ts'),
+}
+
+const name = process.argv[2]
+const load = name ? benchmarks[name] : undefined
+if (!load) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>\n`)
+  process.exit(2)
+}
+await (await load()).run()
+process.exit(0)

@@ -1,0 +1,44 @@
+import type { Response } from 'express'
+
+export type EventStream = {
+  /** Writes one event: an `event:` line, a `data:` line of JSON, a blank line (the spec's framing). */
+  send: (event: string, data: unknown) => void
+  close: () => void
+  /** Runs once when the stream ends, whichever side ended it. */
+  onClose: (listener: () => void) => void
+  readonly isClosed: boolean
+}
+
+/** Starts a Server-Sent Events response; headers go out at once so the client sees the stream open. */
+export const openEventStream = (res: Response): EventStream => {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    // nginx would otherwise buffer the stream.
+    'X-Accel-Buffering': 'no',
+  })
+  res.flushHeaders()
+  let isClosed = false
+  res.once('close', () => {
+    isClosed = true
+  })
+  return {
+    send: (event, data) => {
+      if (!isClosed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    },
+    close: () => {
+      if (isClosed) return
+      isClosed = true
+      res.end()
+    },
+    onClose: (listener) => {
+      // 'close' fires after end() too, and when the client goes away.
+      if (res.closed) listener()
+      else res.once('close', listener)
+    },
+    get isClosed() {
+      return isClosed
+    },
+  }
+}

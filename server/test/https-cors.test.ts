@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mountChatProbes } from './helpers/probe-routes.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+const production = { NODE_ENV: 'production', LLM_BASE_URL: 'http://127.0.0.1:9/v1' }
+
+describe('HTTPS guard', () => {
+  let development: TestServer
+  let behindProxy: TestServer
+  let productionDirect: TestServer
+  let productionBehindProxy: TestServer
+  beforeAll(async () => {
+    ;[development, behindProxy, productionDirect, productionBehindProxy] = await Promise.all([
+      startTestServer(),
+      startTestServer({ env: { TRUST_PROXY: 'loopback' } }),
+      startTestServer({ env: production }),
+      startTestServer({ env: { ...production, TRUST_PROXY: 'loopback' } }),
+    ])
+  })
+  afterAll(async () => {
+    await Promise.all(
+      [development, behindProxy, productionDirect, productionBehindProxy].map((s) => s?.destroy()),
+    )
+  })
+
+  it('lets loopback use plain HTTP outside production, whatever untrusted headers claim', async () => {
+    const response = await development.request('/v1/organization', {
+      headers: { 'x-forwarded-proto': 'http', 'x-forwarded-for': '203.0.113.9' },
+    })
+    expect(response.status).toBe(401)
+  })
+
+  it('refuses plain HTTP in production with 403 in each area’s body shape', async () => {
+    const cases: [string, unknown][] = [
+      ['/v1/organization', { success: false, error: expect.stringMatching(/HTTPS/), code: 'https_required' }],
+      ['/api/auth/session', { error: 'HTTPS is required; plain HTTP requests are refused' }],
+      ['/v1/chat/sessions', { detail: expect.stringMatching(/HTTPS/), code: 'https_required' }],
+    ]
+    for (const [path, body] of cases) {
+      const response = await productionDirect.request(path)
+      expect(response.status).toBe(403)
+      expect(await response.json()).toEqual(body)
+    }
+  })
+
+  it('ignores X-Forwarded-Proto unless TRUST_PROXY names the proxy', async () => {
+    const headers = { 'x-forwarded-proto': 'https' }
+    expect((await productionDirect.request('/v1/organization', { headers })).status).toBe(403)
+    expect((await productionBehindProxy.request('/v1/organization', { headers })).status).toBe(401)
+  })
+
+  it('behind a trusted proxy, a remote client on http is refused even outside production', async () => {
+    const remote = { 'x-forwarded-for': '203.0.113.9' }
+    const refused = await behindProxy.request('/v1/organization', {
+      headers: { ...remote, 'x-forwarded-proto': 'http' },
+    })
+    expect(refused.status).toBe(403)
+    const allowed = await behindProxy.request('/v1/organization', {
+      headers: { ...remote, 'x-forwarded-proto': 'https' },
+    })
+    expect(allowed.status).toBe(401)
+  })
+
+  it('answers load-balancer probes on plain HTTP', async () => {
+    expect((await productionDirect.request('/healthz')).status).toBe(200)
+  })
+})
+
+describe('CORS of the chat API', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ extendApp: mountChatProbes })
+  })
+  afterAll(async () => {
+    await server.destroy()
+  })
+
+  it('answers a preflight from any origin without authentication, listing the spec’s methods and headers', async () => {
+    const response = await server.request('/v1/chat/sessions', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://any-site.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-api-key',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS')
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'Content-Type,Authorization,X-API-Key,X-Studio-Token,Origin',
+    )
+  })
+
+  it('lets browsers read chat answers, errors included; other areas send no CORS headers', async () => {
+    const refused = await server.request('/v1/chat/probe/sessions', {
+      method: 'POST',
+      headers: { origin: 'https://any-site.example' },
+    })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*')
+    const v1 = await server.request('/v1/organization', { headers: { origin: 'https://any-site.example' } })
+    expect(v1.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})

@@ -4,7 +4,9 @@ import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
+import { registerV1AgentRoutes } from './agents/v1-routes.ts'
 import type { AppContext } from './context.ts'
+import { registerFunctionRoutes } from './functions/routes.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
 import { requireHttps } from './http/https-guard.ts'
@@ -15,6 +17,7 @@ import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
+import { registerWebhookRoutes } from './webhooks/routes.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
 
@@ -66,6 +69,9 @@ export const createApp = (ctx: AppContext, { baseUrl, readinessChecks, extend }:
   registerOrganizationRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
+  registerV1AgentRoutes(routes, ctx)
+  registerFunctionRoutes(routes, ctx)
+  registerWebhookRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 

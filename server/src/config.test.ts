@@ -68,6 +68,8 @@ describe('loadConfig', () => {
     ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'ok.example.com,not a host!' }],
     ['CATALOGUE_FILE', { CATALOGUE_FILE: '/no/such/catalogue.json' }],
     ['CATALOGUE_FILE', { CATALOGUE_FILE: 'package.json' }],
+    ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: 'soon' }],
+    ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '5' }],
     ['ROLE', { ROLE: 'scheduler' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ]

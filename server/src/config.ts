@@ -129,6 +129,12 @@ const ZEnvironment = z.object({
     message: 'must name a readable JSON file holding a valid catalogue (see GET /v1/catalogue)',
   }),
   TRUST_PROXY: ZTrustProxy,
+  WEBHOOK_RETRY_BASE_MS: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 10, 'must be at least 10')
+    .default(10_000),
   ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
   LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
 })
@@ -167,6 +173,8 @@ export type Config = Readonly<{
   memoryUrl: string | null
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
+  /** Webhook retries wait base, 4×, 16×, 64× this. */
+  webhookRetryBaseMs: number
   trialCreditsMicros: number
   outboundAllowHosts: readonly string[]
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
@@ -288,6 +296,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
         : null,
     memoryUrl: vars.MEMORY_URL ?? null,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
+    webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,

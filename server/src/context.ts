@@ -6,6 +6,7 @@ import type { Database } from './db/index.ts'
 import type { RateLimits } from './http/rate-limit.ts'
 import type { Signals } from './http/signals.ts'
 import type { StreamRegistry } from './http/streams.ts'
+import type { Jobs } from './jobs/scheduler.ts'
 import type { KeyCache } from './keys/cache.ts'
 import type { RedisClient } from './redis.ts'
 
@@ -23,4 +24,6 @@ export type AppContext = Readonly<{
   keyCache: KeyCache
   streams: StreamRegistry
   rateLimits: RateLimits
+  /** Agenda on PostgreSQL: webhook retries, expiry, dialing. */
+  jobs: Jobs
 }>

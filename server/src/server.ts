@@ -11,6 +11,8 @@ import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
 import { createStreamRegistry } from './http/streams.ts'
 import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
+import { registerJobHandlers } from './jobs/handlers.ts'
+import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
@@ -77,7 +79,10 @@ export const start = async ({
       keyCache: createKeyCache({ signals }),
       streams: createStreamRegistry({ signals }),
       rateLimits: createRateLimits({ redis }),
+      jobs: createJobs({ pool: database.pool, isEmbedded: database.isEmbedded, logger }),
     })
+    registerJobHandlers(ctx)
+    if (config.role !== 'api') await ctx.jobs.start()
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
@@ -94,6 +99,7 @@ export const start = async ({
       stopping ??= (async () => {
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
+        await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()
         await database.close()

@@ -339,3 +339,29 @@ export const ZStudioAgentUpdated = z
     id: 'StudioAgentUpdated',
     description: 'The alternate fields appear when the organization lacks a provider key the choice needs',
   })
+
+export const ZWebhookDelivery = z
+  .object({
+    id: z.string(),
+    event: z.string(),
+    url: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    payload: z.record(z.string(), z.unknown()),
+    createdAt: ZIsoDateTime,
+    lastAttemptAt: ZIsoDateTime.nullable(),
+    nextAttemptAt: ZIsoDateTime.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' })
+
+export const ZWebhookDeliveryList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(ZWebhookDelivery),
+    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+  })
+  .meta({ id: 'WebhookDeliveryList' })
+
+export const ZPageQuery = ZListAgentsQuery.omit({ mode: true })

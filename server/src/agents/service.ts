@@ -236,3 +236,37 @@ export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, ag
   })
   return { webhookSecret }
 }
+
+/** For the custom-functions domain: an agent of the organization, or undefined. */
+export const findAgentForFunctions = (
+  ctx: AppContext,
+  { organizationId, agentId }: { organizationId: string; agentId: string },
+) => store.findAgent(ctx.db, { organizationId, id: agentId })
+
+export const listAgentsForFunctions = async (ctx: AppContext, organizationId: string) =>
+  (
+    await store.listVisibleAgents(ctx.db, {
+      organizationId,
+      viewerId: null,
+      seesAllPrivate: true,
+      offset: 0,
+      limit: 10_000,
+    })
+  ).agents
+
+/** Drops a deleted custom function from the agent's enabled list, inside the caller's transaction. */
+export const forgetCustomFunction = (
+  executor: Executor,
+  { agentId, functionId }: { agentId: string; functionId: string },
+) => store.removeEnabledCustomFunction(executor, { agentId, functionId })
+
+/** The agent's webhook signing secret, decrypted; null when the agent (or its secret) is gone. */
+export const readWebhookSecret = async (
+  ctx: AppContext,
+  { organizationId, agentId }: { organizationId: string; agentId: string },
+) => {
+  const agent = await store.findAgent(ctx.db, { organizationId, id: agentId })
+  return agent?.webhookSecretBox
+    ? createSecretBox(ctx.config.encryptionKey).open(agent.webhookSecretBox)
+    : null
+}

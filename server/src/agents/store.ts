@@ -206,3 +206,17 @@ export const removeHandoffTarget = async (
 
 export const agentExists = async (db: Executor, id: string) =>
   (await db.selectFrom('agents').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+
+export const removeEnabledCustomFunction = async (
+  db: Executor,
+  { agentId, functionId }: { agentId: string; functionId: string },
+) => {
+  await db
+    .updateTable('agents')
+    .set({
+      enabled_custom_functions: sql`enabled_custom_functions - ${functionId}`,
+      updated_at: sql`now()`,
+    } as never)
+    .where('id', '=', agentId)
+    .execute()
+}

@@ -11,6 +11,8 @@ export type Executor = Kysely<Database> | Transaction<Database>
 
 export type DatabaseHandle = {
   db: Kysely<Database>
+  /** The same pool Kysely uses; the job queue shares it. */
+  pool: pg.Pool
   isEmbedded: boolean
   ping: () => Promise<void>
   close: () => Promise<void>
@@ -50,6 +52,7 @@ export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return {
     db,
+    pool,
     isEmbedded: embedded !== null,
     ping: async () => {
       await sql`select 1`.execute(db)

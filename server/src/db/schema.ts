@@ -128,6 +128,36 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp
 }
 
+export interface ConversationsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  agent_name: string
+  api_key_id: string | null
+  user_identifier: string | null
+  metadata: Json<Record<string, unknown>>
+  status: Generated<'active' | 'ended' | 'expired'>
+  created_at: Timestamp
+  last_activity_at: Timestamp
+  ended_at: Timestamp | null
+}
+
+export interface WebhookDeliveriesTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  event: string
+  url: string
+  payload: Json<Record<string, unknown>>
+  status: Generated<'pending' | 'succeeded' | 'failed'>
+  attempts: Generated<number>
+  last_status_code: number | null
+  last_error: string | null
+  created_at: Timestamp
+  last_attempt_at: Timestamp | null
+  next_attempt_at: Timestamp | null
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -139,4 +169,6 @@ export interface Database {
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable
+  conversations: ConversationsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }

@@ -137,3 +137,5 @@ export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string)
   await ctx.signals.publish('key.revoked', { keyId: id })
   return present(row)
 }
+
+export const keyCreatorOf = (ctx: AppContext, keyId: string) => store.findKeyCreator(ctx.db, keyId)

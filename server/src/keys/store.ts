@@ -119,3 +119,16 @@ export const findCredentialByHash = (db: Executor, keyHash: string): Promise<Key
 export const touchLastUsed = async (db: Executor, id: string) => {
   await db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', id).execute()
 }
+
+/** The user who created the key and their current role in the key's organization (null if they left). */
+export const findKeyCreator = async (db: Executor, keyId: string) =>
+  db
+    .selectFrom('api_keys')
+    .leftJoin('memberships', (join) =>
+      join
+        .onRef('memberships.user_id', '=', 'api_keys.created_by')
+        .onRef('memberships.organization_id', '=', 'api_keys.organization_id'),
+    )
+    .select(['api_keys.created_by as userId', 'memberships.role as role'])
+    .where('api_keys.id', '=', keyId)
+    .executeTakeFirst()

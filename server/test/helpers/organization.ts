@@ -1,6 +1,7 @@
 import type { CreateAgentV1, Role, Session } from '@parley/shared'
 import { ZCreateAgentV1 } from '@parley/shared'
 import { createAgent } from '../../src/agents/service.ts'
+import { createApiKey } from '../../src/keys/service.ts'
 import { signUp } from './accounts.ts'
 import type { TestServer } from './test-server.ts'
 
@@ -10,6 +11,12 @@ export type Member = { session: Session; role: Role; userId: string }
 export const createTeam = async (server: TestServer) => {
   const owner = await signUp(server, { organizationName: 'Team Org' })
   const organizationId = owner.organization.id
+  // Tests make more than the free tier's 60 v1 requests a minute; the rate-limit tests use their own orgs.
+  await server.request(`/admin/organizations/${organizationId}`, {
+    method: 'PATCH',
+    token: server.config.adminToken,
+    json: { tier: 'enterprise', rateLimitPerMinute: 100_000 },
+  })
   const join = async (role: Role): Promise<Member> => {
     const person = await signUp(server)
     const invite = await server.request(`/api/organizations/${organizationId}/members`, {
@@ -69,4 +76,16 @@ export const makeAgent = async (
   const actor = { organizationId: member.session.organization.id, userId: member.userId, role: member.role }
   const { agent } = await createAgent(server.ctx, actor, input)
   return agent
+}
+
+/** A secret API key acting for the member (keys act with their creator's current role). */
+export const secretKeyFor = async (server: TestServer, member: Member) => {
+  const { key } = await createApiKey(server.ctx, {
+    organizationId: member.session.organization.id,
+    createdBy: member.userId,
+    name: `${member.role} key`,
+    type: 'secret',
+    allowedDomains: [],
+  })
+  return key
 }

@@ -3,6 +3,8 @@ import * as accounts from './0001-accounts.ts'
 import * as keysAndAgents from './0002-keys-and-agents.ts'
 import * as idempotencyKeys from './0003-idempotency-keys.ts'
 import * as agentSettings from './0004-agent-settings.ts'
+import * as conversations from './0005-conversations.ts'
+import * as webhookDeliveries from './0006-webhook-deliveries.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002-keys-and-agents': keysAndAgents,
   '0003-idempotency-keys': idempotencyKeys,
   '0004-agent-settings': agentSettings,
+  '0005-conversations': conversations,
+  '0006-webhook-deliveries': webhookDeliveries,
 }

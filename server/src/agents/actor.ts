@@ -1,0 +1,20 @@
+import type { Request } from 'express'
+import type { AppContext } from '../context.ts'
+import { apiKeyActorOf } from '../http/authentication.ts'
+import { keyCreatorOf } from '../keys/service.ts'
+import type { AgentActor } from './permissions.ts'
+
+/**
+ * A secret key acts for the member who created it, with that member's role as it is now: a
+ * demotion or departure narrows what the key may do at once. A key whose creator left acts
+ * as a member who owns nothing.
+ */
+export const agentActorOf = async (ctx: AppContext, req: Request): Promise<AgentActor> => {
+  const key = apiKeyActorOf(req)
+  const creator = await keyCreatorOf(ctx, key.keyId)
+  return {
+    organizationId: key.organizationId,
+    userId: creator?.role ? creator.userId : null,
+    role: creator?.role ?? 'member',
+  }
+}

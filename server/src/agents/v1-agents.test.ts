@@ -1,0 +1,332 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+
+let server: TestServer
+let team: Awaited<ReturnType<typeof createTeam>>
+let keys: Record<'owner' | 'admin' | 'member' | 'otherMember', string>
+beforeAll(async () => {
+  server = await startTestServer()
+  team = await createTeam(server)
+  keys = {
+    owner: await secretKeyFor(server, team.owner),
+    admin: await secretKeyFor(server, team.admin),
+    member: await secretKeyFor(server, team.member),
+    otherMember: await secretKeyFor(server, team.otherMember),
+  }
+})
+afterAll(async () => {
+  await server.destroy()
+})
+
+const v1 = (path: string, init: { method?: string; json?: unknown; key?: string } = {}) =>
+  server.request(path, { method: init.method ?? 'GET', json: init.json, token: init.key ?? keys.owner })
+
+const create = (json: Record<string, unknown>, key = keys.owner) =>
+  v1('/v1/agents', { method: 'POST', json, key })
+
+const textAgent = {
+  name: 'Support',
+  agentArchitecture: 'text',
+  model: 'gpt-4o-mini',
+  systemPrompt: 'Help people.',
+}
+const pipelineAgent = {
+  name: 'Phone',
+  agentArchitecture: 'pipeline',
+  model: 'gpt-4o-mini',
+  stt: 'deepgram-nova-3',
+  tts: 'cartesia-sonic-2',
+  systemPrompt: 'Answer calls.',
+}
+const realtimeAgent = {
+  name: 'Live',
+  agentArchitecture: 'realtime',
+  realtimeProvider: 'openai',
+  systemPrompt: 'Talk.',
+}
+
+describe('POST /v1/agents', () => {
+  it('creates an inactive agent and shows the webhook secret once', async () => {
+    const response = await create({ ...textAgent, language: 'Urdu' })
+    expect(response.status).toBe(201)
+    const { success, data } = await response.json()
+    expect(success).toBe(true)
+    expect(data).toEqual({
+      id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+      name: 'Support',
+      agentArchitecture: 'text',
+      active: false,
+      createdAt: expect.any(String),
+      webhookSecret: expect.stringMatching(/^whsec_/),
+    })
+    const fetched = await (await v1(`/v1/agents/${data.id}`)).json()
+    expect(fetched.data).toMatchObject({
+      systemPrompt: 'Help people.',
+      language: 'ur',
+      tts: null,
+      active: false,
+      mode: 'private',
+    })
+    expect(JSON.stringify(fetched)).not.toContain(data.webhookSecret)
+    const stored = await sql<{
+      webhook_secret_box: string
+    }>`select webhook_secret_box from agents where id = ${data.id}`.execute(server.ctx.db)
+    expect(stored.rows[0]?.webhook_secret_box).not.toContain(data.webhookSecret)
+  })
+
+  it.each([
+    ['pipeline', pipelineAgent, ['model', 'stt', 'tts', 'systemPrompt']],
+    ['realtime', realtimeAgent, ['realtimeProvider', 'systemPrompt']],
+    ['text', textAgent, ['model', 'systemPrompt']],
+  ] as const)('requires what the %s column of the matrix says', async (_architecture, body, required) => {
+    expect((await create(body)).status).toBe(201)
+    for (const field of [...required, 'name', 'agentArchitecture']) {
+      const { [field]: _dropped, ...rest } = body as Record<string, unknown>
+      const response = await create(rest)
+      expect({ field, status: response.status }).toEqual({ field, status: 400 })
+      expect((await response.json()).code).toBe('validation_error')
+    }
+  })
+
+  it('ignores fields the architecture does not use and gives a pipeline agent a default voice', async () => {
+    const text = await (
+      await create({
+        ...textAgent,
+        stt: 'deepgram-nova-3',
+        tts: 'cartesia-sonic-2',
+        voiceId: 'cartesia-katie',
+      })
+    ).json()
+    expect((await (await v1(`/v1/agents/${text.data.id}`)).json()).data).toMatchObject({
+      stt: null,
+      tts: null,
+      voiceId: null,
+    })
+    const pipeline = await (await create(pipelineAgent)).json()
+    expect((await (await v1(`/v1/agents/${pipeline.data.id}`)).json()).data.voiceId).toBe('cartesia-katie')
+  })
+
+  it.each([
+    ['name', 'x', 400],
+    ['name', 'xy', 201],
+    ['name', 'n'.repeat(50), 201],
+    ['name', 'n'.repeat(51), 400],
+    ['systemPrompt', 's'.repeat(5000), 201],
+    ['systemPrompt', 's'.repeat(5001), 400],
+    ['temperature', -0.1, 400],
+    ['temperature', 0, 201],
+    ['temperature', 2, 201],
+    ['temperature', 2.1, 400],
+    ['inactivityTimeout', 9, 400],
+    ['inactivityTimeout', 10, 201],
+    ['inactivityTimeout', 60, 201],
+    ['inactivityTimeout', 61, 400],
+    ['language', 'sindhi', 201],
+    ['language', 'french', 400],
+    ['model', 'gpt-99', 400],
+    ['webhookUrl', 'http://hooks.example.com/x', 400],
+  ] as const)('%s = %j answers %i', async (field, value, status) => {
+    const response = await create({ ...textAgent, [field]: value })
+    expect(response.status).toBe(status)
+  })
+
+  it('refuses a model whose provider key the organization lacks', async () => {
+    const response = await create({ ...textAgent, model: 'llama-3.3-70b-versatile' })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ success: false, code: 'missing_provider_key' })
+  })
+
+  it('lets only owners and admins create commercial agents', async () => {
+    expect((await create({ ...textAgent, mode: 'commercial' }, keys.member)).status).toBe(403)
+    expect((await create({ ...textAgent, mode: 'commercial' }, keys.admin)).status).toBe(201)
+  })
+})
+
+describe('GET /v1/agents', () => {
+  it('pages with page/limit and reports total and hasNext at the edges', async () => {
+    const solo = await createTeam(server)
+    const key = await secretKeyFor(server, solo.owner)
+    for (let i = 0; i < 5; i++)
+      await makeAgent(server, solo.owner, { name: `Agent ${i}`, mode: i === 4 ? 'public' : 'private' })
+    const page = async (query: string) => (await v1(`/v1/agents${query}`, { key })).json()
+    expect((await page('')).pagination).toEqual({ page: 1, total: 5, hasNext: false })
+    const first = await page('?limit=2')
+    expect(first.data).toHaveLength(2)
+    expect(first.pagination).toEqual({ page: 1, total: 5, hasNext: true })
+    expect(first.data[0]).toEqual({
+      id: expect.any(String),
+      name: 'Agent 4',
+      mode: 'public',
+      agentArchitecture: 'text',
+      active: false,
+      createdAt: expect.any(String),
+    })
+    expect((await page('?limit=2&page=2')).pagination.hasNext).toBe(true)
+    expect((await page('?limit=2&page=3')).pagination).toEqual({ page: 3, total: 5, hasNext: false })
+    expect((await page('?limit=2&page=4')).data).toEqual([])
+    expect((await page('?limit=100')).data).toHaveLength(5)
+    expect((await page('?mode=public')).pagination.total).toBe(1)
+    for (const query of ['?page=0', '?limit=0', '?limit=101', '?page=x', '?mode=secret']) {
+      expect((await v1(`/v1/agents${query}`, { key })).status).toBe(400)
+    }
+  })
+
+  it('shows private agents only to their creator, admins and owners', async () => {
+    const agent = await makeAgent(server, team.member, { mode: 'private', name: 'Secret Plan' })
+    const names = async (key: string) =>
+      ((await (await v1('/v1/agents?limit=100', { key })).json()).data as { id: string }[]).map((a) => a.id)
+    expect(await names(keys.owner)).toContain(agent.id)
+    expect(await names(keys.admin)).toContain(agent.id)
+    expect(await names(keys.member)).toContain(agent.id)
+    expect(await names(keys.otherMember)).not.toContain(agent.id)
+  })
+})
+
+describe('who may do what on v1', () => {
+  type Cell = 200 | 403 | 404
+  // The agents are created by `member`; rows are the key's creator, columns the agent's mode.
+  const table: [actor: keyof typeof keys, Record<'public' | 'private' | 'commercial', Cell>][] = [
+    ['owner', { public: 200, private: 403, commercial: 200 }],
+    ['admin', { public: 200, private: 403, commercial: 200 }],
+    ['member', { public: 403, private: 200, commercial: 403 }],
+    ['otherMember', { public: 403, private: 404, commercial: 403 }],
+  ]
+
+  const agentIn = async (mode: 'public' | 'private' | 'commercial') => {
+    const agent = await makeAgent(server, team.member, { mode: mode === 'commercial' ? 'public' : mode })
+    if (mode === 'commercial')
+      await sql`update agents set mode = 'commercial' where id = ${agent.id}`.execute(server.ctx.db)
+    return agent
+  }
+
+  it.each(table)('%s: PATCH, PUT and DELETE', async (actor, expected) => {
+    for (const mode of ['public', 'private', 'commercial'] as const) {
+      for (const [method, json] of [
+        ['PATCH', { systemPrompt: 'Changed' }],
+        ['PUT', { sysMsg: 'Changed' }],
+        ['DELETE', undefined],
+      ] as const) {
+        const agent = await agentIn(mode)
+        const response = await v1(`/v1/agents/${agent.id}`, { method, json, key: keys[actor] })
+        expect({ mode, method, status: response.status }).toEqual({ mode, method, status: expected[mode] })
+      }
+    }
+  })
+
+  it('GET follows visibility: only the private column hides', async () => {
+    for (const [actor, expected] of table) {
+      for (const mode of ['public', 'private', 'commercial'] as const) {
+        const agent = await agentIn(mode)
+        const status = (await v1(`/v1/agents/${agent.id}`, { key: keys[actor] })).status
+        expect({ actor, mode, status }).toEqual({ actor, mode, status: expected[mode] === 404 ? 404 : 200 })
+      }
+    }
+  })
+})
+
+describe('updates', () => {
+  it('PATCH changes any subset, can activate, and answers the agent in the get form', async () => {
+    const { data } = await (await create(textAgent)).json()
+    const response = await v1(`/v1/agents/${data.id}`, {
+      method: 'PATCH',
+      json: { systemPrompt: 'New', temperature: 1.5, active: true },
+    })
+    expect(response.status).toBe(200)
+    expect((await response.json()).data).toMatchObject({
+      id: data.id,
+      systemPrompt: 'New',
+      temperature: 1.5,
+      active: true,
+      language: 'en',
+    })
+    const architecture = await v1(`/v1/agents/${data.id}`, {
+      method: 'PATCH',
+      json: { agentArchitecture: 'pipeline' },
+    })
+    expect(architecture.status).toBe(400)
+    expect(await architecture.json()).toEqual({
+      success: false,
+      error: 'agentArchitecture cannot be changed after creation',
+      code: 'validation_error',
+    })
+  })
+
+  it('PUT takes the studio vocabulary and answers {success, data: {agent}}', async () => {
+    const { data } = await (await create(pipelineAgent)).json()
+    const response = await v1(`/v1/agents/${data.id}`, {
+      method: 'PUT',
+      json: {
+        sysMsg: 'Studio words',
+        languages: ['en', 'ur'],
+        inactivityTimeout: 45,
+        voiceId: 'cartesia-ronald',
+      },
+    })
+    expect(response.status).toBe(200)
+    expect((await response.json()).data.agent).toMatchObject({
+      sysMsg: 'Studio words',
+      inactivityTimeout: 45,
+      languages: [
+        { id: 'en', language: 'English' },
+        { id: 'ur', language: 'Urdu' },
+      ],
+      VoiceOption: { voiceId: 'cartesia-ronald', voiceName: 'Ronald', provider: 'cartesia-sonic-2' },
+    })
+    expect((await v1(`/v1/agents/${data.id}`, { method: 'PUT', json: { voiceId: null } })).status).toBe(400)
+  })
+
+  it('rotates the webhook secret', async () => {
+    const { data } = await (await create(textAgent)).json()
+    const rotated = await (await v1(`/v1/agents/${data.id}/webhook-secret`, { method: 'POST' })).json()
+    expect(rotated.data.webhookSecret).toMatch(/^whsec_/)
+    expect(rotated.data.webhookSecret).not.toBe(data.webhookSecret)
+  })
+})
+
+describe('DELETE /v1/agents/{agentId}', () => {
+  it('removes the configuration, keeps its conversations readable and drops it from handoff lists', async () => {
+    const { data: target } = await (await create(textAgent)).json()
+    const { data: router } = await (
+      await create({ ...textAgent, name: 'Router', handoffAgentIds: [target.id] })
+    ).json()
+    await sql`insert into conversations (id, organization_id, agent_id, agent_name) values ('conv-1', ${team.organizationId}, ${target.id}, 'Support')`.execute(
+      server.ctx.db,
+    )
+
+    const response = await v1(`/v1/agents/${target.id}`, { method: 'DELETE' })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ success: true, data: { message: 'Agent Support deleted' } })
+    expect((await v1(`/v1/agents/${target.id}`)).status).toBe(404)
+    const conversation = await sql<{
+      agent_name: string
+    }>`select agent_name from conversations where id = 'conv-1'`.execute(server.ctx.db)
+    expect(conversation.rows).toEqual([{ agent_name: 'Support' }])
+    expect((await (await v1(`/v1/agents/${router.id}`)).json()).data.handoffAgentIds).toEqual([])
+  })
+})
+
+describe('tenant isolation', () => {
+  it("answers 404 for every agent route with another organization's agent id", async () => {
+    const other = await createTeam(server)
+    const foreign = await makeAgent(server, other.owner, { mode: 'public' })
+    for (const [method, path, json] of [
+      ['GET', '', undefined],
+      ['PATCH', '', { systemPrompt: 'x' }],
+      ['PUT', '', { sysMsg: 'x' }],
+      ['DELETE', '', undefined],
+      ['POST', '/webhook-secret', undefined],
+    ] as const) {
+      const response = await v1(`/v1/agents/${foreign.id}${path}`, { method, json })
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 404 })
+    }
+    expect((await create({ ...textAgent, handoffAgentIds: [foreign.id] })).status).toBe(400)
+  })
+
+  it('serves the catalogue', async () => {
+    const { data } = await (await v1('/v1/catalogue')).json()
+    expect(data.models.map((m: { id: string }) => m.id)).toContain('gpt-4o-mini')
+    expect(data.functions.map((f: { id: string }) => f.id)).toEqual(['end_call', 'web_search'])
+  })
+})

@@ -1,0 +1,172 @@
+import type { CreateFunction, CustomFunction, UpdateFunction } from '@parley/shared'
+import { MAX_FUNCTIONS_PER_AGENT } from '@parley/shared'
+import { ulid } from 'ulid'
+import type { AgentActor } from '../agents/permissions.ts'
+import { canView } from '../agents/permissions.ts'
+import { findAgentForFunctions, forgetCustomFunction, listAgentsForFunctions } from '../agents/service.ts'
+import type { AppContext } from '../context.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import { AppError } from '../http/app-error.ts'
+import { validateOutboundUrl } from '../http/outbound.ts'
+import { validateFunctionParameters } from './invoker.ts'
+import * as store from './store.ts'
+
+const isManager = (actor: AgentActor) => actor.role === 'owner' || actor.role === 'admin'
+
+/** Header values may be customer secrets: they are stored encrypted and shown by their last 4 characters. */
+const maskValue = (value: string) => `${'•'.repeat(8)}${value.length > 8 ? value.slice(-4) : ''}`
+
+const present = (ctx: AppContext, fn: store.CustomFunctionRow): CustomFunction => {
+  const headers = JSON.parse(createSecretBox(ctx.config.encryptionKey).open(fn.headersBox)) as Record<
+    string,
+    string
+  >
+  return {
+    id: fn.id,
+    name: fn.name,
+    label: fn.label,
+    description: fn.description,
+    endpoint: fn.endpoint,
+    method: fn.method,
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, maskValue(value)])),
+    parameters: fn.parameters,
+    agentId: fn.agentId,
+    createdAt: fn.createdAt.toISOString(),
+    updatedAt: fn.updatedAt.toISOString(),
+  }
+}
+
+/** Members see the functions of agents they created; owners and admins see all of the organization's. */
+const mayViewFunctionsOf = (actor: AgentActor, agent: { userId: string; mode: string }) =>
+  isManager(actor) || agent.userId === actor.userId
+
+/** The agent whose functions are managed; only owners and admins manage (commercial agents included). */
+const findManageableAgent = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+  const agent = await findAgentForFunctions(ctx, { organizationId: actor.organizationId, agentId })
+  if (!agent || !canView(actor, agent)) throw AppError.notFound('agent')
+  if (!isManager(actor))
+    throw AppError.forbidden('Only owners and admins can create, edit or delete custom functions')
+  return agent
+}
+
+const checkEndpoint = async (ctx: AppContext, endpoint: string) => {
+  const verdict = await validateOutboundUrl(endpoint, { allowHosts: ctx.config.outboundAllowHosts })
+  if (!verdict.ok) throw AppError.badRequest(`endpoint: ${verdict.message}`)
+}
+
+const checkParameters = (parameters: Record<string, unknown>) => {
+  const problems = validateFunctionParameters(parameters)
+  if (problems.length > 0) throw AppError.badRequest(`parameters: ${problems.join('; ')}`)
+}
+
+const sealHeaders = (ctx: AppContext, headers: Record<string, string>) =>
+  createSecretBox(ctx.config.encryptionKey).seal(JSON.stringify(headers))
+
+export const createFunction = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, input }: { agentId: string; input: CreateFunction },
+) => {
+  const agent = await findManageableAgent(ctx, actor, agentId)
+  checkParameters(input.parameters)
+  await checkEndpoint(ctx, input.endpoint)
+  if ((await store.listFunctionIds(ctx.db, agent.id)).length >= MAX_FUNCTIONS_PER_AGENT) {
+    throw AppError.badRequest(`An agent can have at most ${MAX_FUNCTIONS_PER_AGENT} custom functions`)
+  }
+  const { headers, ...fields } = input
+  const created = await store.insertFunction(ctx.db, {
+    ...fields,
+    id: ulid(),
+    organizationId: actor.organizationId,
+    agentId: agent.id,
+    headersBox: sealHeaders(ctx, headers),
+  })
+  if (!created) throw AppError.conflict(`This agent already has a function named ${input.name}`)
+  return present(ctx, created)
+}
+
+export const updateFunction = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, input }: { agentId: string; input: UpdateFunction },
+) => {
+  const agent = await findManageableAgent(ctx, actor, agentId)
+  const { id, headers, ...fields } = input
+  const existing = await store.findFunction(ctx.db, { organizationId: actor.organizationId, id })
+  if (!existing || existing.agentId !== agent.id) throw AppError.notFound('custom function')
+  if (fields.parameters !== undefined) checkParameters(fields.parameters)
+  if (fields.endpoint !== undefined) await checkEndpoint(ctx, fields.endpoint)
+  const updated = await store.updateFunction(ctx.db, {
+    id,
+    fields: { ...fields, ...(headers !== undefined ? { headersBox: sealHeaders(ctx, headers) } : {}) },
+  })
+  if (!updated) throw AppError.conflict(`This agent already has a function named ${fields.name}`)
+  return present(ctx, updated)
+}
+
+/** Deletes the function and drops it from the agent's enabledCustomFunctions in one transaction. */
+export const deleteFunction = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, functionId }: { agentId: string; functionId: string },
+) => {
+  const agent = await findManageableAgent(ctx, actor, agentId)
+  const existing = await store.findFunction(ctx.db, { organizationId: actor.organizationId, id: functionId })
+  if (!existing || existing.agentId !== agent.id) throw AppError.notFound('custom function')
+  await ctx.db.transaction().execute(async (tx) => {
+    await forgetCustomFunction(tx, { agentId: agent.id, functionId })
+    await store.deleteFunction(tx, functionId)
+  })
+  return { success: true as const }
+}
+
+const brief = (agent: { id: string; name: string; organizationId: string }) => ({
+  id: agent.id,
+  name: agent.name,
+  organizationId: agent.organizationId,
+})
+
+/** The three listing shapes of the spec: by agent (full), all of the user's agents, the organization's with role. */
+export const listFunctions = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  query: { agentId?: string | undefined; organizationId?: string | undefined },
+) => {
+  if (query.agentId) {
+    const agent = await findAgentForFunctions(ctx, {
+      organizationId: actor.organizationId,
+      agentId: query.agentId,
+    })
+    if (!agent || !canView(actor, agent) || !mayViewFunctionsOf(actor, agent))
+      throw AppError.notFound('agent')
+    return {
+      functions: (await store.listFunctionsOfAgents(ctx.db, [agent.id])).map((fn) => present(ctx, fn)),
+    }
+  }
+  if (query.organizationId !== undefined && query.organizationId !== actor.organizationId)
+    throw AppError.notFound('organization')
+  const agents = (await listAgentsForFunctions(ctx, actor.organizationId)).filter(
+    (agent) =>
+      canView(actor, agent) &&
+      (query.organizationId ? mayViewFunctionsOf(actor, agent) : agent.userId === actor.userId),
+  )
+  const byId = new Map(agents.map((agent) => [agent.id, agent]))
+  const functions = await store.listFunctionsOfAgents(ctx.db, [...byId.keys()])
+  const agentOf = (fn: store.CustomFunctionRow) =>
+    brief(byId.get(fn.agentId) as { id: string; name: string; organizationId: string })
+  if (query.organizationId) {
+    return {
+      functions: functions.map((fn) => ({ id: fn.id, name: fn.name, agent: agentOf(fn) })),
+      role: actor.role,
+    }
+  }
+  return {
+    functions: functions.map((fn) => ({
+      id: fn.id,
+      name: fn.name,
+      label: fn.label,
+      endpoint: fn.endpoint,
+      agent: agentOf(fn),
+    })),
+  }
+}

@@ -1,0 +1,92 @@
+import { ulid } from 'ulid'
+import { readWebhookSecret } from '../agents/service.ts'
+import type { AppContext } from '../context.ts'
+import { OutboundError, outboundFetch } from '../http/outbound.ts'
+import { signWebhook } from './signature.ts'
+import * as store from './store.ts'
+
+export const WEBHOOK_JOB = 'webhook.deliver'
+export const WEBHOOK_TIMEOUT_MS = 7000
+export const WEBHOOK_MAX_ATTEMPTS = 5
+
+/** Exponential back-off: base, 4×, 16×, 64× (10 s … about 11 min with the default base). */
+const delayAfter = (attempt: number, baseMs: number) => baseMs * 4 ** (attempt - 1)
+
+export type WebhookEvent = {
+  organizationId: string
+  agentId: string
+  url: string
+  event: string
+  data: Record<string, unknown>
+}
+
+/** Records the delivery and queues its first attempt; the caller never waits on the customer. */
+export const enqueueWebhook = async (ctx: AppContext, webhook: WebhookEvent) => {
+  const id = ulid()
+  const payload = { event: webhook.event, timestamp: new Date().toISOString(), data: webhook.data }
+  await store.insertDelivery(ctx.db, { id, ...webhook, payload })
+  await ctx.jobs.now(WEBHOOK_JOB, { deliveryId: id })
+  return id
+}
+
+const describeFailure = (error: unknown) =>
+  error instanceof OutboundError ? `${error.reason}: ${error.message}` : 'delivery failed'
+
+/** One attempt: sign, POST with a 7 s time-out, record the outcome, schedule the next try on failure. */
+export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
+  const delivery = await store.findDelivery(ctx.db, deliveryId)
+  if (delivery?.status !== 'pending') return
+  const secret = await readWebhookSecret(ctx, {
+    organizationId: delivery.organizationId,
+    agentId: delivery.agentId,
+  })
+  const attempt = delivery.attempts + 1
+  let statusCode: number | null = null
+  let error: string | null = null
+  if (secret === null) {
+    error = 'the agent was deleted'
+  } else {
+    const body = JSON.stringify(delivery.payload)
+    try {
+      const response = await outboundFetch({
+        url: delivery.url,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-parley-signature': signWebhook({ secret, body, timestamp: Math.floor(Date.now() / 1000) }),
+          'x-parley-event': delivery.event,
+          'x-parley-delivery': delivery.id,
+        },
+        body,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        maxBytes: 64 * 1024,
+        allowHosts: [...ctx.config.outboundAllowHosts],
+      })
+      statusCode = response.status
+      if (response.status < 200 || response.status >= 300) error = `the endpoint answered ${response.status}`
+    } catch (caught) {
+      error = describeFailure(caught)
+    }
+  }
+  const isFinal = error === null || secret === null || attempt >= WEBHOOK_MAX_ATTEMPTS
+  const nextAttemptAt = isFinal
+    ? null
+    : new Date(Date.now() + delayAfter(attempt, ctx.config.webhookRetryBaseMs))
+  await store.recordAttempt(ctx.db, {
+    id: delivery.id,
+    status: error === null ? 'succeeded' : isFinal ? 'failed' : 'pending',
+    statusCode,
+    error,
+    nextAttemptAt,
+  })
+  if (nextAttemptAt) await ctx.jobs.schedule(nextAttemptAt, WEBHOOK_JOB, { deliveryId: delivery.id })
+}
+
+export const registerWebhookJobs = (ctx: AppContext) => {
+  ctx.jobs.define<{ deliveryId: string }>(WEBHOOK_JOB, ({ deliveryId }) => deliverWebhook(ctx, deliveryId))
+}
+
+export const listDeliveries = (
+  ctx: AppContext,
+  query: { organizationId: string; agentId: string; page: number; limit: number },
+) => store.listDeliveries(ctx.db, { ...query, offset: (query.page - 1) * query.limit })

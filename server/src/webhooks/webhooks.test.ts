@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
+import { createTeam, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { enqueueWebhook, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from './service.ts'
+import { signWebhook, verifyWebhook } from './signature.ts'
+
+let server: TestServer
+let receiver: HttpTarget
+let failuresLeft = 0
+beforeAll(async () => {
+  receiver = await startHttpTarget((_request, response) => {
+    const status = failuresLeft > 0 ? 500 : 200
+    failuresLeft = Math.max(0, failuresLeft - 1)
+    response.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}')
+  })
+  server = await startTestServer({
+    env: { OUTBOUND_ALLOW_HOSTS: receiver.hostAndPort, WEBHOOK_RETRY_BASE_MS: '50' },
+  })
+})
+afterAll(async () => {
+  await server.destroy()
+  await receiver.close()
+})
+
+const waitFor = async <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => {
+  for (let i = 0; i < 400; i++) {
+    const value = await probe()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('signatures', () => {
+  it('verify with the secret within the tolerance, and not otherwise', () => {
+    const body = '{"event":"chat.ended"}'
+    const timestamp = Math.floor(Date.now() / 1000)
+    const header = signWebhook({ secret: 'whsec_a', body, timestamp })
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+    expect(verifyWebhook({ secret: 'whsec_a', body, header })).toBe(true)
+    expect(verifyWebhook({ secret: 'whsec_b', body, header })).toBe(false)
+    expect(verifyWebhook({ secret: 'whsec_a', body: `${body} `, header })).toBe(false)
+    expect(verifyWebhook({ secret: 'whsec_a', body, header, now: Date.now() + 600_000 })).toBe(false)
+  })
+
+  it('bounds each attempt at 7 s and gives up after 5', () => {
+    expect(WEBHOOK_TIMEOUT_MS).toBe(7000)
+    expect(WEBHOOK_MAX_ATTEMPTS).toBe(5)
+  })
+})
+
+describe('deliveries', () => {
+  it('are signed with the agent secret, retried after a 500, and listed with their attempts', async () => {
+    const team = await createTeam(server)
+    const key = await secretKeyFor(server, team.owner)
+    const created = await server.request('/v1/agents', {
+      method: 'POST',
+      token: key,
+      json: {
+        name: 'Hooked',
+        agentArchitecture: 'text',
+        model: 'gpt-4o-mini',
+        systemPrompt: 'Hi',
+        webhookUrl: 'https://hooks.example.com/x',
+      },
+    })
+    const { data: agent } = await created.json()
+    failuresLeft = 1
+    const before = receiver.received.length
+    await enqueueWebhook(server.ctx, {
+      organizationId: team.organizationId,
+      agentId: agent.id,
+      url: `${receiver.origin}/hook`,
+      event: 'chat.ended',
+      data: { conversation_id: 'c1', agent_id: agent.id },
+    })
+    const deliveries = await waitFor(async () => {
+      const response = await server.request(`/v1/agents/${agent.id}/webhook-deliveries`, { token: key })
+      const body = await response.json()
+      return body.data[0]?.status === 'succeeded' ? body : undefined
+    }, 'the delivery to succeed')
+    expect(deliveries.data[0]).toMatchObject({
+      event: 'chat.ended',
+      attempts: 2,
+      lastStatusCode: 200,
+      lastError: null,
+    })
+
+    const attempts = receiver.received.slice(before)
+    expect(attempts).toHaveLength(2)
+    for (const attempt of attempts) {
+      const header = String(attempt.headers['x-parley-signature'])
+      expect(verifyWebhook({ secret: agent.webhookSecret, body: attempt.body, header })).toBe(true)
+      expect(JSON.parse(attempt.body)).toMatchObject({
+        event: 'chat.ended',
+        timestamp: expect.any(String),
+        data: { conversation_id: 'c1' },
+      })
+    }
+    expect((await server.request('/v1/agents/NOPE/webhook-deliveries', { token: key })).status).toBe(404)
+  })
+})

@@ -79,7 +79,7 @@ export const start = async ({
       keyCache: createKeyCache({ signals }),
       streams: createStreamRegistry({ signals }),
       rateLimits: createRateLimits({ redis }),
-      jobs: createJobs({ pool: database.pool, isEmbedded: database.isEmbedded, logger }),
+      jobs: createJobs({ pool: database.pool, logger }),
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await ctx.jobs.start()

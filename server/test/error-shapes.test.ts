@@ -94,8 +94,6 @@ describe('unexpected failures', () => {
   it('answer 500 with a generic message and no stack trace, and readiness turns 503', async () => {
     const broken = await startTestServer()
     try {
-      // The job queue holds a pooled LISTEN connection on PostgreSQL; stop it so the pool can end.
-      await broken.ctx.jobs.stop()
       await broken.ctx.db.destroy()
       const response = await broken.request('/api/auth/login', {
         method: 'POST',

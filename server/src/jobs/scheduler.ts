@@ -20,22 +20,22 @@ export type Jobs = {
 }
 
 /**
- * Agenda on PostgreSQL. LISTEN/NOTIFY does not cross the embedded PGlite socket, so there the
- * workers poll often instead; on a real server notifications wake them and the poll is a backstop.
+ * Agenda on PostgreSQL, polling with SKIP LOCKED. LISTEN/NOTIFY is off on both backends: it does
+ * not cross the embedded PGlite socket, and on a real server its listener pins a pooled
+ * connection and re-emits connection losses as unhandled errors. A 500 ms poll costs one indexed
+ * query per worker and keeps webhook retries and expiry well within their time budgets.
  */
 export const createJobs = ({
   pool,
-  isEmbedded,
   logger,
-  pollMs = isEmbedded ? 250 : 2000,
+  pollMs = 500,
 }: {
   pool: pg.Pool
-  isEmbedded: boolean
   logger: Logger
   pollMs?: number
 }): Jobs => {
   const agenda = new Agenda({
-    backend: new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: isEmbedded }),
+    backend: new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: true }),
     processEvery: pollMs,
     defaultLockLifetime: 5 * 60 * 1000,
     removeOnComplete: true,

@@ -1,21 +1,15 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { createTeam, createTeamWithKeys, makeAgent, type TeamKeys } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 
 const ALLOWED_HOST = 'functions.example.test'
 let server: TestServer
 let team: Awaited<ReturnType<typeof createTeam>>
-let keys: Record<'owner' | 'admin' | 'member' | 'otherMember', string>
+let keys: TeamKeys
 beforeAll(async () => {
   server = await startTestServer({ env: { OUTBOUND_ALLOW_HOSTS: ALLOWED_HOST } })
-  team = await createTeam(server)
-  keys = {
-    owner: await secretKeyFor(server, team.owner),
-    admin: await secretKeyFor(server, team.admin),
-    member: await secretKeyFor(server, team.member),
-    otherMember: await secretKeyFor(server, team.otherMember),
-  }
+  ;({ team, keys } = await createTeamWithKeys(server))
 })
 afterAll(async () => {
   await server.destroy()

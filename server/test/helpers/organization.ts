@@ -89,3 +89,17 @@ export const secretKeyFor = async (server: TestServer, member: Member) => {
   })
   return key
 }
+
+export type TeamKeys = Record<'owner' | 'admin' | 'member' | 'otherMember', string>
+
+/** A team plus one secret key per member, each acting with that member's role. */
+export const createTeamWithKeys = async (server: TestServer) => {
+  const team = await createTeam(server)
+  const keys: TeamKeys = {
+    owner: await secretKeyFor(server, team.owner),
+    admin: await secretKeyFor(server, team.admin),
+    member: await secretKeyFor(server, team.member),
+    otherMember: await secretKeyFor(server, team.otherMember),
+  }
+  return { team, keys }
+}

@@ -330,3 +330,23 @@ describe('tenant isolation', () => {
     expect(data.functions.map((f: { id: string }) => f.id)).toEqual(['end_call', 'web_search'])
   })
 })
+
+describe('Idempotency-Key on POST /v1/agents', () => {
+  it('replays the first response, creates one row, and refuses the key with another body', async () => {
+    const headers = { 'idempotency-key': `create-${Date.now()}` }
+    const send = (json: unknown) =>
+      server.request('/v1/agents', { method: 'POST', json, token: keys.owner, headers })
+    const body = { ...textAgent, name: 'Once Only' }
+    const [first, second] = await Promise.all([send(body), send(body)])
+    expect(first.status).toBe(201)
+    expect(second.status).toBe(201)
+    const [a, b] = [await first.text(), await second.text()]
+    expect(b).toBe(a)
+    const rows = await sql<{
+      n: number
+    }>`select count(*)::int as n from agents where name = 'Once Only'`.execute(server.ctx.db)
+    expect(rows.rows[0]?.n).toBe(1)
+    const other = await send({ ...body, name: 'Another' })
+    expect(other.status).toBe(409)
+  })
+})

@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>`: runs one benchmark of bench/ and prints its figures. */
 const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   auth: () => import('./auth.ts'),
+  widget: () => import('./widget.ts'),
 }
 
 const name = process.argv[2]
@@ -10,4 +11,4 @@ if (!load) {
   process.exit(2)
 }
 await (await load()).run()
-process.exit(0)
+process.exit(process.exitCode ?? 0)

@@ -49,6 +49,7 @@ export const Composer = ({
           class="input"
           part="input"
           rows={1}
+          dir="auto"
           value={draft.value}
           placeholder={strings.placeholder}
           aria-label={strings.placeholder}

@@ -49,6 +49,17 @@ describe('markdown', () => {
     ])
   })
 
+  it('leaves underscores inside words alone and shows a refused link as typed', () => {
+    expect(parseInline('call window.__pwned and snake_case_name')).toEqual([
+      'call window.__pwned and snake_case_name',
+    ])
+    expect(parseInline('[bad](javascript:x) and _em_')).toEqual([
+      '[bad](javascript:x)',
+      ' and ',
+      { type: 'em', children: ['em'] },
+    ])
+  })
+
   it('renders a fenced block literally, also while it is still streaming', () => {
     expect(parseMarkdown('```\n**not bold**\n<b>')).toEqual([{ type: 'code', text: '**not bold**\n<b>' }])
   })

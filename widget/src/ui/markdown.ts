@@ -21,29 +21,28 @@ export const toSafeHref = (raw: string): string | null => {
   return /^(https?:\/\/|mailto:)/i.test(href) && !/[\s<>"]/.test(href) ? href : null
 }
 
-// Order matters: code first (its content is literal), then links, then emphasis.
+// Order matters: code first (its content is literal), then links, then emphasis. Underscores count
+// only at word edges, so identifiers like snake_case or __proto__ inside words stay as typed.
 const INLINE =
-  /`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/
+  /`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|\*\*([^*]+)\*\*|(?<![\p{L}\p{N}_])__([^_]+)__(?![\p{L}\p{N}_])|\*([^*\s][^*]*)\*|(?<![\p{L}\p{N}_])_([^_\s][^_]*)_(?![\p{L}\p{N}_])|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/gu
 
 export const parseInline = (text: string): Inline[] => {
   const out: Inline[] = []
-  let rest = text
-  while (rest) {
-    const match = INLINE.exec(rest)
-    if (!match) break
-    if (match.index > 0) out.push(rest.slice(0, match.index))
+  let last = 0
+  for (const match of text.matchAll(INLINE)) {
     const [whole, code, label, url, strong1, strong2, em1, em2, bare] = match
+    if (match.index > last) out.push(text.slice(last, match.index))
+    last = match.index + whole.length
     if (code !== undefined) out.push({ type: 'code', text: code })
     else if (label !== undefined) {
       const href = toSafeHref(url ?? '')
-      out.push(href ? { type: 'link', href, children: parseInline(label) } : label)
+      out.push(href ? { type: 'link', href, children: parseInline(label) } : whole)
     } else if (strong1 ?? strong2)
       out.push({ type: 'strong', children: parseInline(strong1 ?? strong2 ?? '') })
     else if (em1 ?? em2) out.push({ type: 'em', children: parseInline(em1 ?? em2 ?? '') })
     else if (bare) out.push({ type: 'link', href: bare, children: [bare] })
-    rest = rest.slice(match.index + whole.length)
   }
-  if (rest) out.push(rest)
+  if (last < text.length) out.push(text.slice(last))
   return out
 }
 

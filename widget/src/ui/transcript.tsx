@@ -9,13 +9,13 @@ const FOLLOW_SLACK_PX = 40
 const Line = ({ entry, strings }: { entry: Entry; strings: Strings }) => {
   if (entry.kind === 'user')
     return (
-      <div class="message user" part="message message-user">
+      <div class="message user" part="message message-user" dir="auto">
         {entry.text}
       </div>
     )
   if (entry.kind === 'assistant')
     return (
-      <div class="message assistant" part="message message-assistant">
+      <div class="message assistant" part="message message-assistant" dir="auto">
         <MarkdownView text={entry.text} />
       </div>
     )

@@ -5,6 +5,7 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
 import { createAuthentication } from './http/authentication.ts'
@@ -90,6 +91,7 @@ export const createApp = (
   registerFunctionRoutes(routes, ctx)
   registerWebhookRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
+  registerChatRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

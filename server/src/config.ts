@@ -76,6 +76,35 @@ const ZTrustProxy = z
   })
   .transform((value) => value as false | number | string[])
 
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const ZModelPrice = z.object({
+  inputUsdPerMillion: z.number().nonnegative(),
+  outputUsdPerMillion: z.number().nonnegative(),
+})
+export type ModelPrice = z.infer<typeof ZModelPrice>
+const ZPriceTable = z.record(z.string().min(1), ZModelPrice)
+
+/**
+ * USD per million tokens, list prices of the catalogue's models; `default` prices any model not
+ * listed (a CATALOGUE_FILE may add models). LLM_PRICES entries replace these per model.
+ */
+export const defaultLlmPrices: Readonly<Record<string, ModelPrice>> = {
+  offline: { inputUsdPerMillion: 0, outputUsdPerMillion: 0 },
+  'gpt-4o-mini': { inputUsdPerMillion: 0.15, outputUsdPerMillion: 0.6 },
+  'gpt-4o': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
+  'gpt-4.1-mini': { inputUsdPerMillion: 0.4, outputUsdPerMillion: 1.6 },
+  'llama-3.3-70b-versatile': { inputUsdPerMillion: 0.59, outputUsdPerMillion: 0.79 },
+  'gemini-2.0-flash': { inputUsdPerMillion: 0.1, outputUsdPerMillion: 0.4 },
+  default: { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
+}
+
 /** The environment as the table in DESIGN.md §2 defines it; every value arrives as a string. */
 const ZEnvironment = z.object({
   NODE_ENV: z
@@ -135,6 +164,27 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((ms) => ms >= 10, 'must be at least 10')
     .default(10_000),
+  CHAT_IDLE_TIMEOUT_SECONDS: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .refine((seconds) => seconds >= 1, 'must be at least 1')
+    .default(1800),
+  CHAT_MIN_BALANCE_USD: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
+    .transform(Number)
+    .default(0.01),
+  LLM_PRICES: optionalText.transform((value, context) => {
+    if (value === undefined) return undefined
+    const parsed = ZPriceTable.safeParse(safeJson(value))
+    if (parsed.success) return parsed.data
+    context.addIssue({
+      code: 'custom',
+      message: 'must be JSON {"<model>": {"inputUsdPerMillion": n, "outputUsdPerMillion": n}, ...}',
+    })
+    return z.NEVER
+  }),
   ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
   LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
 })
@@ -171,6 +221,12 @@ export type Config = Readonly<{
   /** Null: voice sessions answer the spec's 500 "media server" error. */
   livekit: Readonly<{ url: string; apiKey: string; apiSecret: string }> | null
   memoryUrl: string | null
+  /** USD per million tokens by model id, with a `default` entry (LLM_PRICES overrides). */
+  llmPrices: Readonly<Record<string, ModelPrice>>
+  /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
+  chatIdleTimeoutMs: number
+  /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
+  chatMinBalanceMicros: number
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
@@ -295,6 +351,9 @@ export const loadConfig = (env: Environment = process.env): Config => {
           })
         : null,
     memoryUrl: vars.MEMORY_URL ?? null,
+    llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
+    chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
+    chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),

@@ -140,6 +140,28 @@ export interface ConversationsTable {
   created_at: Timestamp
   last_activity_at: Timestamp
   ended_at: Timestamp | null
+  current_agent_id: string | null
+  input_tokens: Generated<number>
+  output_tokens: Generated<number>
+  cost_micros: Generated<number>
+  reply_started_at: Timestamp | null
+}
+
+export interface ChatMessagesTable {
+  id: string
+  conversation_id: string
+  role: 'user' | 'assistant'
+  content: string
+  token_count: number | null
+  status: Generated<'complete' | 'partial' | 'stopped'>
+  created_at: Timestamp
+}
+
+export interface MemorySummariesTable {
+  organization_id: string
+  identity: string
+  summary: string
+  updated_at: Timestamp
 }
 
 export interface WebhookDeliveriesTable {
@@ -171,4 +193,6 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable
   conversations: ConversationsTable
   webhook_deliveries: WebhookDeliveriesTable
+  chat_messages: ChatMessagesTable
+  memory_summaries: MemorySummariesTable
 }

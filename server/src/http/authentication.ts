@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
+import { authenticateChatSession } from '../chat/session-auth.ts'
 import type { AppContext } from '../context.ts'
 import { authenticateApiKey } from '../keys/authenticate.ts'
 import { authenticateStudioToken } from '../orgs/service.ts'
@@ -7,7 +8,7 @@ import { looksLikeJwt } from '../orgs/studio-token.ts'
 import { AppError } from './app-error.ts'
 import { limitRequests } from './rate-limit.ts'
 import type { AuthKind } from './route-table.ts'
-import type { ApiKeyActor, StudioActor } from './types.ts'
+import type { ApiKeyActor, ChatSessionActor, StudioActor } from './types.ts'
 
 const bearerOf = (req: Request): string | undefined => {
   const header = req.get('authorization')
@@ -91,6 +92,17 @@ const requireSessionCreator =
     next()
   }
 
+/** Chat calls after creation: the session token, whose conversation must be the path's. */
+const requireChatSession =
+  (ctx: AppContext): RequestHandler =>
+  async (req, _res, next) => {
+    req.actor = await authenticateChatSession(ctx, {
+      token: bearerOf(req),
+      conversationId: String(req.params.conversation_id ?? ''),
+    })
+    next()
+  }
+
 /** The v1 budget of the key's organization: its tier's requests per minute, or its custom limit. */
 const limitV1 = (ctx: AppContext) =>
   limitRequests({
@@ -106,11 +118,19 @@ export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestH
   apiKey: [requireSecretKey(ctx), limitV1(ctx)],
   chatSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: true })],
   voiceSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: false })],
+  chatSession: [requireChatSession(ctx)],
 })
 
 /** The studio actor of a route declared with `auth: 'studio'`. */
 export const studioActorOf = (req: Request): StudioActor => {
   if (req.actor?.kind !== 'studio') throw AppError.unauthorized()
+  return req.actor
+}
+
+/** The session of a route declared with `auth: 'chatSession'`. */
+export const chatSessionActorOf = (req: Request): ChatSessionActor => {
+  if (req.actor?.kind !== 'chatSession')
+    throw AppError.unauthorized('Invalid or expired session token', 'invalid_token')
   return req.actor
 }
 

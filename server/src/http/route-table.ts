@@ -13,6 +13,7 @@ export type AuthKind =
   | 'apiKey'
   | 'chatSessionCreator'
   | 'voiceSessionCreator'
+  | 'chatSession'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type AnyObject = z.ZodObject
@@ -36,6 +37,8 @@ export type RouteDefinition<
   /** Success status; 200 unless given. */
   status?: number
   response: Result
+  /** The success body's media type; JSON unless given (the chat stream is text/event-stream). */
+  responseContentType?: string
   /** Request headers to document (e.g. Idempotency-Key). */
   headers?: AnyObject
   /** Middleware run after authentication, before the handler (idempotency, extra rate limits). */
@@ -58,6 +61,7 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
   chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
   voiceSessionCreator: [{ apiKeyHeader: [] }],
+  chatSession: [{ chatSessionToken: [] }],
 }
 
 const errorSchemaFor = (path: string) =>
@@ -130,7 +134,10 @@ export class RouteTable {
           : {}),
       },
       responses: {
-        [status]: { description: route.summary, content: { 'application/json': { schema: route.response } } },
+        [status]: {
+          description: route.summary,
+          content: { [route.responseContentType ?? 'application/json']: { schema: route.response } },
+        },
         ...Object.fromEntries(
           errorStatuses.map((code) => [
             code,

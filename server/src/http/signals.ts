@@ -11,6 +11,8 @@ export type SignalMap = {
   'key.revoked': { keyId: string }
   /** An organization's tier or rate limit changed: drop its keys from every cache. */
   'organization.changed': { organizationId: string }
+  /** Stop the conversation's reply in progress (the stop endpoint, or the session ended). */
+  'chat.stop': { conversationId: string; reason: 'stopped' | 'ended' }
 }
 export type SignalName = keyof SignalMap
 

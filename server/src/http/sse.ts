@@ -3,13 +3,18 @@ import type { Response } from 'express'
 export type EventStream = {
   /** Writes one event: an `event:` line, a `data:` line of JSON, a blank line (the spec's framing). */
   send: (event: string, data: unknown) => void
+  /** A comment line: keeps proxies and clients from timing out an idle stream. */
+  comment: (text: string) => void
   close: () => void
   /** Runs once when the stream ends, whichever side ended it. */
   onClose: (listener: () => void) => void
   readonly isClosed: boolean
 }
 
-/** Starts a Server-Sent Events response; headers go out at once so the client sees the stream open. */
+/**
+ * Starts a Server-Sent Events response; headers go out at once so the client sees the stream open.
+ * Every event carries an `id:` (1, 2, …) so a client can say where it stopped (Last-Event-ID).
+ */
 export const openEventStream = (res: Response): EventStream => {
   res.status(200).set({
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -20,12 +25,16 @@ export const openEventStream = (res: Response): EventStream => {
   })
   res.flushHeaders()
   let isClosed = false
+  let lastId = 0
   res.once('close', () => {
     isClosed = true
   })
   return {
     send: (event, data) => {
-      if (!isClosed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      if (!isClosed) res.write(`id: ${++lastId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    },
+    comment: (text) => {
+      if (!isClosed) res.write(`: ${text.replace(/\n/g, ' ')}\n\n`)
     },
     close: () => {
       if (isClosed) return

@@ -11,7 +11,15 @@ export type ApiKeyActor = {
   /** The organization's v1 budget per minute (tier default or its custom limit). */
   rateLimitPerMinute: number
 }
-export type Actor = StudioActor | OperatorActor | ApiKeyActor
+/** The bearer of a chat session token, already matched to the path's conversation id. */
+export type ChatSessionActor = {
+  kind: 'chatSession'
+  conversationId: string
+  organizationId: string
+  agentId: string
+  keyId: string | null
+}
+export type Actor = StudioActor | OperatorActor | ApiKeyActor | ChatSessionActor
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,7 +1,9 @@
+import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'
 
 /** Every job type the workers run; each domain registers its own. */
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
+  registerChatJobs(ctx)
 }

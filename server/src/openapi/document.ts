@@ -31,6 +31,13 @@ export const createRegistry = () => {
     name: 'X-Studio-Token',
     description: 'A studio session token (chat session creation only)',
   })
+  registry.registerComponent('securitySchemes', 'chatSessionToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'The session_token of POST /v1/chat/sessions (24 hours); its conversation id must match the path',
+  })
   return registry
 }
 

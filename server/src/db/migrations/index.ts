@@ -5,6 +5,7 @@ import * as idempotencyKeys from './0003-idempotency-keys.ts'
 import * as agentSettings from './0004-agent-settings.ts'
 import * as conversations from './0005-conversations.ts'
 import * as webhookDeliveries from './0006-webhook-deliveries.ts'
+import * as chat from './0007-chat.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-agent-settings': agentSettings,
   '0005-conversations': conversations,
   '0006-webhook-deliveries': webhookDeliveries,
+  '0007-chat': chat,
 }

@@ -1,0 +1,68 @@
+import { changeBalance, getBalanceMicros } from '../billing/service.ts'
+import type { Config } from '../config.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+
+export type TokenUsage = { inputTokens: number; outputTokens: number }
+
+/**
+ * Refuses (402) when the balance is below the configured minimum; a billing store that cannot
+ * answer is the spec's 503, never a free pass.
+ */
+export const assertCredits = async (ctx: AppContext, organizationId: string) => {
+  let balance: number
+  try {
+    balance = await getBalanceMicros(ctx.db, organizationId)
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw AppError.unavailable('Billing service unavailable', error)
+  }
+  if (balance < ctx.config.chatMinBalanceMicros || balance <= 0)
+    throw AppError.paymentRequired('Insufficient credits: add credits to continue chatting')
+}
+
+/** Micro-USD for one reply, rounded up so many small replies never add up to free usage. */
+export const priceReply = (
+  config: Pick<Config, 'llmPrices'>,
+  { model, usage }: { model: string; usage: TokenUsage },
+) => {
+  const price = config.llmPrices[model] ?? config.llmPrices.default
+  if (!price) return 0
+  const microsTimesMillion =
+    usage.inputTokens * price.inputUsdPerMillion * 1_000_000 +
+    usage.outputTokens * price.outputUsdPerMillion * 1_000_000
+  return Math.ceil(Math.round(microsTimesMillion) / 1_000_000)
+}
+
+/**
+ * Debits one reply as its own ledger transaction. The reply already happened, so when the
+ * balance cannot cover it the rest of the balance is taken and the next reply is refused: a
+ * session overdraws by at most one reply, and the balance never goes below zero.
+ */
+export const chargeReply = async (
+  ctx: AppContext,
+  {
+    organizationId,
+    conversationId,
+    costMicros,
+  }: { organizationId: string; conversationId: string; costMicros: number },
+) => {
+  if (costMicros <= 0) return 0
+  const debit = (amount: number) =>
+    changeBalance(ctx, {
+      organizationId,
+      amountMicros: -amount,
+      kind: 'usage',
+      reason: 'Chat reply',
+      reference: conversationId,
+    })
+  try {
+    await debit(costMicros)
+    return costMicros
+  } catch (error) {
+    if (!(error instanceof AppError && error.status === 402)) throw error
+    const rest = await getBalanceMicros(ctx.db, organizationId)
+    if (rest > 0) await debit(rest)
+    return rest
+  }
+}

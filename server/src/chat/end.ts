@@ -1,0 +1,89 @@
+import * as agentStore from '../agents/store.ts'
+import { toUsd } from '../billing/service.ts'
+import type { AppContext } from '../context.ts'
+import { ingestMemory } from '../memory/service.ts'
+import { enqueueWebhook } from '../webhooks/service.ts'
+import * as store from './store.ts'
+
+export const CHAT_EXPIRY_JOB = 'chat.expire'
+const TRANSCRIPT_ROWS = 500
+
+/** Each activity schedules a check one idle period later; a check finding newer activity does nothing. */
+export const scheduleExpiry = async (ctx: AppContext, conversationId: string) => {
+  const when = new Date(Date.now() + ctx.config.chatIdleTimeoutMs + 1000)
+  await ctx.jobs.schedule(when, CHAT_EXPIRY_JOB, { conversationId })
+}
+
+/**
+ * Ends (or expires) a session and runs the spec's end effects in its order: billing closed,
+ * memory ingested, post-call analysis (not yet built), webhook fired, session removed. Returns
+ * null when the session was not active: only one caller ever moves it, so the effects run once.
+ */
+export const endConversation = async (
+  ctx: AppContext,
+  {
+    conversationId,
+    status,
+    idleBefore,
+  }: { conversationId: string; status: 'ended' | 'expired'; idleBefore?: Date },
+) => {
+  // Billing closed: every reply was debited as it finished; this records the session's totals
+  // and closes it in one conditional update, so concurrent ends settle (and debit) nothing twice.
+  const closed = await store.closeConversation(ctx.db, {
+    id: conversationId,
+    status,
+    ...(idleBefore ? { idleBefore } : {}),
+  })
+  if (!closed) return null
+
+  const messages = await store.listMessages(ctx.db, { conversationId, limit: TRANSCRIPT_ROWS, offset: 0 })
+  if (closed.userIdentifier)
+    ingestMemory(ctx, {
+      organizationId: closed.organizationId,
+      identity: closed.userIdentifier,
+      transcript: messages.map(({ role, content }) => ({ role, content })),
+    })
+
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: closed.organizationId,
+    id: closed.agentId,
+  })
+  if (agent?.webhookUrl) {
+    const endedAt = closed.endedAt ?? new Date()
+    try {
+      await enqueueWebhook(ctx, {
+        organizationId: closed.organizationId,
+        agentId: agent.id,
+        url: agent.webhookUrl,
+        event: 'chat.ended',
+        data: {
+          conversation_id: closed.id,
+          agent_id: closed.agentId,
+          agent_name: closed.agentName,
+          duration: Math.max(0, Math.round((endedAt.getTime() - closed.createdAt.getTime()) / 1000)),
+          message_count: await store.countMessages(ctx.db, conversationId),
+          input_tokens: closed.inputTokens,
+          output_tokens: closed.outputTokens,
+          total_cost: toUsd(closed.costMicros),
+        },
+      })
+    } catch (error) {
+      // The session is ended either way; the failure is logged with the conversation to redo it.
+      ctx.logger.error({ err: error, conversationId }, 'could not queue the chat.ended webhook')
+    }
+  }
+
+  // Session removed: a reply still streaming on any instance stops now.
+  await ctx.signals.publish('chat.stop', { conversationId, reason: 'ended' })
+  return closed
+}
+
+export const registerChatJobs = (ctx: AppContext) => {
+  ctx.jobs.define<{ conversationId: string }>(CHAT_EXPIRY_JOB, async ({ conversationId }) => {
+    await endConversation(ctx, {
+      conversationId,
+      status: 'expired',
+      idleBefore: new Date(Date.now() - ctx.config.chatIdleTimeoutMs),
+    })
+  })
+}

@@ -1,0 +1,162 @@
+import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
+import type { AgentRow } from '../agents/store.ts'
+import type { AppContext } from '../context.ts'
+import { priceReply } from './billing.ts'
+import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
+import { buildPrompt, estimateTokens, systemPromptFor } from './prompt.ts'
+import type { ConversationRow } from './store.ts'
+import * as store from './store.ts'
+import { buildToolset } from './tools.ts'
+
+/** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
+export const MAX_TOOL_ROUNDS = 5
+
+export type Emit = <Name extends ChatStreamEventName>(event: Name, data: ChatStreamEvents[Name]) => void
+
+export type ReplyOutcome = {
+  text: string
+  inputTokens: number
+  outputTokens: number
+  costMicros: number
+  endSession: boolean
+  /** complete; partial (an upstream error or a lost client); stopped (the stop endpoint). */
+  status: 'complete' | 'partial' | 'stopped'
+  /** Safe to show; set when the reply failed. */
+  error: string | null
+}
+
+const parseArguments = (text: string): unknown => {
+  try {
+    return text.trim() === '' ? {} : JSON.parse(text)
+  } catch {
+    return {}
+  }
+}
+
+const toAssistantTurn = (text: string, calls: ToolCall[]): LlmMessage => ({
+  role: 'assistant',
+  content: text || null,
+  tool_calls: calls.map((call) => ({
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: call.arguments },
+  })),
+})
+
+/**
+ * One assistant reply: model rounds with tools in between, until the model answers in text, ends
+ * the chat, or the round limit is reached. Text streams out as it arrives; a handoff switches the
+ * answering agent for this reply and (persisted) for the rest of the session.
+ */
+export const runReply = async ({
+  ctx,
+  conversation,
+  agent: firstAgent,
+  emit,
+  signal,
+}: {
+  ctx: AppContext
+  conversation: ConversationRow
+  agent: AgentRow
+  emit: Emit
+  signal: AbortSignal
+}): Promise<ReplyOutcome> => {
+  const outcome: ReplyOutcome = {
+    text: '',
+    inputTokens: 0,
+    outputTokens: 0,
+    costMicros: 0,
+    endSession: false,
+    status: 'complete',
+    error: null,
+  }
+  let agent = firstAgent
+  const { system, history } = await buildPrompt(ctx, { conversation, agent })
+  const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history]
+  let toolset = await buildToolset(ctx, agent)
+  emit('stream_start', { agent_name: agent.name })
+
+  try {
+    for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
+      const model = agent.model ?? 'offline'
+      const complete = await completionSourceFor(ctx, { organizationId: conversation.organizationId, model })
+      let roundText = ''
+      let calls: ToolCall[] = []
+      let usage: { inputTokens: number; outputTokens: number } | null = null
+      try {
+        for await (const event of complete({
+          model,
+          messages,
+          tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
+          temperature: agent.temperature,
+          signal,
+        })) {
+          if (event.type === 'text') {
+            roundText += event.delta
+            outcome.text += event.delta
+            emit('chunk', { delta: event.delta })
+          } else if (event.type === 'usage') usage = event
+          else calls = event.calls
+        }
+      } finally {
+        // A cut-off round still cost tokens: estimate what the provider did not report.
+        usage ??= {
+          inputTokens: estimateTokens(messages.map((m) => JSON.stringify(m.content ?? '')).join('')),
+          outputTokens: estimateTokens(roundText),
+        }
+        outcome.inputTokens += usage.inputTokens
+        outcome.outputTokens += usage.outputTokens
+        outcome.costMicros += priceReply(ctx.config, { model, usage })
+      }
+      if (calls.length === 0) break
+
+      messages.push(toAssistantTurn(roundText, calls))
+      let handoffTarget: AgentRow | null = null
+      for (const call of calls) {
+        const action = toolset.actionFor(call)
+        let result = JSON.stringify({ error: `Unknown tool ${call.name}` })
+        if (action?.kind === 'function') {
+          emit('tool_call', { name: action.name, status: 'executing' })
+          result = await action.run(parseArguments(call.arguments))
+          emit('tool_result', { name: action.name, status: 'completed' })
+        } else if (action?.kind === 'end_call') {
+          emit('tool_call', { name: action.name, status: 'executing' })
+          outcome.endSession = true
+          result = JSON.stringify({ ended: true })
+          emit('tool_result', { name: action.name, status: 'completed' })
+        } else if (action?.kind === 'handoff' && !handoffTarget) {
+          handoffTarget = action.target
+          emit('handoff', { from_agent: agent.name, to_agent: action.target.name })
+          result = JSON.stringify({ transferred_to: action.target.name })
+        }
+        messages.push({ role: 'tool', tool_call_id: call.id, content: result })
+      }
+      if (outcome.endSession) {
+        // end_call says the agent's closing line, if it has one, before the chat ends.
+        if (agent.lastMessage) {
+          const closing = `${outcome.text ? ' ' : ''}${agent.lastMessage}`
+          outcome.text += closing
+          emit('chunk', { delta: closing })
+        }
+        break
+      }
+      if (handoffTarget) {
+        agent = handoffTarget
+        await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
+        messages[0] = { role: 'system', content: systemPromptFor(agent, null) }
+        toolset = await buildToolset(ctx, agent)
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      outcome.status = signal.reason === 'stopped' ? 'stopped' : 'partial'
+    } else {
+      ctx.logger.warn({ err: error, conversationId: conversation.id }, 'chat reply failed')
+      outcome.status = 'partial'
+      outcome.error = 'The assistant could not finish this reply; please try again'
+    }
+  }
+  if (outcome.status === 'complete' && signal.aborted)
+    outcome.status = signal.reason === 'stopped' ? 'stopped' : 'partial'
+  return outcome
+}

@@ -1,0 +1,108 @@
+import type { Response } from 'express'
+import { ulid } from 'ulid'
+import * as agentStore from '../agents/store.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import { openEventStream } from '../http/sse.ts'
+import type { ChatSessionActor } from '../http/types.ts'
+import { trackReply } from './active-replies.ts'
+import { assertCredits, chargeReply } from './billing.ts'
+import { scheduleExpiry } from './end.ts'
+import { estimateTokens } from './prompt.ts'
+import { type Emit, runReply } from './reply.ts'
+import { assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
+import * as store from './store.ts'
+
+export const HEARTBEAT_MS = 15_000
+/** A reply slot older than this belongs to an instance that died mid-reply. */
+const STALE_REPLY_MS = 10 * 60 * 1000
+
+/**
+ * Sends the user's message and streams the agent's reply as SSE. Everything that can be refused
+ * is checked before the stream opens, so refusals are plain JSON errors with the spec's codes.
+ */
+export const sendMessage = async (
+  ctx: AppContext,
+  { actor, message, res }: { actor: ChatSessionActor; message: string; res: Response },
+) => {
+  assertMessageLength(message)
+  const conversation = await findActiveConversation(ctx, actor)
+  await assertCredits(ctx, conversation.organizationId)
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: conversation.organizationId,
+    id: conversation.currentAgentId,
+  })
+  if (!agent) throw sessionNotFound()
+  const staleBefore = new Date(Date.now() - STALE_REPLY_MS)
+  if (!(await store.claimReply(ctx.db, { id: conversation.id, staleBefore })))
+    throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
+
+  const reply = trackReply(ctx, conversation.id)
+  try {
+    await store.insertMessage(ctx.db, {
+      id: ulid(),
+      conversationId: conversation.id,
+      role: 'user',
+      content: message,
+      tokenCount: estimateTokens(message),
+      status: 'complete',
+    })
+  } catch (error) {
+    reply.release()
+    await store.releaseReply(ctx.db, conversation.id)
+    throw error
+  }
+
+  const stream = openEventStream(res)
+  if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
+  const heartbeat = setInterval(() => stream.comment('heartbeat'), HEARTBEAT_MS)
+  // A client that goes away (or a revoked key closing the stream) cuts the upstream request.
+  stream.onClose(() => reply.controller.abort('disconnected'))
+  const emit: Emit = (event, data) => stream.send(event, data)
+
+  try {
+    const outcome = await runReply({ ctx, conversation, agent, emit, signal: reply.controller.signal })
+    if (outcome.text !== '' || outcome.status !== 'complete')
+      await store.insertMessage(ctx.db, {
+        id: ulid(),
+        conversationId: conversation.id,
+        role: 'assistant',
+        content: outcome.text,
+        tokenCount: outcome.outputTokens,
+        status: outcome.status,
+      })
+    const charged = await chargeReply(ctx, {
+      organizationId: conversation.organizationId,
+      conversationId: conversation.id,
+      costMicros: outcome.costMicros,
+    })
+    await store.addReplyUsage(ctx.db, {
+      id: conversation.id,
+      inputTokens: outcome.inputTokens,
+      outputTokens: outcome.outputTokens,
+      costMicros: charged,
+    })
+    await scheduleExpiry(ctx, conversation.id)
+    if (outcome.error) emit('error', { error: outcome.error })
+    else
+      emit('stream_end', {
+        usage: { input_tokens: outcome.inputTokens, output_tokens: outcome.outputTokens },
+        end_session: outcome.endSession,
+      })
+  } catch (error) {
+    ctx.logger.error({ err: error, conversationId: conversation.id }, 'chat reply could not be recorded')
+    emit('error', { error: 'The reply could not be completed; please try again' })
+    await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
+  } finally {
+    clearInterval(heartbeat)
+    reply.release()
+    stream.close()
+  }
+}
+
+/** Aborts the session's reply in progress, if any, on whichever instance streams it. */
+export const stopReply = async (ctx: AppContext, actor: ChatSessionActor) => {
+  const conversation = await findActiveConversation(ctx, actor)
+  await ctx.signals.publish('chat.stop', { conversationId: conversation.id, reason: 'stopped' })
+  return { stopped: true as const }
+}

@@ -1,0 +1,114 @@
+import {
+  CHAT_MESSAGE_MAX_LENGTH,
+  type ChatHistory,
+  type ChatHistoryQuery,
+  type ChatSession,
+  type CreateChatSession,
+} from '@parley/shared'
+import { ulid } from 'ulid'
+import * as agentStore from '../agents/store.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
+import { assertCredits } from './billing.ts'
+import { endConversation, scheduleExpiry } from './end.ts'
+import * as store from './store.ts'
+import { signChatToken } from './token.ts'
+
+export const sessionNotFound = () => AppError.notFound('session', 'session_not_found')
+
+/**
+ * The conversation of a session call, if it is still active. One idle past the limit is expired
+ * here and now (its end effects run once, whoever gets there first: this call or the job).
+ */
+export const findActiveConversation = async (ctx: AppContext, actor: ChatSessionActor) => {
+  const conversation = await store.findConversation(ctx.db, actor.conversationId)
+  if (!conversation || conversation.organizationId !== actor.organizationId) throw sessionNotFound()
+  if (conversation.status !== 'active') throw sessionNotFound()
+  const idleBefore = new Date(Date.now() - ctx.config.chatIdleTimeoutMs)
+  if (conversation.lastActivityAt < idleBefore) {
+    await endConversation(ctx, { conversationId: conversation.id, status: 'expired', idleBefore })
+    throw sessionNotFound()
+  }
+  return conversation
+}
+
+export const createSession = async (
+  ctx: AppContext,
+  { actor, input }: { actor: ApiKeyActor | StudioActor; input: CreateChatSession },
+): Promise<ChatSession> => {
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: actor.organizationId,
+    id: input.agent_id,
+  })
+  if (!agent) throw AppError.notFound('agent')
+  if (agent.agentArchitecture !== 'text')
+    throw AppError.badRequest('The chat API works only with text agents', 'not_text_agent')
+  await assertCredits(ctx, actor.organizationId)
+
+  const conversationId = ulid()
+  const keyId = actor.kind === 'apiKey' ? actor.keyId : null
+  const greeting = agent.greetingType === 'agentFirst' ? (agent.greetingMessage ?? null) : null
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.insertConversation(tx, {
+      id: conversationId,
+      organizationId: actor.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      apiKeyId: keyId,
+      userIdentifier: input.user_identifier ?? null,
+      metadata: input.metadata ?? {},
+    })
+    // The greeting is part of the conversation the model sees and the history shows.
+    if (greeting)
+      await store.insertMessage(tx, {
+        id: ulid(),
+        conversationId,
+        role: 'assistant',
+        content: greeting,
+        tokenCount: null,
+        status: 'complete',
+      })
+  })
+  await scheduleExpiry(ctx, conversationId)
+  return {
+    conversation_id: conversationId,
+    session_token: signChatToken(ctx.config.jwtSecret, {
+      conversationId,
+      organizationId: actor.organizationId,
+      agentId: agent.id,
+      keyId,
+    }),
+    agent_name: agent.name,
+    greeting,
+    agent_model: agent.model ?? 'offline',
+  }
+}
+
+export const assertMessageLength = (message: string) => {
+  if (message.length > CHAT_MESSAGE_MAX_LENGTH)
+    throw AppError.badRequest(
+      `Message is longer than ${CHAT_MESSAGE_MAX_LENGTH.toLocaleString('en')} characters`,
+      'message_too_long',
+    )
+}
+
+export const readHistory = async (
+  ctx: AppContext,
+  { actor, query }: { actor: ChatSessionActor; query: ChatHistoryQuery },
+): Promise<ChatHistory> => {
+  const conversation = await findActiveConversation(ctx, actor)
+  const [rows, count] = await Promise.all([
+    store.listMessages(ctx.db, { conversationId: conversation.id, ...query }),
+    store.countMessages(ctx.db, conversation.id),
+  ])
+  return {
+    messages: rows.map((row) => ({
+      role: row.role,
+      content: row.content,
+      timestamp: row.createdAt.toISOString(),
+      token_count: row.tokenCount,
+    })),
+    count,
+  }
+}

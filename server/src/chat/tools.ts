@@ -1,0 +1,103 @@
+import type { AgentRow } from '../agents/store.ts'
+import * as agentStore from '../agents/store.ts'
+import type { AppContext } from '../context.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import { invokeFunction } from '../functions/invoker.ts'
+import * as functionStore from '../functions/store.ts'
+import type { LlmTool, ToolCall } from './llm.ts'
+
+/** What the reply loop does with a call the model made. */
+export type ToolAction =
+  | { kind: 'function'; name: string; run: (args: unknown) => Promise<string> }
+  | { kind: 'end_call'; name: string }
+  | { kind: 'handoff'; name: string; target: AgentRow }
+
+export type Toolset = { tools: LlmTool[]; actionFor: (call: ToolCall) => ToolAction | undefined }
+
+const END_CALL_TOOL: LlmTool = {
+  type: 'function',
+  function: {
+    name: 'end_call',
+    description: 'End the conversation when the user says goodbye or asks to stop. Say goodbye first.',
+    parameters: { type: 'object', properties: {} },
+  },
+}
+
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 40) || 'agent'
+
+/** One transfer tool per handoff target; names are unique and within the 64-character limit. */
+const handoffTools = (targets: AgentRow[]) => {
+  const used = new Set<string>()
+  return targets.map((target) => {
+    let name = `transfer_to_${slug(target.name)}`
+    for (let n = 2; used.has(name); n++) name = `transfer_to_${slug(target.name)}_${n}`
+    used.add(name)
+    const tool: LlmTool = {
+      type: 'function',
+      function: {
+        name,
+        description: `Hand the conversation to ${target.name}${target.description ? `: ${target.description}` : ''}. Use when that agent is better placed to help.`,
+        parameters: { type: 'object', properties: {} },
+      },
+    }
+    return { name, tool, target }
+  })
+}
+
+/**
+ * The tools an agent offers: its enabled custom functions, end_call when enabled, a transfer tool
+ * per handoff target. web_search needs a search provider, and none is configured, so it is never
+ * offered (the catalogue lists it as unavailable).
+ */
+export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
+  const box = createSecretBox(ctx.config.encryptionKey)
+  const functions = (await functionStore.listFunctionsOfAgents(ctx.db, [agent.id])).filter((fn) =>
+    agent.enabledCustomFunctions.includes(fn.id),
+  )
+  const targets = (
+    await agentStore.findAgentsByIds(ctx.db, {
+      organizationId: agent.organizationId,
+      ids: agent.handoffAgentIds,
+    })
+  ).filter((target) => target.agentArchitecture === 'text' && target.id !== agent.id)
+  const transfers = handoffTools(targets)
+  const hasEndCall = agent.enabledFunctions.includes('end_call')
+
+  const tools: LlmTool[] = [
+    ...functions.map(
+      (fn): LlmTool => ({
+        type: 'function',
+        function: { name: fn.name, description: fn.description, parameters: fn.parameters },
+      }),
+    ),
+    ...(hasEndCall ? [END_CALL_TOOL] : []),
+    ...transfers.map((transfer) => transfer.tool),
+  ]
+
+  const actionFor = (call: ToolCall): ToolAction | undefined => {
+    if (call.name === 'end_call' && hasEndCall) return { kind: 'end_call', name: call.name }
+    const transfer = transfers.find((entry) => entry.name === call.name)
+    if (transfer) return { kind: 'handoff', name: call.name, target: transfer.target }
+    const fn = functions.find((entry) => entry.name === call.name)
+    if (!fn) return undefined
+    return {
+      kind: 'function',
+      name: fn.name,
+      run: async (args) => {
+        const headers = JSON.parse(box.open(fn.headersBox)) as Record<string, string>
+        const result = await invokeFunction({
+          fn: { endpoint: fn.endpoint, method: fn.method, headers, parameters: fn.parameters },
+          args,
+          allowHosts: ctx.config.outboundAllowHosts,
+        })
+        return JSON.stringify(result.ok ? result.json : { error: result.error })
+      },
+    }
+  }
+  return { tools, actionFor }
+}

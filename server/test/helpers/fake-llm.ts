@@ -1,0 +1,134 @@
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** One scripted completion: what the fake model streams for the next request. */
+export type FakeReply = {
+  /** Content deltas, one chunk each. */
+  text?: string[]
+  /** Tool calls; `args` are the argument fragments, sent as separate chunks. */
+  toolCalls?: { name: string; args?: string[] }[]
+  usage?: { input: number; output: number }
+  /** Answer this HTTP status with an error body instead of a stream. */
+  status?: number
+  /** Cut the connection after the text chunks (an upstream failure mid-stream). */
+  breakAfterText?: boolean
+  /** Wait this long before each chunk. */
+  delayMs?: number
+  /** After the text chunks, keep the stream open until the client goes away. */
+  hang?: boolean
+}
+
+export type CompletionRequest = {
+  model: string
+  messages: { role: string; content: unknown; tool_calls?: unknown[] }[]
+  tools?: { function: { name: string } }[]
+  stream_options?: unknown
+  temperature?: number
+}
+
+const DEFAULT_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { input: 10, output: 5 } }
+
+/**
+ * An OpenAI-compatible chat-completions endpoint on a loopback port: real SSE chunks in OpenAI's
+ * format, replies scripted per test with `queue`; `requests` and `clientsGone` record what happened.
+ */
+export const startFakeLlm = async () => {
+  const script: FakeReply[] = []
+  const requests: CompletionRequest[] = []
+  let clientsGone = 0
+  let sequence = 0
+
+  const write = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`)
+  const chunk = (model: string, delta: unknown, finish: string | null = null) => ({
+    id: `chatcmpl-${sequence}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = []
+    req.on('data', (part: Buffer) => parts.push(part))
+    req.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as CompletionRequest
+      requests.push(body)
+      sequence++
+      const reply = script.shift() ?? DEFAULT_REPLY
+      if (reply.status) {
+        res.writeHead(reply.status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }))
+        return
+      }
+      let gone = false
+      res.on('close', () => {
+        if (!res.writableFinished) {
+          gone = true
+          clientsGone++
+        }
+      })
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      write(res, chunk(body.model, { role: 'assistant', content: '' }))
+      for (const text of reply.text ?? []) {
+        if (reply.delayMs) await sleep(reply.delayMs)
+        if (gone) return
+        write(res, chunk(body.model, { content: text }))
+      }
+      if (reply.breakAfterText) {
+        // Let the written chunks reach the client before the connection drops.
+        await sleep(50)
+        res.destroy()
+        return
+      }
+      if (reply.hang) return
+      for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+        write(
+          res,
+          chunk(body.model, {
+            tool_calls: [
+              {
+                index,
+                id: `call_${sequence}_${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: '' },
+              },
+            ],
+          }),
+        )
+        for (const fragment of call.args ?? [])
+          write(res, chunk(body.model, { tool_calls: [{ index, function: { arguments: fragment } }] }))
+      }
+      write(res, chunk(body.model, {}, reply.toolCalls?.length ? 'tool_calls' : 'stop'))
+      const usage = reply.usage ?? { input: 0, output: 0 }
+      write(res, {
+        ...chunk(body.model, {}),
+        choices: [],
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+        },
+      })
+      res.end('data: [DONE]\n\n')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    /** What LLM_BASE_URL should be. */
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    queue: (...replies: FakeReply[]) => void script.push(...replies),
+    clientsGone: () => clientsGone,
+    reset: () => {
+      script.length = 0
+      requests.length = 0
+    },
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+export type FakeLlm = Awaited<ReturnType<typeof startFakeLlm>>

@@ -1,0 +1,81 @@
+import { z } from 'zod'
+
+/** The spec's limit on one user message ("Limits"). */
+export const CHAT_MESSAGE_MAX_LENGTH = 10_000
+
+export const ZCreateChatSession = z
+  .object({
+    agent_id: z.string().trim().min(1),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    user_identifier: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'The memory identity of the person chatting' }),
+  })
+  .meta({ id: 'CreateChatSessionRequest' })
+export type CreateChatSession = z.infer<typeof ZCreateChatSession>
+
+export const ZChatSession = z
+  .object({
+    conversation_id: z.string(),
+    session_token: z.string().meta({ description: 'JWT, valid 24 hours; send as Authorization: Bearer' }),
+    agent_name: z.string(),
+    greeting: z.string().nullable(),
+    agent_model: z.string(),
+  })
+  .meta({ id: 'ChatSession' })
+export type ChatSession = z.infer<typeof ZChatSession>
+
+export const ZConversationPath = z.object({ conversation_id: z.string().min(1) })
+
+/** Length is checked by the service so that an over-long message answers `message_too_long`. */
+export const ZSendChatMessage = z
+  .object({ message: z.string().trim().min(1, 'must not be empty') })
+  .meta({ id: 'SendChatMessageRequest' })
+export type SendChatMessage = z.infer<typeof ZSendChatMessage>
+
+export const ZChatMessage = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    content: z.string(),
+    timestamp: z.string().meta({ description: 'ISO 8601' }),
+    token_count: z.number().int().nullable(),
+  })
+  .meta({ id: 'ChatMessage' })
+export type ChatMessage = z.infer<typeof ZChatMessage>
+
+export const ZChatHistoryQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+})
+export type ChatHistoryQuery = z.infer<typeof ZChatHistoryQuery>
+
+export const ZChatHistory = z
+  .object({ messages: z.array(ZChatMessage), count: z.number().int() })
+  .meta({ id: 'ChatHistory' })
+export type ChatHistory = z.infer<typeof ZChatHistory>
+
+export const ZEndChatSession = z
+  .object({ success: z.literal(true), message: z.string() })
+  .meta({ id: 'EndChatSessionResponse' })
+export type EndChatSession = z.infer<typeof ZEndChatSession>
+
+export const ZStopChatReply = z.object({ stopped: z.literal(true) }).meta({
+  id: 'StopChatReplyResponse',
+  description: 'A stop was sent to the reply in progress, if any; its stored text is marked stopped',
+})
+
+/** Data of each SSE event of the send-message stream (spec "SSE events"). */
+export type ChatStreamEvents = {
+  stream_start: { agent_name: string }
+  chunk: { delta: string }
+  tool_call: { name: string; status: 'executing' }
+  tool_result: { name: string; status: 'completed' }
+  handoff: { from_agent: string; to_agent: string }
+  stream_end: { usage: { input_tokens: number; output_tokens: number }; end_session: boolean }
+  error: { error: string }
+}
+export type ChatStreamEventName = keyof ChatStreamEvents

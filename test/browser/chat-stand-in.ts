@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import express, { type Request, type Response, type Router } from 'express'
 
 /**
- * A stand-in for the chat API (issue 5, not merged yet) that follows platform-api.md's "Text chat"
- * and "SSE events" exactly, so the widget's browser tests exercise the real wire format on the real
- * server's middleware chain (helmet, CORS, static files). Replies are scripted by the visitor's
+ * A scripted stand-in for the chat API that follows platform-api.md's "Text chat"
+ * and "SSE events" exactly, mounted on the real server under /stand-in. It produces on demand what
+ * the offline model cannot: tool calls, handoffs, error events, 429, 402 and a connection dropped
+ * mid-reply (the real API has no resume yet). real-api.test.js covers the real chat API. Replies are scripted by the visitor's
  * message, the way a fake LLM would be: "tool …", "handoff …", "bye", "fail", "slow", "drop",
  * "flood", "markdown"; anything else is echoed word by word.
  */

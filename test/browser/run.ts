@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
+import cors from 'cors'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
 import { createChatStandIn } from './chat-stand-in.ts'
 import { createCspPage } from './csp-page.ts'
@@ -63,7 +64,8 @@ export const runBrowserTests = async (): Promise<Counts> => {
   const server = await startTestServer({
     seedDemo: true,
     extendApp: ({ app }) => {
-      app.use('/v1/chat', standIn)
+      // Under its own prefix: the real chat API owns /v1/chat; widgets reach this through base-url.
+      app.use('/stand-in/v1/chat', cors({ origin: '*', allowedHeaders: '*' }), standIn)
       app.use('/csp-test', createCspPage())
     },
   })
@@ -81,7 +83,12 @@ export const runBrowserTests = async (): Promise<Counts> => {
       ],
     },
   })
-  const settings = { baseUrl: server.url, key: widgetKey, agentId: server.demo?.tenant.textAgentId ?? '' }
+  const settings = {
+    baseUrl: server.url,
+    standInUrl: `${server.url}/stand-in`,
+    key: widgetKey,
+    agentId: server.demo?.tenant.textAgentId ?? '',
+  }
   try {
     const runner = await startTestRunner({
       readCliArgs: false,

@@ -1,12 +1,13 @@
 // Shared by the browser tests: settings injected by test/browser/run.ts, DOM helpers, assertions.
 import { emulateMedia, executeServerCommand } from '@web/test-runner-commands'
 
-/** @type {{ baseUrl: string, key: string, agentId: string }} */
+/** @type {{ baseUrl: string, standInUrl: string, key: string, agentId: string }} */
 export const settings = window.PARLEY_TEST
 
 export const createWidget = (attributes = {}) => {
   const widget = document.createElement('parley-widget')
-  const all = { 'agent-id': 'agent-1', key: settings.key, ...attributes }
+  // The scripted stand-in unless a test names the real API's base-url.
+  const all = { 'agent-id': 'agent-1', key: settings.key, 'base-url': settings.standInUrl, ...attributes }
   for (const [name, value] of Object.entries(all)) widget.setAttribute(name, value)
   document.body.append(widget)
   return widget
@@ -49,7 +50,7 @@ export const type = async (widget, text) => {
   input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
 }
 
-export const stats = async () => (await fetch(`${settings.baseUrl}/v1/chat/stats`)).json()
+export const stats = async () => (await fetch(`${settings.standInUrl}/v1/chat/stats`)).json()
 
 /** Saves test-output/widget/<name>.png once the reply has finished and nothing is mid-animation. */
 export const screenshot = async (widget, name) => {

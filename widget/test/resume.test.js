@@ -12,7 +12,7 @@ import {
   waitFor,
 } from './helpers.js'
 
-const storageKey = (agentId) => `parley:v1:${settings.baseUrl}:${agentId}`
+const storageKey = (agentId) => `parley:v1:${settings.standInUrl}:${agentId}`
 
 describe('resume, tabs and starters', () => {
   afterEach(cleanUp)
@@ -72,7 +72,7 @@ describe('resume, tabs and starters', () => {
     // A same-origin frame is another browsing context with the same storage and BroadcastChannel.
     const frame = document.createElement('iframe')
     frame.srcdoc = `<script src="${settings.baseUrl}/widget/parley.js"></script>
-      <parley-widget agent-id="agent-1" key="${settings.key}" open></parley-widget>`
+      <parley-widget agent-id="agent-1" key="${settings.key}" base-url="${settings.standInUrl}" open></parley-widget>`
     document.body.append(frame)
     const other = await waitFor(
       () =>

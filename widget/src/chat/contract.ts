@@ -1,8 +1,12 @@
 /**
  * The chat API as the widget sees it (spec "Text chat" and "SSE events").
- * Written out here with type guards rather than imported from @parley/shared's zod schemas: zod must
- * never enter the bundle, and everything arriving over the network is untrusted until narrowed.
+ * The wire shapes come from @parley/shared as types only (zod must never enter the bundle); small
+ * guards narrow what arrives, since everything from the network is untrusted until checked.
  */
+import type { ChatHistory, ChatStreamEvents, ChatSession as WireSession } from '@parley/shared'
+
+/** A wire shape whose fields have not been checked yet: renaming a field in shared/ breaks these guards. */
+type Unchecked<T> = { [K in keyof T]?: unknown }
 
 export type ChatSession = {
   conversationId: string
@@ -28,8 +32,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 
-export const toSession = (body: unknown): ChatSession | null => {
-  if (!isRecord(body)) return null
+export const toSession = (value: unknown): ChatSession | null => {
+  if (!isRecord(value)) return null
+  const body: Unchecked<WireSession> = value
   const conversationId = text(body.conversation_id)
   const sessionToken = text(body.session_token)
   if (!conversationId || !sessionToken) return null
@@ -41,10 +46,12 @@ export const toSession = (body: unknown): ChatSession | null => {
   }
 }
 
-export const toHistory = (body: unknown): HistoryMessage[] => {
-  if (!isRecord(body) || !Array.isArray(body.messages)) return []
-  return body.messages.flatMap((message: unknown) => {
-    if (!isRecord(message)) return []
+export const toHistory = (value: unknown): HistoryMessage[] => {
+  const body: Unchecked<ChatHistory> | null = isRecord(value) ? value : null
+  if (!body || !Array.isArray(body.messages)) return []
+  return body.messages.flatMap((item: unknown) => {
+    if (!isRecord(item)) return []
+    const message: Unchecked<ChatHistory['messages'][number]> = item
     const content = text(message.content)
     const role = message.role
     return content !== null && (role === 'user' || role === 'assistant') ? [{ role, content }] : []
@@ -53,13 +60,20 @@ export const toHistory = (body: unknown): HistoryMessage[] => {
 
 /** Reads one SSE frame (event name + JSON data); unknown or malformed frames give null and are skipped. */
 export const toStreamEvent = (event: string, data: string): StreamEvent | null => {
-  let body: unknown
+  let parsed: unknown
   try {
-    body = JSON.parse(data)
+    parsed = JSON.parse(data)
   } catch {
     return null
   }
-  if (!isRecord(body)) return null
+  if (!isRecord(parsed)) return null
+  // The fields of every event's data in the contract, none checked yet ({to} is the spec's other handoff shape).
+  const body: Unchecked<ChatStreamEvents['handoff']> &
+    Unchecked<ChatStreamEvents['chunk']> &
+    Unchecked<ChatStreamEvents['stream_start']> &
+    Unchecked<ChatStreamEvents['tool_call']> &
+    Unchecked<ChatStreamEvents['stream_end']> &
+    Unchecked<ChatStreamEvents['error']> & { to?: unknown } = parsed
   switch (event) {
     case 'stream_start':
       return { type: event, agentName: text(body.agent_name) ?? '' }

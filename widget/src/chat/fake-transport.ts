@@ -8,6 +8,7 @@ export const createFakeTransport = () => {
   const sessions: ChatSession[] = []
   const sent: string[] = []
   const ended: string[] = []
+  const stopped: string[] = []
   const scripts: Array<(input: SendInput) => Promise<void>> = []
   let history: HistoryMessage[] | Error = []
   let createError: Error | null = null
@@ -35,12 +36,16 @@ export const createFakeTransport = () => {
     end: async (session) => {
       ended.push(session.conversationId)
     },
+    stop: async (session) => {
+      stopped.push(session.conversationId)
+    },
   }
   return {
     transport,
     sessions,
     sent,
     ended,
+    stopped,
     /** The next send emits these events in order. */
     reply: (...events: StreamEvent[]) =>
       scripts.push(async ({ onEvent }) => {

@@ -154,6 +154,7 @@ describe('chat model', () => {
     await sending
     expect(model.phase.value).toBe('ready')
     expect(texts(model).at(-1)).toBe('assistant:partial')
+    expect(fake.stopped).toEqual(['c1'])
   })
 
   it('restores a stored conversation from history without creating a session', async () => {

@@ -236,8 +236,12 @@ export const createChatModel = ({
     return true
   }
 
-  /** The stop button: keeps what arrived so far and ends the stream. */
-  const stop = () => abort?.abort()
+  /** The stop button: keeps what arrived so far, ends the stream and tells the server to stop generating. */
+  const stop = () => {
+    if (!abort) return
+    abort.abort()
+    if (session) transport.stop(session).catch(() => {})
+  }
 
   const retry = async () => {
     const message = lastFailed

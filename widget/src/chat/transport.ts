@@ -34,6 +34,8 @@ export type ChatTransport = {
   /** Resolves after stream_end or an `error` event; rejects with TransportError when refused. */
   send: (input: SendInput) => Promise<void>
   end: (session: ChatSession) => Promise<void>
+  /** Asks the server to stop generating the reply in progress (the stream is aborted separately). */
+  stop: (session: ChatSession) => Promise<void>
 }
 
 const MAX_RESUMES = 5
@@ -89,6 +91,14 @@ export const createHttpTransport = ({
     end: async (session) => {
       await json(
         await fetch(url(`/${session.conversationId}/end`), { method: 'POST', headers: bearer(session) }),
+      )
+    },
+    stop: async (session) => {
+      await json(
+        await fetch(url(`/${session.conversationId}/messages/stop`), {
+          method: 'POST',
+          headers: bearer(session),
+        }),
       )
     },
     send: ({ session, message, onEvent, signal }) => {

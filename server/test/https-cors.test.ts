@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mountChatProbes } from './helpers/probe-routes.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 const production = { NODE_ENV: 'production', LLM_BASE_URL: 'http://127.0.0.1:9/v1' }
@@ -69,7 +68,7 @@ describe('HTTPS guard', () => {
 describe('CORS of the chat API', () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer({ extendApp: mountChatProbes })
+    server = await startTestServer()
   })
   afterAll(async () => {
     await server.destroy()
@@ -93,7 +92,7 @@ describe('CORS of the chat API', () => {
   })
 
   it('lets browsers read chat answers, errors included; other areas send no CORS headers', async () => {
-    const refused = await server.request('/v1/chat/probe/sessions', {
+    const refused = await server.request('/v1/chat/sessions', {
       method: 'POST',
       headers: { origin: 'https://any-site.example' },
     })

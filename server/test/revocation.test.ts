@@ -2,7 +2,8 @@ import type { Session } from '@parley/shared'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { KEY_REVOKED_MESSAGE } from '../src/http/streams.ts'
 import { createKey, signUp } from './helpers/accounts.ts'
-import { mountChatProbes } from './helpers/probe-routes.ts'
+import { createChatSession, createTextAgent } from './helpers/chat.ts'
+import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
 import { readEvents } from './helpers/sse.ts'
 import { canRunTwoInstances, startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -10,26 +11,40 @@ import { canRunTwoInstances, startTestServer, type TestServer } from './helpers/
 let a: TestServer
 let b: TestServer
 let owner: Session
+let llm: FakeLlm
+let agentId: string
 beforeAll(async () => {
-  a = await startTestServer({ extendApp: mountChatProbes })
-  b = canRunTwoInstances ? await startTestServer({ shareDatabaseWith: a, extendApp: mountChatProbes }) : a
+  llm = await startFakeLlm()
+  // Every reply stays open until its stream is closed, as a slow model's would.
+  llm.setFallback({ hang: true })
+  const env = { LLM_BASE_URL: llm.baseUrl }
+  a = await startTestServer({ env })
+  b = canRunTwoInstances ? await startTestServer({ shareDatabaseWith: a, env }) : a
   owner = await signUp(a)
+  agentId = await createTextAgent(a, (await createKey(a, owner.token)).key)
 })
 afterAll(async () => {
   if (b !== a) await b.destroy()
   await a.destroy()
+  await llm.close()
 })
 
 const where = canRunTwoInstances
   ? 'on another instance (shared PostgreSQL and Redis)'
   : 'on the same instance (the cross-instance run needs TEST_DATABASE_URL and TEST_REDIS_URL)'
 
+/** A real chat reply streaming on `b`, from a session opened with the key. */
 const openStream = async (key: string, origin = 'http://localhost:3000') => {
-  const response = await b.request('/v1/chat/probe/stream', { headers: { 'x-api-key': key, origin } })
+  const session = await createChatSession(b, { key, agentId, origin })
+  const response = await b.request(`/v1/chat/sessions/${session.conversation_id}/messages`, {
+    method: 'POST',
+    token: session.session_token,
+    json: { message: 'Tell me a long story' },
+  })
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
   const events = readEvents(response)
-  expect(await events.next()).toEqual({ event: 'stream_start', data: { agent_name: 'probe' } })
+  expect(await events.next()).toEqual({ event: 'stream_start', data: { agent_name: 'Chat Agent' } })
   return events
 }
 
@@ -77,7 +92,11 @@ describe(`revoking a key ${where}`, () => {
   it('refuses a revoked key when opening a stream, with the chat body shape', async () => {
     const { id, key } = await createKey(a, owner.token)
     await act(id, 'revoke')
-    const response = await b.request('/v1/chat/probe/stream', { headers: { 'x-api-key': key } })
+    const response = await b.request('/v1/chat/sessions', {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      json: { agent_id: agentId },
+    })
     expect(response.status).toBe(401)
     expect(await response.json()).toEqual({ detail: 'This API key was revoked', code: 'invalid_api_key' })
   })
@@ -104,7 +123,11 @@ describe('widget origins on a key that accepts widgets', () => {
       { 'x-api-key': widget.key, origin: 'https://evil-example.com' },
       { 'x-api-key': widget.key, origin: 'https://example.com.evil.io' },
     ] as Record<string, string>[]) {
-      const response = await b.request('/v1/chat/probe/sessions', { method: 'POST', headers })
+      const response = await b.request('/v1/chat/sessions', {
+        method: 'POST',
+        headers,
+        json: { agent_id: agentId },
+      })
       expect(response.status).toBe(403)
       expect(await response.json()).toMatchObject({ code: 'origin_not_allowed' })
     }

@@ -291,4 +291,34 @@ describe('a chat session from start to end', () => {
       .execute()
     expect(rows.at(-1)).toEqual({ status: 'stopped', content: 'Thinking' })
   })
+
+  it('a client that goes away aborts the upstream request; the partial reply is stored as partial', async () => {
+    const { support } = await makeSupportDesk()
+    const session = await createChatSession(server, { key, agentId: support.id })
+    llm.queue({ text: ['Partial ', 'words'], hang: true })
+    const gone = llm.clientsGone()
+    const controller = new AbortController()
+    const response = await server.request(`/v1/chat/sessions/${session.conversation_id}/messages`, {
+      method: 'POST',
+      token: session.session_token,
+      json: { message: 'Go' },
+      signal: controller.signal,
+    })
+    await readChatStream(response, (event) => {
+      if (event.event === 'chunk' && event.data.delta === 'words') controller.abort()
+    }).catch(() => undefined)
+    await expect.poll(() => llm.clientsGone()).toBe(gone + 1)
+    await expect
+      .poll(async () =>
+        (
+          await server.ctx.db
+            .selectFrom('chat_messages')
+            .select(['status', 'content'])
+            .where('conversation_id', '=', session.conversation_id)
+            .where('status', '=', 'partial')
+            .execute()
+        ).at(0),
+      )
+      .toEqual({ status: 'partial', content: 'Partial words' })
+  })
 })

@@ -33,7 +33,13 @@ const types = {
 }
 
 const POOL_SIZE = 10
-const EMBEDDED_POOL_SIZE = 4
+/**
+ * PGlite is one database session: pglite-socket passes every connection's protocol messages to it
+ * as they arrive, so two connections at once interleave their statements ("bind message supplies
+ * 2 parameters…", wrong rows, one connection's BEGIN covering another's queries). One connection
+ * queues them in the pool instead. Found by concurrent chat session creation.
+ */
+const EMBEDDED_POOL_SIZE = 1
 
 /** Connects to DATABASE_URL, or starts the embedded PGlite in DATA_DIR when it is unset. */
 export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {

@@ -34,8 +34,14 @@ export const createJobs = ({
   logger: Logger
   pollMs?: number
 }): Jobs => {
+  const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: isEmbedded })
+  // The LISTEN connection reconnects by itself; a cut (database restart, failover, a test dropping
+  // its scratch database) emits 'error', which with no listener would end the whole process.
+  backend.notificationChannel?.on('error', (error: unknown) =>
+    logger.warn({ err: error }, 'job notification channel error'),
+  )
   const agenda = new Agenda({
-    backend: new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: isEmbedded }),
+    backend,
     processEvery: pollMs,
     defaultLockLifetime: 5 * 60 * 1000,
     removeOnComplete: true,

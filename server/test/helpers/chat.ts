@@ -29,12 +29,19 @@ export const createChatSession = async (
   {
     key,
     agentId,
+    origin,
     ...rest
-  }: { key: string; agentId: string; user_identifier?: string; metadata?: Record<string, unknown> },
+  }: {
+    key: string
+    agentId: string
+    origin?: string
+    user_identifier?: string
+    metadata?: Record<string, unknown>
+  },
 ) => {
   const response = await server.request('/v1/chat/sessions', {
     method: 'POST',
-    headers: { 'x-api-key': key },
+    headers: { 'x-api-key': key, ...(origin ? { origin } : {}) },
     json: { agent_id: agentId, ...rest },
   })
   if (response.status !== 200)
@@ -74,3 +81,15 @@ export const textOf = (events: ChatEvent[]) =>
     .filter((event) => event.event === 'chunk')
     .map((event) => event.data.delta)
     .join('')
+
+/** A text agent made through the v1 API with the given secret key. */
+export const createTextAgent = async (server: TestServer, key: string, name = 'Chat Agent') => {
+  const response = await server.request('/v1/agents', {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    json: { name, agentArchitecture: 'text', model: 'gpt-4o-mini', systemPrompt: 'You help.' },
+  })
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`agent creation failed: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { data: { id: string } }).data.id
+}

@@ -27,7 +27,7 @@ export type CompletionRequest = {
   temperature?: number
 }
 
-const DEFAULT_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { input: 10, output: 5 } }
+const STANDARD_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { input: 10, output: 5 } }
 
 /**
  * An OpenAI-compatible chat-completions endpoint on a loopback port: real SSE chunks in OpenAI's
@@ -38,6 +38,7 @@ export const startFakeLlm = async () => {
   const requests: CompletionRequest[] = []
   let clientsGone = 0
   let sequence = 0
+  let fallback = STANDARD_REPLY
 
   const write = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`)
   const chunk = (model: string, delta: unknown, finish: string | null = null) => ({
@@ -55,7 +56,7 @@ export const startFakeLlm = async () => {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as CompletionRequest
       requests.push(body)
       sequence++
-      const reply = script.shift() ?? DEFAULT_REPLY
+      const reply = script.shift() ?? fallback
       if (reply.status) {
         res.writeHead(reply.status, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }))
@@ -121,6 +122,10 @@ export const startFakeLlm = async () => {
     requests,
     queue: (...replies: FakeReply[]) => void script.push(...replies),
     clientsGone: () => clientsGone,
+    /** What to stream when nothing is queued (e.g. `{hang: true}` for streams that stay open). */
+    setFallback: (reply: FakeReply) => {
+      fallback = reply
+    },
     reset: () => {
       script.length = 0
       requests.length = 0

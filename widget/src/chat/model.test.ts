@@ -224,6 +224,8 @@ describe('chat model', () => {
           }
         }),
     )
+    await first.model.start()
+    expect(second.model.unread.value).toBe(0)
     const sending = first.model.send('hello')
     await vi.waitFor(() =>
       expect(texts(second.model)).toEqual(['assistant:Hello!', 'user:hello', 'assistant:live']),

@@ -280,13 +280,14 @@ export const createChatModel = ({
   channel.listen((message) => {
     if (message.type === 'hello') return session && share()
     // Another tab owns this turn: mirror its transcript and live reply, never open a stream here.
-    const grew = message.entries.length > entries.value.length
+    // A reply finished in the other tab: its stream ended with an answer (a mirrored greeting is no reply).
+    const isFinishedReply =
+      phase.value === 'streaming' && !message.isStreaming && message.entries.at(-1)?.kind === 'assistant'
     batch(() => {
       entries.value = message.entries
       phase.value = message.isStreaming ? 'streaming' : message.conversationId ? 'ready' : phase.value
       isAwaitingFirstChunk.value = message.isStreaming && message.entries.at(-1)?.kind === 'user'
-      if (grew && !isOpen.value && message.entries.at(-1)?.kind === 'assistant' && !message.isStreaming)
-        unread.value++
+      if (isFinishedReply && !isOpen.value) unread.value++
     })
     if (message.conversationId && !session) session = store.load()
   })

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createParser } from 'eventsource-parser'
+import { loadConfig } from '../server/src/config.ts'
+import { start } from '../server/src/server.ts'
+import { startFakeLlm } from '../server/test/helpers/fake-llm.ts'
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300)
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000)
+const CHUNK_DELAY_MS = 5
+const CHUNKS = 20
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
+}
+
+const call = async (
+  url: string,
+  init: { token?: string; headers?: Record<string, string>; json?: unknown },
+) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...init.headers,
+    },
+    body: JSON.stringify(init.json ?? {}),
+  })
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  return response
+}
+
+/** Milliseconds from the request to the first text and to the end of a streamed body. */
+const timeStream = async (
+  request: () => Promise<Response>,
+  isText: (data: string, event?: string) => boolean,
+) => {
+  const started = performance.now()
+  const response = await request()
+  let first = 0
+  const parser = createParser({
+    onEvent: ({ data, event }) => {
+      if (!first && isText(data, event)) first = performance.now() - started
+    },
+  })
+  const decoder = new TextDecoder()
+  for await (const part of response.body as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(part, { stream: true }))
+  return { first, last: performance.now() - started }
+}
+
+/**
+ * The chat path's overhead against the fake upstream read directly in the same run: (a) added
+ * latency to the first and last chunk, (b) sessions created per second, (c) concurrent open
+ * streams of one process and its memory. Embedded PGlite unless DATABASE_URL is set.
+ */
+export const run = async () => {
+  const llm = await startFakeLlm()
+  llm.setFallback({ text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `), delayMs: CHUNK_DELAY_MS })
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'))
+  const server = await start({
+    config: loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: randomBytes(32).toString('hex'),
+      LLM_BASE_URL: llm.baseUrl,
+      TRIAL_CREDITS_USD: '10000',
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    }),
+  })
+  try {
+    const base = server.url
+    const signup = (await (
+      await call(`${base}/api/auth/signup`, {
+        json: {
+          organizationName: 'Bench',
+          name: 'Bench',
+          email: `bench-${Date.now()}@example.com`,
+          password: 'bench password 123',
+        },
+      })
+    ).json()) as { token: string }
+    // Session creation is limited to 100 a minute per key: spread the load over enough keys.
+    const keys: string[] = []
+    for (let i = 0; i < Math.ceil((SAMPLES + SESSIONS + STREAMS) / 90); i++)
+      keys.push(
+        (
+          (await (
+            await call(`${base}/api/api-keys`, {
+              token: signup.token,
+              json: { name: `bench ${i}`, type: 'secret' },
+            })
+          ).json()) as { key: string }
+        ).key,
+      )
+    const key = keys[0] as string
+    let sessionsMade = 0
+    const agent = (await (
+      await call(`${base}/v1/agents`, {
+        headers: { 'x-api-key': key },
+        json: {
+          name: 'Bench Agent',
+          agentArchitecture: 'text',
+          model: 'gpt-4o-mini',
+          systemPrompt: 'Be brief.',
+        },
+      })
+    ).json()) as { data: { id: string } }
+    const createSession = async () =>
+      (await (
+        await call(`${base}/v1/chat/sessions`, {
+          headers: { 'x-api-key': keys[Math.floor(sessionsMade++ / 90)] as string },
+          json: { agent_id: agent.data.id },
+        })
+      ).json()) as {
+        conversation_id: string
+        session_token: string
+      }
+
+    // (a) added latency, sample by sample: the upstream directly, then the same through the server.
+    const added = { first: [] as number[], last: [] as number[] }
+    for (let i = 0; i < SAMPLES; i++) {
+      const direct = await timeStream(
+        () =>
+          call(`${llm.baseUrl}/chat/completions`, {
+            json: { model: 'gpt-4o-mini', messages: [], stream: true },
+          }),
+        (data) => data.includes('"content":"word'),
+      )
+      const session = await createSession()
+      const through = await timeStream(
+        () =>
+          call(`${base}/v1/chat/sessions/${session.conversation_id}/messages`, {
+            token: session.session_token,
+            json: { message: 'Hi' },
+          }),
+        (_data, event) => event === 'chunk',
+      )
+      added.first.push(through.first - direct.first)
+      added.last.push(through.last - direct.last)
+    }
+
+    // (b) session creation rate, 16 at a time.
+    const started = performance.now()
+    let made = 0
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (made < SESSIONS) {
+          made++
+          await createSession()
+        }
+      }),
+    )
+    const sessionsPerSecond = SESSIONS / ((performance.now() - started) / 1000)
+
+    // (c) open streams held at once: replies that never finish.
+    llm.setFallback({ hang: true })
+    const open: AbortController[] = []
+    for (let i = 0; i < STREAMS; i++) {
+      const session = await createSession()
+      const controller = new AbortController()
+      const response = await fetch(`${base}/v1/chat/sessions/${session.conversation_id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${session.session_token}` },
+        body: JSON.stringify({ message: 'Hold on' }),
+        signal: controller.signal,
+      })
+      if (response.status !== 200) throw new Error(`stream ${i}: ${response.status}`)
+      open.push(controller)
+    }
+    const keyIds = (await server.ctx.db.selectFrom('api_keys').select('id').execute()).map((row) => row.id)
+    const openStreams = keyIds.reduce((sum, id) => sum + server.ctx.streams.countOpen(id), 0)
+    const rssMiB = process.memoryUsage().rss / 2 ** 20
+
+    const fmt = (n: number) => n.toFixed(2)
+    process.stdout.write(
+      [
+        `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart)`,
+        `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
+        `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
+        `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
+        `(c) open streams: ${openStreams} of ${STREAMS} requested, process RSS ${fmt(rssMiB)} MiB (server and load generator in one process; target 5,000 under 1 GiB)`,
+        '',
+      ].join('\n'),
+    )
+    for (const controller of open) controller.abort()
+  } finally {
+    await server.stop()
+    await llm.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}

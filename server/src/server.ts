@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
+import { waitForActiveReplies } from './chat/active-replies.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
@@ -104,6 +105,7 @@ export const start = async ({
       stopping ??= (async () => {
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
+        await waitForActiveReplies(ctx)
         await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()

@@ -34,3 +34,17 @@ export const trackReply = (ctx: AppContext, conversationId: string) => {
 
 /** Makes sure this instance listens for stops before any reply starts. */
 export const listenForStops = (ctx: AppContext) => void registryOf(ctx)
+
+/**
+ * Resolves once no reply of this instance is still recording its outcome (or after `timeoutMs`).
+ * A reply whose client went away keeps writing after its connection closed, so stopping the
+ * server waits for it before closing the database under it.
+ */
+export const waitForActiveReplies = async (ctx: AppContext, { timeoutMs = 5000 } = {}) => {
+  const replies = registries.get(ctx)
+  const deadline = Date.now() + timeoutMs
+  while (replies && replies.size > 0 && Date.now() < deadline) {
+    for (const controller of replies.values()) controller.abort('ended')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

@@ -72,7 +72,12 @@ describe('keyboard, screen readers, languages, themes', () => {
     await waitFor(() => getComputedStyle(find(widget, '.panel')).backgroundColor === 'rgb(22, 24, 29)', {
       message: 'auto theme follows prefers-color-scheme',
     })
-    await screenshot(widget, 'dark')
+    await screenshot(widget, 'dark', { colorScheme: 'dark' })
+    equal(
+      getComputedStyle(find(widget, '.panel')).backgroundColor,
+      'rgb(22, 24, 29)',
+      'still dark when shot:',
+    )
   })
 
   it('screenshot: mobile 375 px wide', async () => {

@@ -53,9 +53,10 @@ export const type = async (widget, text) => {
 export const stats = async () => (await fetch(`${settings.standInUrl}/v1/chat/stats`)).json()
 
 /** Saves test-output/widget/<name>.png once the reply has finished and nothing is mid-animation. */
-export const screenshot = async (widget, name) => {
+export const screenshot = async (widget, name, { colorScheme = 'light' } = {}) => {
   await waitFor(() => find(widget, '[part~="send"]'), { message: 'reply finished before the screenshot' })
-  await emulateMedia({ reducedMotion: 'reduce' })
+  // One call with every feature: each emulateMedia call replaces the features set before it.
+  await emulateMedia({ reducedMotion: 'reduce', colorScheme })
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))
   await executeServerCommand('parley-screenshot', { name })
 }

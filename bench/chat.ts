@@ -176,6 +176,10 @@ export const run = async () => {
       })
       if (response.status !== 200) throw new Error(`stream ${i}: ${response.status}`)
       open.push(controller)
+      // Keep reading: an unread body can be collected, which closes the connection and the stream.
+      void (async () => {
+        for await (const _ of response.body as AsyncIterable<Uint8Array>);
+      })().catch(() => undefined)
     }
     const keyIds = (await server.ctx.db.selectFrom('api_keys').select('id').execute()).map((row) => row.id)
     const openStreams = keyIds.reduce((sum, id) => sum + server.ctx.streams.countOpen(id), 0)

@@ -23,10 +23,11 @@ describe('resume, tabs and starters', () => {
     await waitFor(() => messages(first).length === 1)
     await type(first, 'remember me')
     await waitFor(() => messages(first).at(-1) === 'You said: remember me')
+    // stream_end comes after the reply is stored; reloading before it would race the history read.
+    await waitFor(() => find(first, '[part~="send"]'), { message: 'stream end' })
     const before = (await stats()).sessionsCreated
     first.remove()
     const second = createWidget()
-    await waitFor(() => messages(second).length === 0 || true)
     second.open()
     await waitFor(() => messages(second).length === 3, { message: 'restored transcript' })
     equal(messages(second), ['Hello from agent-1!', 'remember me', 'You said: remember me'])

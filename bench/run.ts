@@ -2,6 +2,7 @@
 const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   auth: () => import('./auth.ts'),
   chat: () => import('./chat.ts'),
+  widget: () => import('./widget.ts'),
 }
 
 const name = process.argv[2]
@@ -11,4 +12,4 @@ if (!load) {
   process.exit(2)
 }
 await (await load()).run()
-process.exit(0)
+process.exit(process.exitCode ?? 0)

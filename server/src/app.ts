@@ -18,14 +18,17 @@ import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
+import type { DemoTenant } from './seed/demo.ts'
+import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
 
 const demoDirectory = fileURLToPath(new URL('../../demo/public', import.meta.url))
+const widgetDirectory = fileURLToPath(new URL('../../widget/dist', import.meta.url))
 
 /** Paths mounted outside the route table: static pages, not API operations (see the OpenAPI test). */
-export const staticMounts = ['/docs', '/demo'] as const
+export const staticMounts = ['/docs', '/demo', '/widget'] as const
 
 /** Mounts more routes on the same table and middleware chain (tests use it for probe routes). */
 export type ExtendApp = (input: { routes: RouteTable; app: Express; ctx: AppContext }) => void
@@ -34,18 +37,32 @@ type AppOptions = {
   baseUrl: () => string
   readinessChecks: Record<string, () => Promise<void>>
   extend?: ExtendApp
+  /** The seeded demo tenant, filled into the demo page; null when none was seeded. */
+  demo?: DemoTenant | null
 }
 
 /** The spec's CORS for the chat API; preflights are answered here, before any authentication. */
 const chatCors = cors({
   origin: '*',
   methods: ['GET', 'POST', 'OPTIONS'],
-  allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Studio-Token', 'Origin'],
+  // Idempotency-Key and Last-Event-ID let the widget resume a dropped reply (see the chat issue).
+  allowedHeaders: [
+    'Content-Type',
+    'Authorization',
+    'X-API-Key',
+    'X-Studio-Token',
+    'Origin',
+    'Idempotency-Key',
+    'Last-Event-ID',
+  ],
   maxAge: 600,
 })
 
 /** Assembles the express app: security headers, body limits, every router, the error handler. */
-export const createApp = (ctx: AppContext, { baseUrl, readinessChecks, extend }: AppOptions): Express => {
+export const createApp = (
+  ctx: AppContext,
+  { baseUrl, readinessChecks, extend, demo = null }: AppOptions,
+): Express => {
   const app = express()
   app.disable('x-powered-by')
   // An array is copied: express keeps what it is given and the config is frozen.
@@ -78,7 +95,8 @@ export const createApp = (ctx: AppContext, { baseUrl, readinessChecks, extend }:
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())
-  app.use('/demo', express.static(demoDirectory, { index: 'index.html' }))
+  app.use('/demo', createDemoRouter({ directory: demoDirectory, tenant: demo }))
+  app.use('/widget', serveWidget(widgetDirectory))
   app.use(handleUnknownRoute)
   app.use(handleErrors)
   return app

@@ -89,7 +89,12 @@ export const start = async ({
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
     const readinessChecks: Record<string, () => Promise<void>> = { database: database.ping }
     if (redis) readinessChecks.redis = async () => void (await redis.ping())
-    const app = createApp(ctx, { baseUrl: () => url, readinessChecks, extend: extendApp })
+    const app = createApp(ctx, {
+      baseUrl: () => url,
+      readinessChecks,
+      extend: extendApp,
+      demo: demo?.tenant ?? null,
+    })
     const server = config.role === 'worker' ? null : await listen(app, config.port)
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)

@@ -87,7 +87,7 @@ describe('CORS of the chat API', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
     expect(response.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS')
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'Content-Type,Authorization,X-API-Key,X-Studio-Token,Origin',
+      'Content-Type,Authorization,X-API-Key,X-Studio-Token,Origin,Idempotency-Key,Last-Event-ID',
     )
   })
 

@@ -34,8 +34,9 @@ export const createJobs = ({
   logger: Logger
   pollMs?: number
 }): Jobs => {
+  const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: true })
   const agenda = new Agenda({
-    backend: new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: true }),
+    backend,
     processEvery: pollMs,
     defaultLockLifetime: 5 * 60 * 1000,
     removeOnComplete: true,

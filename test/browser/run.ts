@@ -1,0 +1,141 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
+import cors from 'cors'
+import { startTestServer } from '../../server/test/helpers/test-server.ts'
+import { createChatStandIn } from './chat-stand-in.ts'
+import { createCspPage } from './csp-page.ts'
+
+export type Counts = { passed: number; failed: number; skipped: number }
+
+const CHROMIUM = '/usr/bin/chromium'
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const testFiles = 'widget/test/**/*.test.js'
+export const screenshotDirectory = join(root, 'test-output', 'widget')
+
+const countTests = (suite: TestSuiteResult | undefined, counts: Counts) => {
+  if (!suite) return
+  const add = (test: TestResult) => {
+    if (test.skipped) counts.skipped++
+    else if (test.passed) counts.passed++
+    else {
+      counts.failed++
+      process.stdout.write(`  ✗ ${test.name}: ${test.error?.message ?? 'failed'}\n`)
+    }
+  }
+  suite.tests.forEach(add)
+  for (const child of suite.suites) countTests(child, counts)
+}
+
+/** Without a browser the tests are counted as skipped, loudly; CI insists on the browser. */
+const skipWithoutBrowser = (): Counts => {
+  if (process.env.CI || process.env.PARLEY_REQUIRE_BROWSER)
+    throw new Error(`Chromium not found at ${CHROMIUM}`)
+  const files = execFileSync('sh', ['-c', `ls ${join(root, 'widget/test')}/*.test.js`])
+    .toString()
+    .split('\n')
+  const skipped = files
+    .filter(Boolean)
+    .reduce((sum, file) => sum + (readFileSync(file, 'utf8').match(/\bit\(/g)?.length ?? 0), 0)
+  process.stdout.write(
+    `\n!!! browser tests SKIPPED: Chromium not found at ${CHROMIUM} (${skipped} tests) !!!\n\n`,
+  )
+  return { passed: 0, failed: 0, skipped }
+}
+
+/**
+ * Builds the widget, boots a real Parley server (embedded or TEST_DATABASE_URL, like every server
+ * test) that serves it, and runs widget/test/*.test.js in Debian's Chromium with @web/test-runner.
+ */
+export const runBrowserTests = async (): Promise<Counts> => {
+  if (!existsSync(CHROMIUM)) return skipWithoutBrowser()
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
+    cwd: join(root, 'widget'),
+    stdio: 'inherit',
+  })
+  mkdirSync(screenshotDirectory, { recursive: true })
+  const { startTestRunner } = await import('@web/test-runner')
+  const { chromeLauncher } = await import('@web/test-runner-chrome')
+  let widgetKey = ''
+  // The demo seed makes the key after the app exists, hence the getter.
+  const standIn = createChatStandIn({ widgetKey: () => widgetKey })
+  const server = await startTestServer({
+    seedDemo: true,
+    extendApp: ({ app }) => {
+      // Under its own prefix: the real chat API owns /v1/chat; widgets reach this through base-url.
+      app.use('/stand-in/v1/chat', cors({ origin: '*', allowedHeaders: '*' }), standIn)
+      app.use('/csp-test', createCspPage())
+    },
+  })
+  widgetKey = server.demo?.tenant.widgetKey ?? ''
+  const launcher = chromeLauncher({
+    launchOptions: {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
+    },
+  })
+  const settings = {
+    baseUrl: server.url,
+    standInUrl: `${server.url}/stand-in`,
+    key: widgetKey,
+    agentId: server.demo?.tenant.textAgentId ?? '',
+  }
+  try {
+    const runner = await startTestRunner({
+      readCliArgs: false,
+      readFileConfig: false,
+      autoExitProcess: false,
+      config: {
+        rootDir: root,
+        files: [testFiles],
+        nodeResolve: true,
+        browsers: [launcher],
+        concurrency: 1,
+        watch: false,
+        staticLogging: true,
+        testFramework: { config: { timeout: 15_000 } },
+        testsFinishTimeout: 180_000,
+        testRunnerHtml: (framework) => `<!doctype html><html><head><meta charset="utf-8"></head><body>
+          <script>window.PARLEY_TEST = ${JSON.stringify(settings)}</script>
+          <script src="${server.url}/widget/parley.js"></script>
+          <script type="module" src="${framework}"></script></body></html>`,
+        plugins: [
+          {
+            name: 'parley-screenshot',
+            executeCommand: async ({ command, payload, session }) => {
+              if (command !== 'parley-screenshot') return undefined
+              const { name } = payload as { name: string }
+              await launcher
+                .getPage(session.id)
+                .screenshot({ path: join(screenshotDirectory, `${name}.png`) as `${string}.png` })
+              return true
+            },
+          },
+        ],
+      },
+    })
+    if (!runner) throw new Error('@web/test-runner did not start')
+    await new Promise<void>((resolve) => runner.on('finished', () => resolve()))
+    const counts: Counts = { passed: 0, failed: 0, skipped: 0 }
+    for (const session of runner.sessions.all() as Iterable<TestSession>) {
+      countTests(session.testResults, counts)
+      for (const error of session.errors) {
+        counts.failed++
+        process.stdout.write(`  ✗ ${session.testFile}: ${error.message}\n`)
+      }
+    }
+    await runner.stop()
+    return counts
+  } finally {
+    await server.destroy()
+  }
+}

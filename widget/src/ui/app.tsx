@@ -1,0 +1,68 @@
+import { useEffect, useRef } from 'preact/hooks'
+import type { ChatModel } from '../chat/model.ts'
+import { directionOf, type Language, stringsFor } from '../i18n.ts'
+import { Launcher } from './launcher.tsx'
+import { Panel } from './panel.tsx'
+
+export type AppProps = {
+  model: ChatModel
+  language: Language
+  theme: 'light' | 'dark' | 'auto'
+  position: 'end' | 'start' | 'inline'
+  accent: string | null
+  suggestions: string[]
+  onToggle: (open: boolean) => void
+}
+
+/** The last finished assistant reply, for the aria-live region: announced once, never word by word. */
+const announcement = (model: ChatModel) => {
+  if (model.phase.value === 'streaming') return ''
+  const last = model.entries.value.at(-1)
+  return last?.kind === 'assistant' ? last.text : ''
+}
+
+export const App = ({ model, language, theme, position, accent, suggestions, onToggle }: AppProps) => {
+  const strings = stringsFor(language)
+  const launcherRef = useRef<HTMLButtonElement>(null)
+  const inputRef = useRef<HTMLTextAreaElement>(null)
+  const isInline = position === 'inline'
+  const isOpen = isInline || model.isOpen.value
+  const wasOpen = useRef(isOpen)
+  useEffect(() => {
+    // Focus follows the panel: into it on open, back to the launcher on close (keyboard users).
+    if (isOpen && !wasOpen.current) inputRef.current?.focus()
+    if (!isOpen && wasOpen.current) launcherRef.current?.focus()
+    wasOpen.current = isOpen
+  }, [isOpen])
+  const classes = ['root', theme, isInline ? 'inline' : `floating ${position}`].join(' ')
+  return (
+    <div
+      class={classes}
+      dir={directionOf(language)}
+      lang={language}
+      style={accent ? { '--parley-accent': accent } : undefined}
+    >
+      {isOpen && (
+        <Panel
+          model={model}
+          strings={strings}
+          suggestions={suggestions}
+          inputRef={inputRef}
+          {...(isInline ? {} : { onClose: () => onToggle(false) })}
+        />
+      )}
+      {!isInline && (
+        <Launcher
+          isOpen={isOpen}
+          unread={model.unread.value}
+          strings={strings}
+          buttonRef={launcherRef}
+          onClick={() => onToggle(!isOpen)}
+        />
+      )}
+      <div class="visually-hidden" aria-live="polite" role="status">
+        {announcement(model)}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,91 @@
+import {
+  assert,
+  cleanUp,
+  createWidget,
+  equal,
+  find,
+  findAll,
+  messages,
+  settings,
+  waitFor,
+} from './helpers.js'
+
+describe('host page API, markdown safety, strict CSP', () => {
+  afterEach(cleanUp)
+
+  it('open, close, toggle, send and endConversation, with their events', async () => {
+    const widget = createWidget()
+    const events = []
+    for (const name of ['parley:open', 'parley:close', 'parley:message', 'parley:conversation-end']) {
+      // The events cross the shadow boundary and bubble to the document.
+      document.addEventListener(name, (event) => events.push([name, event.detail]))
+    }
+    widget.open()
+    await waitFor(() => messages(widget).length === 1)
+    widget.toggle()
+    await waitFor(() => !find(widget, '.panel'), { message: 'toggle closes' })
+    widget.toggle()
+    await waitFor(() => find(widget, '.panel'), { message: 'toggle opens' })
+    equal(await widget.send('api message'), true, 'send resolves true')
+    await waitFor(() =>
+      events.some(([name, detail]) => name === 'parley:message' && detail.role === 'assistant'),
+    )
+    await widget.endConversation()
+    widget.close()
+    const names = events.map(([name]) => name)
+    equal(names, [
+      'parley:open',
+      'parley:close',
+      'parley:open',
+      'parley:message',
+      'parley:message',
+      'parley:conversation-end',
+      'parley:close',
+    ])
+    equal(events[3][1], { role: 'user', content: 'api message' })
+    equal(events[4][1], { role: 'assistant', content: 'You said: api message' })
+  })
+
+  it('switches agent when agent-id changes', async () => {
+    const widget = createWidget()
+    widget.open()
+    await waitFor(() => messages(widget)[0] === 'Hello from agent-1!')
+    widget.setAttribute('agent-id', 'agent-2')
+    widget.open()
+    await waitFor(() => messages(widget)[0] === 'Hello from agent-2!', { message: 'other agent' })
+  })
+
+  it('renders markdown but refuses <img onerror> and javascript: links', async () => {
+    const widget = createWidget()
+    widget.open()
+    await waitFor(() => messages(widget).length === 1)
+    await widget.send('markdown')
+    await waitFor(() => find(widget, '.assistant strong'), { message: 'bold rendered' })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    equal(findAll(widget, 'img').length, 0, 'images:')
+    const links = findAll(widget, '.assistant a')
+    equal(
+      links.map((link) => link.getAttribute('href')),
+      ['https://example.com'],
+      'links:',
+    )
+    equal(links[0].target, '_blank', 'target:')
+    assert(links[0].rel.includes('noopener'), 'rel=noopener')
+    assert(messages(widget).at(-1).includes('<img src=x onerror='), 'the HTML is shown as text')
+    equal(window.__pwned, undefined, 'no script ran:')
+  })
+
+  it('works on a host page with a strict Content-Security-Policy', async () => {
+    const result = new Promise((resolve) =>
+      window.addEventListener('message', (event) => event.data?.type === 'csp-probe' && resolve(event.data)),
+    )
+    const frame = document.createElement('iframe')
+    frame.src = `${settings.baseUrl}/csp-test/?agent=agent-csp&key=${encodeURIComponent(settings.key)}`
+    document.body.append(frame)
+    const outcome = await result
+    equal(outcome.error, undefined, 'no widget error:')
+    equal(outcome.text, 'You said: hello csp', 'reply:')
+    equal(outcome.styled, '50%', 'styles applied under the CSP:')
+    equal(outcome.violations, [], 'CSP violations:')
+  })
+})

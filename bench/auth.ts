@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { z } from 'zod'
-import { loadConfig } from '../server/src/config.ts'
 import { start } from '../server/src/server.ts'
+import { benchConfig } from './bench-config.ts'
 
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 2)
 const ROUNDS = 3
@@ -65,17 +62,7 @@ const post = async (url: string, body: unknown, token?: string) => {
  * (one Redis round trip per request) to Redis.
  */
 export const run = async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'))
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: randomBytes(32).toString('hex'),
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-  })
+  const { config, removeDataDir } = benchConfig()
   const noop = z.object({ ok: z.literal(true) })
   const server = await start({
     config,
@@ -132,6 +119,6 @@ export const run = async () => {
     process.stdout.write(`${lines.join('\n')}\n`)
   } finally {
     await server.stop()
-    rmSync(dataDir, { recursive: true, force: true })
+    removeDataDir()
   }
 }

@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createParser } from 'eventsource-parser'
-import { loadConfig } from '../server/src/config.ts'
 import { start } from '../server/src/server.ts'
 import { startFakeLlm } from '../server/test/helpers/fake-llm.ts'
+import { benchConfig } from './bench-config.ts'
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300)
@@ -62,21 +58,8 @@ const timeStream = async (
 export const run = async () => {
   const llm = await startFakeLlm()
   llm.setFallback({ text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `), delayMs: CHUNK_DELAY_MS })
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'))
-  const server = await start({
-    config: loadConfig({
-      NODE_ENV: 'test',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_TOKEN: randomBytes(32).toString('hex'),
-      LLM_BASE_URL: llm.baseUrl,
-      TRIAL_CREDITS_USD: '10000',
-      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    }),
-  })
+  const { config, removeDataDir } = benchConfig({ LLM_BASE_URL: llm.baseUrl, TRIAL_CREDITS_USD: '10000' })
+  const server = await start({ config })
   try {
     const base = server.url
     const signup = (await (
@@ -200,6 +183,6 @@ export const run = async () => {
   } finally {
     await server.stop()
     await llm.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    removeDataDir()
   }
 }

@@ -18,6 +18,9 @@ export type DatabaseHandle = {
   close: () => Promise<void>
 }
 
+/** PostgreSQL's unique_violation: the row a store tried to write already exists. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505'
+
 const int8Parser = (value: string): number => {
   const parsed = Number(value)
   if (!Number.isSafeInteger(parsed)) throw new RangeError(`bigint ${value} is outside the safe integer range`)

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely'
-import type { Database, Executor } from '../db/index.ts'
+import { type Database, type Executor, isUniqueViolation } from '../db/index.ts'
 
 export type FunctionMethod = 'GET' | 'POST' | 'PUT' | 'PATCH'
 
@@ -37,8 +37,6 @@ const toRow = (row: Selectable<Database['custom_functions']>): CustomFunctionRow
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505'
 
 /** Returns null when the agent already has a function of that name. */
 export const insertFunction = async (

@@ -4,7 +4,7 @@ import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
 import * as store from './provider-keys-store.ts'
-import { findRole } from './store.ts'
+import { roleIn } from './service.ts'
 
 const present = (rows: store.ProviderKeyRow[]) => ({
   providers: rows.map((row) => ({
@@ -14,17 +14,8 @@ const present = (rows: store.ProviderKeyRow[]) => ({
   })),
 })
 
-const requireMembership = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
-  const role =
-    organizationId === actor.organizationId
-      ? actor.role
-      : await findRole(ctx.db, { organizationId, userId: actor.userId })
-  if (!role) throw AppError.notFound('organization')
-  return role
-}
-
 export const listProviderKeys = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
-  await requireMembership(ctx, actor, organizationId)
+  await roleIn(ctx, actor, organizationId)
   return present(await store.listProviderKeys(ctx.db, organizationId))
 }
 
@@ -34,7 +25,7 @@ export const updateProviderKeys = async (
   actor: StudioActor,
   { organizationId, update }: { organizationId: string; update: ProviderKeysUpdate },
 ) => {
-  const role = await requireMembership(ctx, actor, organizationId)
+  const role = await roleIn(ctx, actor, organizationId)
   if (role === 'member') throw AppError.forbidden('Only owners and admins can change provider keys')
   const box = createSecretBox(ctx.config.encryptionKey)
   await ctx.db.transaction().execute(async (tx) => {

@@ -109,7 +109,7 @@ export const authenticateStudioToken = async (ctx: AppContext, token: string): P
 }
 
 /** The actor's role in another organization they belong to; 404 when they don't. */
-const roleIn = async (ctx: AppContext, actor: StudioActor, organizationId: string): Promise<Role> => {
+export const roleIn = async (ctx: AppContext, actor: StudioActor, organizationId: string): Promise<Role> => {
   if (organizationId === actor.organizationId) return actor.role
   const role = await store.findRole(ctx.db, { organizationId, userId: actor.userId })
   if (!role) throw AppError.notFound('organization')

@@ -1,5 +1,5 @@
 import type { Role, Tier } from '@parley/shared'
-import type { Executor } from '../db/index.ts'
+import { type Executor, isUniqueViolation } from '../db/index.ts'
 
 export type UserRow = { id: string; email: string; name: string; passwordHash: string; createdAt: Date }
 export type MembershipRow = { organizationId: string; name: string; role: Role; tier: Tier; createdAt: Date }
@@ -19,8 +19,6 @@ export type MemberRow = {
   status: 'active' | 'invited'
   createdAt: Date
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505'
 
 /** Returns false when the email is taken. */
 export const insertUser = async (

@@ -35,14 +35,7 @@ const toRow = (row: Selectable<Database['webhook_deliveries']>): DeliveryRow => 
 
 export const insertDelivery = async (
   db: Executor,
-  delivery: {
-    id: string
-    organizationId: string
-    agentId: string
-    event: string
-    url: string
-    payload: Record<string, unknown>
-  },
+  delivery: Pick<DeliveryRow, 'id' | 'organizationId' | 'agentId' | 'event' | 'url' | 'payload'>,
 ) => {
   await db
     .insertInto('webhook_deliveries')

@@ -54,5 +54,7 @@ export const errorCodes = [
   'invalid_token',
   'conversation_mismatch',
   'session_not_found',
+  // chat resume: an Idempotency-Key sent again with another message
+  'idempotency_key_reused',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

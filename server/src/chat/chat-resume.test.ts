@@ -1,6 +1,12 @@
 import type { ChatSession } from '@parley/shared'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type ChatEvent, chatCall, createChatSession, readChatStream, textOf } from '../../test/helpers/chat.ts'
+import {
+  type ChatEvent,
+  chatCall,
+  createChatSession,
+  readChatStream,
+  textOf,
+} from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { canRunTwoInstances, startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
@@ -30,7 +36,11 @@ beforeAll(async () => {
   const env = { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' }
   server = await startTestServer({ env })
   // The second instance must accept the first one's session tokens and sealed secrets.
-  const shared = { ...env, JWT_SECRET: server.env.JWT_SECRET ?? '', ENCRYPTION_KEY: server.env.ENCRYPTION_KEY ?? '' }
+  const shared = {
+    ...env,
+    JWT_SECRET: server.env.JWT_SECRET ?? '',
+    ENCRYPTION_KEY: server.env.ENCRYPTION_KEY ?? '',
+  }
   other = canRunTwoInstances ? await startTestServer({ shareDatabaseWith: server, env: shared }) : server
   impatient = await startTestServer({ env: { ...env, CHAT_RESUME_GRACE_MS: '200' } })
   await setUp(server)
@@ -51,7 +61,11 @@ const startSession = (target: TestServer) => {
 
 type Send = { key: string; message?: string; lastEventId?: number; signal?: AbortSignal }
 
-const send = (target: TestServer, session: ChatSession, { key, message = 'Count to ten', lastEventId, signal }: Send) =>
+const send = (
+  target: TestServer,
+  session: ChatSession,
+  { key, message = 'Count to ten', lastEventId, signal }: Send,
+) =>
   target.request(`/v1/chat/sessions/${session.conversation_id}/messages`, {
     method: 'POST',
     token: session.session_token,
@@ -64,7 +78,12 @@ const send = (target: TestServer, session: ChatSession, { key, message = 'Count 
   })
 
 /** Reads a stream until `dropAfterChunks` chunks arrived, then aborts the request as a lost network would. */
-const readThenDrop = async (target: TestServer, session: ChatSession, key: string, dropAfterChunks: number) => {
+const readThenDrop = async (
+  target: TestServer,
+  session: ChatSession,
+  key: string,
+  dropAfterChunks: number,
+) => {
   const controller = new AbortController()
   const received: ChatEvent[] = []
   const response = await send(target, session, { key, signal: controller.signal })

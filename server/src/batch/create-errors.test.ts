@@ -22,7 +22,11 @@ const json = (body: Record<string, unknown>) =>
     ...body,
   })
 const csv = (file: string, fields: Record<string, string> = {}) =>
-  createBatchCsv(server, tenant.key, file, { fromPhoneNumberId: tenant.phoneNumberId, name: 'Errors', ...fields })
+  createBatchCsv(server, tenant.key, file, {
+    fromPhoneNumberId: tenant.phoneNumberId,
+    name: 'Errors',
+    ...fields,
+  })
 
 const expectError = async (response: Response, status: number, code: string, detail?: RegExp) => {
   const body = await response.json()
@@ -54,7 +58,12 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
       contacts: [{ phone: '+14155550111' }, { phone: '+1 415 555 0112' }, { phone: 'nope' }],
     })
     await expectError(response, 400, 'invalid_phone_format', /^contacts\[1\]\.phone/)
-    await expectError(await json({ contacts: [{ name: 'no phone' }] }), 400, 'invalid_phone_format', /contacts\[0\]/)
+    await expectError(
+      await json({ contacts: [{ name: 'no phone' }] }),
+      400,
+      'invalid_phone_format',
+      /contacts\[0\]/,
+    )
   })
 
   it('invalid_timezone', async () => {
@@ -71,7 +80,12 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
   })
 
   it('404 for an unknown phone number and for another organization’s', async () => {
-    await expectError(await json({ fromPhoneNumberId: '01J00000000000000000000000' }), 404, 'not_found', /Phone number/)
+    await expectError(
+      await json({ fromPhoneNumberId: '01J00000000000000000000000' }),
+      404,
+      'not_found',
+      /Phone number/,
+    )
     const other = await createBatchTenant(server)
     await expectError(await json({ fromPhoneNumberId: other.phoneNumberId }), 404, 'not_found')
   })
@@ -83,7 +97,12 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
       json: { number: '+14155550199', sipTrunkId: 'ST_test' },
     })
     const bareId = (await bare.json()).data.id
-    await expectError(await json({ fromPhoneNumberId: bareId }), 400, 'no_outbound_agent', /no outbound agent assigned/)
+    await expectError(
+      await json({ fromPhoneNumberId: bareId }),
+      400,
+      'no_outbound_agent',
+      /no outbound agent assigned/,
+    )
 
     // The API refuses text agents on numbers; a row written before that rule existed still gets a clear answer.
     const textAgent = await makeAgent(server, tenant.team.owner, { agentArchitecture: 'text' })
@@ -92,7 +111,12 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
       organizationId: tenant.team.organizationId,
       fields: { number: '+14155550198', label: null, outboundAgentId: textAgent.id, sipTrunkId: 'ST_test' },
     })
-    await expectError(await json({ fromPhoneNumberId: legacy.id }), 400, 'no_outbound_agent', /is a text agent/)
+    await expectError(
+      await json({ fromPhoneNumberId: legacy.id }),
+      400,
+      'no_outbound_agent',
+      /is a text agent/,
+    )
   })
 
   it('insufficient_credits (400) when the balance does not cover the estimate', async () => {

@@ -43,7 +43,11 @@ export const createBatchCsv = (
 ) => {
   const form = new FormData()
   for (const [name, value] of Object.entries(fields)) form.append(name, value)
-  form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv')
+  form.append(
+    'file',
+    new Blob([typeof csv === 'string' ? csv : new Uint8Array(csv)], { type: 'text/csv' }),
+    'contacts.csv',
+  )
   return server.request('/batch/create', { method: 'POST', token: key, body: form, headers })
 }
 

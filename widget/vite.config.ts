@@ -1,4 +1,3 @@
-import preact from '@preact/preset-vite'
 import { build, defineConfig, type UserConfig } from 'vite'
 
 const target = 'es2022'
@@ -36,7 +35,12 @@ const buildVoiceChunk = async () => {
  */
 export default defineConfig(
   async ({ command }): Promise<UserConfig> => ({
-    plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false })],
+    // Preact's classic h(type, props, ...children) instead of the automatic runtime's jsx(type,
+    // {children}): the same elements in about 200 fewer bytes of gzip on the first load.
+    oxc: {
+      jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' },
+      jsxInject: "import { h, Fragment } from 'preact'",
+    },
     define: {
       __PARLEY_VOICE_CHUNK__: JSON.stringify(command === 'build' ? await buildVoiceChunk() : 'voice.js'),
     },

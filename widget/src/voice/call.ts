@@ -14,7 +14,7 @@ import {
   Track,
 } from 'livekit-client'
 import { voiceStringsFor } from '../i18n.ts'
-import type { CallEvents, CallRequest, VoiceCall, VoiceFailure } from './contract.ts'
+import type { CallEvents, CallRequest, VoiceCall, VoiceFailure, VoiceState } from './contract.ts'
 import { CallFailure, createVoiceSession } from './session.ts'
 
 export { voiceStringsFor as stringsFor }
@@ -85,7 +85,25 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
   let wantsMuted = isMuted
   let microphone: LocalAudioTrack | null = null
   let isConnected = false
+  let isReconnecting = false
+  let isAgentSpeaking = false
   let isOver = false
+  let reported: VoiceState = 'connecting'
+  /** Reports the state the call is in now, when it changed. */
+  const report = () => {
+    const state = !isConnected
+      ? 'connecting'
+      : isReconnecting
+        ? 'reconnecting'
+        : wantsMuted
+          ? 'muted'
+          : isAgentSpeaking
+            ? 'agent-speaking'
+            : 'listening'
+    if (isOver || state === reported || state === 'connecting') return
+    reported = state
+    on.onState(state)
+  }
   const stop = () => {
     isOver = true
     microphone?.stop()
@@ -96,17 +114,24 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
   const finish = (failure?: VoiceFailure) => {
     if (isOver) return
     stop()
-    on.onPhase('ended', failure)
+    on.onState('ended', failure)
   }
 
   playRemoteAudio(room)
   readCaptions(room, on)
   room
-    .on(RoomEvent.ActiveSpeakersChanged, (speakers) =>
-      on.onAgentSpeaking(speakers.some((speaker) => !speaker.isLocal)),
-    )
-    .on(RoomEvent.Reconnecting, () => on.onPhase('reconnecting'))
-    .on(RoomEvent.Reconnected, () => on.onPhase('connected'))
+    .on(RoomEvent.ActiveSpeakersChanged, (speakers) => {
+      isAgentSpeaking = speakers.some((speaker) => !speaker.isLocal)
+      report()
+    })
+    .on(RoomEvent.Reconnecting, () => {
+      isReconnecting = true
+      report()
+    })
+    .on(RoomEvent.Reconnected, () => {
+      isReconnecting = false
+      report()
+    })
     // The agent hung up, the room was closed or the network is gone for good.
     .on(RoomEvent.Disconnected, () => isConnected && finish())
 
@@ -123,7 +148,7 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
       if (isOver) return
       await room.localParticipant.publishTrack(track)
       isConnected = true
-      on.onPhase('connected')
+      report()
     } catch (error) {
       finish(error instanceof CallFailure ? error.failure : 'media_error')
     }
@@ -135,6 +160,7 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
       // A press is a user gesture: the moment to lift a blocked autoplay of the agent's voice.
       void room.startAudio()
       void (muted ? microphone?.mute() : microphone?.unmute())
+      report()
     },
     end: stop,
   }

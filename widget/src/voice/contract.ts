@@ -15,15 +15,25 @@ export type VoiceFailure =
   | 'network'
   | 'error'
 
-/** Where the connection is; `ended` comes once, with the failure when it did not end normally. */
-export type CallPhase = 'connecting' | 'connected' | 'reconnecting' | 'ended'
+/**
+ * What the visitor sees of a call, and what `parley:voice-state` reports. The widget sets `idle`
+ * and the first `connecting`; the chunk reports the rest, each change once; `ended` comes once, with
+ * the failure when the call did not end normally.
+ */
+export type VoiceState =
+  | 'idle'
+  | 'connecting'
+  | 'listening'
+  | 'agent-speaking'
+  | 'muted'
+  | 'reconnecting'
+  | 'ended'
 
 /** One line of live captions: the same `id` arrives again with more text until `isFinal`. */
 export type Caption = { id: string; role: 'user' | 'assistant'; text: string; isFinal: boolean }
 
 export type CallEvents = {
-  onPhase: (phase: CallPhase, failure?: VoiceFailure) => void
-  onAgentSpeaking: (isSpeaking: boolean) => void
+  onState: (state: Exclude<VoiceState, 'idle' | 'connecting'>, failure?: VoiceFailure) => void
   onCaption: (caption: Caption) => void
 }
 

@@ -57,25 +57,16 @@ describe('voice model', () => {
       isMuted: false,
     })
     const on = fake.on()
-    on?.onPhase('connected')
-    on?.onAgentSpeaking(true)
-    on?.onAgentSpeaking(false)
+    on?.onState('listening')
+    on?.onState('agent-speaking')
     voice.setMuted(true)
-    on?.onPhase('reconnecting')
-    on?.onPhase('connected')
+    voice.setMuted(true)
+    on?.onState('muted')
+    expect(voice.isActive.value).toBe(true)
     voice.end()
+    expect(voice.isActive.value).toBe(false)
     await voice.start()
-    expect(states).toEqual([
-      'connecting',
-      'listening',
-      'agent-speaking',
-      'listening',
-      'muted',
-      'reconnecting',
-      'muted',
-      'ended',
-      'connecting',
-    ])
+    expect(states).toEqual(['connecting', 'listening', 'agent-speaking', 'muted', 'ended', 'connecting'])
     expect(fake.muted).toEqual([true])
     expect(fake.ended()).toBe(1)
     expect(loads()).toBe(1)
@@ -85,7 +76,7 @@ describe('voice model', () => {
     const { voice, fake, states, captions } = setup()
     await voice.start()
     fake.on()?.onCaption({ id: 's1', role: 'assistant', text: 'Hello', isFinal: true })
-    fake.on()?.onPhase('ended', 'mic_denied')
+    fake.on()?.onState('ended', 'mic_denied')
     expect(captions).toEqual(['assistant:Hello'])
     expect(states).toEqual(['connecting', 'ended:mic_denied'])
     expect(voice.failure.value).toBe('mic_denied')
@@ -114,22 +105,21 @@ describe('voice model', () => {
     expect(states).toEqual(['connecting', 'ended'])
   })
 
-  it('starts muted for push-to-talk and talks while held', async () => {
-    const { voice, fake, states } = setup({ isPushToTalk: true })
+  it('starts muted for push-to-talk and passes every change of the button on once', async () => {
+    const { voice, fake } = setup({ isPushToTalk: true })
     await voice.start()
     expect(fake.requests[0]?.isMuted).toBe(true)
-    fake.on()?.onPhase('connected')
+    expect(voice.isMuted.value).toBe(true)
     voice.setMuted(false)
     voice.setMuted(false)
     voice.setMuted(true)
     expect(fake.muted).toEqual([false, true])
-    expect(states).toEqual(['connecting', 'muted', 'listening', 'muted'])
   })
 
   it('ends the call in progress on dispose', async () => {
     const { voice, fake, states } = setup()
     await voice.start()
-    fake.on()?.onPhase('connected')
+    fake.on()?.onState('listening')
     voice.dispose()
     expect(fake.ended()).toBe(1)
     expect(states.at(-1)).toBe('ended')

@@ -1,15 +1,7 @@
-import { batch, computed, effect, signal } from '@preact/signals'
-import type { CallPhase, Caption, VoiceCall, VoiceChunk, VoiceFailure } from './contract.ts'
+import { batch, computed, signal } from '@preact/signals'
+import type { Caption, VoiceCall, VoiceChunk, VoiceFailure, VoiceState } from './contract.ts'
 
-/** What the visitor sees of a call, and what `parley:voice-state` reports. */
-export type VoiceState =
-  | 'idle'
-  | 'connecting'
-  | 'listening'
-  | 'agent-speaking'
-  | 'muted'
-  | 'reconnecting'
-  | 'ended'
+export type { VoiceState }
 
 /** After these the panel points the visitor back to typing (anchors dead-end here). */
 export const isTextFallback = (failure: VoiceFailure | null) =>
@@ -26,7 +18,7 @@ export type VoiceModelOptions = {
   onState: (state: Exclude<VoiceState, 'idle'>, failure: VoiceFailure | null) => void
 }
 
-/** The state of the voice call of one widget; LiveKit itself stays in the chunk. */
+/** The state of one widget's voice call; LiveKit, and what its events mean, stay in the chunk. */
 export const createVoiceModel = ({
   load,
   isPushToTalk,
@@ -34,71 +26,44 @@ export const createVoiceModel = ({
   onState,
   ...session
 }: VoiceModelOptions) => {
-  const phase = signal<CallPhase | 'idle'>('idle')
+  const state = signal<VoiceState>('idle')
   const failure = signal<VoiceFailure | null>(null)
   const isMuted = signal(false)
-  const isAgentSpeaking = signal(false)
   const chunk = signal<VoiceChunk | null>(null)
-  const state = computed<VoiceState>(() =>
-    phase.value !== 'connected'
-      ? phase.value
-      : isMuted.value
-        ? 'muted'
-        : isAgentSpeaking.value
-          ? 'agent-speaking'
-          : 'listening',
-  )
   const isActive = computed(() => state.value !== 'idle' && state.value !== 'ended')
   let call: VoiceCall | null = null
 
-  const stopReporting = effect(() => {
-    const current = state.value
-    if (current !== 'idle') onState(current, failure.peek())
-  })
-
-  const finish = (why: VoiceFailure | null = null) => {
-    call = null
+  const report = (next: Exclude<VoiceState, 'idle'>, why: VoiceFailure | null = null) => {
+    if (next === 'ended') call = null
     batch(() => {
       failure.value = why
-      isAgentSpeaking.value = false
-      phase.value = 'ended'
+      state.value = next
     })
+    onState(next, why)
   }
 
   const start = async () => {
     if (isActive.peek()) return
-    batch(() => {
-      failure.value = null
-      isMuted.value = isPushToTalk()
-      phase.value = 'connecting'
-    })
+    isMuted.value = isPushToTalk()
+    report('connecting')
     try {
       chunk.value ??= await load()
     } catch {
-      return finish('network')
+      return report('ended', 'network')
     }
     // Ended (or unmounted) while the chunk was loading.
-    if (phase.peek() !== 'connecting') return
+    if (state.peek() !== 'connecting') return
     call = chunk.value.startCall({
       ...session,
       isMuted: isMuted.peek(),
-      on: {
-        onPhase: (next, why) => {
-          if (next === 'ended') finish(why)
-          else phase.value = next
-        },
-        onAgentSpeaking: (value) => {
-          isAgentSpeaking.value = value
-        },
-        onCaption,
-      },
+      on: { onState: (next, why) => report(next, why), onCaption },
     })
   }
 
   const end = () => {
     if (!isActive.peek()) return
     call?.end()
-    finish()
+    report('ended')
   }
 
   const setMuted = (value: boolean) => {
@@ -107,20 +72,7 @@ export const createVoiceModel = ({
     call?.setMuted(value)
   }
 
-  return {
-    state,
-    failure,
-    isActive,
-    isMuted,
-    chunk,
-    start,
-    end,
-    setMuted,
-    dispose: () => {
-      end()
-      stopReporting()
-    },
-  }
+  return { state, failure, isActive, isMuted, chunk, start, end, setMuted, dispose: end }
 }
 
 export type VoiceModel = ReturnType<typeof createVoiceModel>

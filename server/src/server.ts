@@ -4,6 +4,7 @@ import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
+import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
@@ -56,10 +57,13 @@ export const start = async ({
   config,
   seedDemo = false,
   extendApp,
+  clock = systemClock,
 }: {
   config: Config
   seedDemo?: boolean
   extendApp?: ExtendApp
+  /** Tests steer batch scheduling and calling windows with a fake clock. */
+  clock?: Clock
 }): Promise<RunningServer> => {
   const logger = createLogger(config)
   const database = await openDatabase(config)
@@ -81,6 +85,7 @@ export const start = async ({
       streams: createStreamRegistry({ signals }),
       rateLimits: createRateLimits({ redis }),
       jobs: createJobs({ pool: database.pool, logger }),
+      clock,
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await ctx.jobs.start()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { type CallingWindow, isInsideWindow, nextWindowOpening } from './calling-window.ts'
+import type { CallingWindow } from '@parley/shared'
+import { isInsideWindow, nextWindowOpening } from './calling-window.ts'
 
 const weekdaysNineToFive: CallingWindow = {
   start: '09:00',

@@ -1,10 +1,5 @@
+import { type CallingWindow, type Weekday, weekdays } from '@parley/shared'
 import { DateTime } from 'luxon'
-
-export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
-export type Weekday = (typeof weekdays)[number]
-
-/** Local wall-clock hours on the listed days; `end` before `start` runs past midnight. */
-export type CallingWindow = { start: string; end: string; days: readonly Weekday[] }
 
 const DAYS_SCANNED = 8
 
@@ -52,5 +47,3 @@ export const nextWindowOpening = (window: CallingWindow, zone: string, now: Date
   return null
 }
 
-/** Whether `zone` is an IANA zone luxon (and so the window logic) understands. */
-export const isKnownZone = (zone: string) => DateTime.now().setZone(zone).isValid

@@ -3,6 +3,7 @@ import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
+import { registerBatchControlRoutes } from './batch/control-routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
@@ -92,6 +93,7 @@ export const createApp = (
   registerWebhookRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
+  registerBatchControlRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

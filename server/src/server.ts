@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
+import { type Dialer, startDialer } from './batch/dialer/worker.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -27,6 +28,8 @@ export type RunningServer = {
   ctx: AppContext
   app: Express
   demo: { tenant: DemoTenant; isNew: boolean } | null
+  /** The batch dialer of a worker (ROLE worker or all); null on ROLE=api. */
+  dialer: Dialer | null
   stop: () => Promise<void>
 }
 
@@ -89,6 +92,7 @@ export const start = async ({
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
+    const dialer = config.role === 'api' ? null : startDialer(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
@@ -111,6 +115,7 @@ export const start = async ({
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await waitForActiveReplies(ctx)
+        await dialer?.stop()
         await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()
@@ -119,7 +124,7 @@ export const start = async ({
       })()
       return stopping
     }
-    return { url, ctx, app, demo, stop }
+    return { url, ctx, app, demo, dialer, stop }
   } catch (error) {
     await signals?.close()
     redis?.disconnect()

@@ -13,6 +13,8 @@ export type SignalMap = {
   'organization.changed': { organizationId: string }
   /** Stop the conversation's reply in progress (the stop endpoint, or the session ended). */
   'chat.stop': { conversationId: string; reason: 'stopped' | 'ended' }
+  /** A batch job or one of its contacts changed: progress streams refresh, dialers look for work. */
+  'batch.changed': { batchJobId: string }
 }
 export type SignalName = keyof SignalMap
 

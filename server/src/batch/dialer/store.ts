@@ -72,13 +72,18 @@ export const startJob = async (db: Executor, { id, now }: { id: string; now: Dat
   return Number(result.numUpdatedRows) > 0
 }
 
-export const listDueScheduledJobIds = async (db: Executor, { now }: { now: Date }) =>
+/** Pending jobs (normally started by their queued batch.start) and scheduled ones whose time has come. */
+export const listStartableJobIds = async (db: Executor, { now }: { now: Date }) =>
   (
     await db
       .selectFrom('batch_jobs')
       .select('id')
-      .where('status', '=', 'scheduled')
-      .where('scheduled_start_time', '<=', now)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'pending'),
+          eb.and([eb('status', '=', 'scheduled'), eb('scheduled_start_time', '<=', now)]),
+        ]),
+      )
       .execute()
   ).map((row) => row.id)
 
@@ -343,7 +348,13 @@ export const resolveLostDial = async (
     return true
   })
 
-export type StaleAttempt = { attemptId: string; contactId: string; jobId: string; callId: string | null }
+export type StaleAttempt = {
+  attemptId: string
+  contactId: string
+  jobId: string
+  attemptNumber: number
+  callId: string | null
+}
 
 /** Attempts claimed before `claimedBefore` whose dial result was never recorded. */
 export const listStaleAttempts = async (
@@ -356,6 +367,7 @@ export const listStaleAttempts = async (
       'id as attemptId',
       'batch_contact_id as contactId',
       'batch_job_id as jobId',
+      'attempt_number as attemptNumber',
       'call_id as callId',
     ])
     .where('finished_at', 'is', null)
@@ -426,6 +438,12 @@ export const addUnknownPlaceholders = async (db: Executor, { jobId, names }: { j
 export const findAttemptOfCall = async (db: Executor, callId: string) =>
   db
     .selectFrom('batch_attempts')
-    .select(['id as attemptId', 'batch_job_id as jobId', 'outcome', 'finished_at as finishedAt'])
+    .select([
+      'id as attemptId',
+      'batch_job_id as jobId',
+      'outcome',
+      'started_at as startedAt',
+      'finished_at as finishedAt',
+    ])
     .where('call_id', '=', callId)
     .executeTakeFirst()

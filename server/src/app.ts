@@ -19,6 +19,7 @@ import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
+import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
@@ -94,6 +95,7 @@ export const createApp = (
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
   registerBatchControlRoutes(routes, ctx)
+  registerPhoneNumberRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

@@ -134,6 +134,15 @@ const ZEnvironment = z.object({
   LIVEKIT_URL: urlWithSchemes(['http', 'https', 'ws', 'wss']),
   LIVEKIT_API_KEY: optionalText,
   LIVEKIT_API_SECRET: optionalText,
+  LIVEKIT_AGENT_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .default('parley-agent'),
+  WORKER_TOKEN: optionalText.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
   MEMORY_URL: urlWithSchemes(['http', 'https']),
   TRIAL_CREDITS_USD: z
     .string()
@@ -213,6 +222,7 @@ const secretVariables = new Set([
   'ENCRYPTION_KEY',
   'LLM_API_KEY',
   'LIVEKIT_API_SECRET',
+  'WORKER_TOKEN',
   'DATABASE_URL',
   'REDIS_URL',
 ])
@@ -237,7 +247,9 @@ export type Config = Readonly<{
   /** Null: the `offline` stand-in model. */
   llm: Readonly<{ baseUrl: string; apiKey: string | null }> | null
   /** Null: voice sessions answer the spec's 500 "media server" error. */
-  livekit: Readonly<{ url: string; apiKey: string; apiSecret: string }> | null
+  livekit: Readonly<{ url: string; apiKey: string; apiSecret: string; agentName: string }> | null
+  /** Null: the voice worker's endpoints (call transcripts) refuse every request. */
+  workerToken: string | null
   memoryUrl: string | null
   /** USD per million tokens by model id, with a `default` entry (LLM_PRICES overrides). */
   llmPrices: Readonly<Record<string, ModelPrice>>
@@ -372,8 +384,10 @@ export const loadConfig = (env: Environment = process.env): Config => {
             url: vars.LIVEKIT_URL,
             apiKey: vars.LIVEKIT_API_KEY,
             apiSecret: vars.LIVEKIT_API_SECRET,
+            agentName: vars.LIVEKIT_AGENT_NAME,
           })
         : null,
+    workerToken: vars.WORKER_TOKEN ?? null,
     memoryUrl: vars.MEMORY_URL ?? null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,

@@ -9,6 +9,7 @@ import type { Signals } from './http/signals.ts'
 import type { StreamRegistry } from './http/streams.ts'
 import type { Jobs } from './jobs/scheduler.ts'
 import type { KeyCache } from './keys/cache.ts'
+import type { LiveKit } from './providers/livekit.ts'
 import type { RedisClient } from './redis.ts'
 
 /** What every service needs, built once at boot and passed down explicitly. */
@@ -29,4 +30,6 @@ export type AppContext = Readonly<{
   jobs: Jobs
   /** "Now" for batch scheduling and calling windows; tests give a fake one. */
   clock: Clock
+  /** Null when LIVEKIT_* is unset: voice answers the spec's 500 "media server" error. */
+  livekit: LiveKit | null
 }>

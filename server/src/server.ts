@@ -17,6 +17,7 @@ import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
+import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
 
@@ -89,6 +90,7 @@ export const start = async ({
       rateLimits: createRateLimits({ redis }),
       jobs: createJobs({ pool: database.pool, logger }),
       clock,
+      livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await ctx.jobs.start()

@@ -181,6 +181,37 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: Timestamp | null
 }
 
+export interface CallsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  user_id: string | null
+  key_id: string | null
+  room_name: string
+  architecture: 'pipeline' | 'realtime'
+  direction: 'web' | 'outbound'
+  status: Generated<'active' | 'ended' | 'failed'>
+  started_at: Timestamp
+  ended_at: Timestamp | null
+  duration_seconds: number | null
+  cost_micros: Generated<number>
+  end_reason: string | null
+  phone_number: string | null
+  batch_job_id: string | null
+  batch_contact_id: string | null
+  created_at: Timestamp
+}
+
+export interface CallTranscriptLinesTable {
+  id: string
+  call_id: string
+  organization_id: string
+  role: 'user' | 'assistant'
+  content: string
+  spoken_at: Timestamp
+  position: number
+}
+
 export interface PhoneNumbersTable {
   id: string
   organization_id: string
@@ -262,6 +293,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   chat_messages: ChatMessagesTable
   memory_summaries: MemorySummariesTable
+  calls: CallsTable
+  call_transcript_lines: CallTranscriptLinesTable
   phone_numbers: PhoneNumbersTable
   batch_jobs: BatchJobsTable
   batch_contacts: BatchContactsTable

@@ -58,7 +58,9 @@ export const registerBatchControlRoutes = (routes: RouteTable, ctx: AppContext) 
     tag,
     auth: 'apiKey',
     params: ZBatchJobIdParams,
-    response: z.string().meta({ description: 'text/event-stream of `progress` and a final `end` (BatchProgressEvent)' }),
+    response: z
+      .string()
+      .meta({ description: 'text/event-stream of `progress` and a final `end` (BatchProgressEvent)' }),
     responseContentType: 'text/event-stream',
     errors: [404],
     handle: async ({ params, req, res }) => {

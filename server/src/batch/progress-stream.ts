@@ -20,13 +20,18 @@ const terminalStatuses = new Set(['completed', 'failed', 'cancelled'])
  */
 export const streamBatchProgress = async (
   ctx: AppContext,
-  { organizationId, batchJobId, keyId, res }: { organizationId: string; batchJobId: string; keyId: string; res: Response },
+  {
+    organizationId,
+    batchJobId,
+    keyId,
+    res,
+  }: { organizationId: string; batchJobId: string; keyId: string; res: Response },
 ) => {
   const job = await findOwnJob(ctx, { organizationId, batchJobId })
   const stream = openEventStream(res)
   ctx.streams.register({ keyId, stream })
 
-  let reading: Promise<void> | null = null
+  let isReading = false
   let isWanted = false
   const sendProgress = async () => {
     const [current, counters] = await Promise.all([
@@ -43,7 +48,9 @@ export const streamBatchProgress = async (
   }
   const refresh = () => {
     isWanted = true
-    reading ??= (async () => {
+    if (isReading) return
+    isReading = true
+    void (async () => {
       try {
         while (isWanted && !stream.isClosed) {
           isWanted = false
@@ -52,7 +59,7 @@ export const streamBatchProgress = async (
       } catch (error) {
         ctx.logger.warn({ err: error, batchJobId }, 'could not read batch progress')
       } finally {
-        reading = null
+        isReading = false
       }
     })()
   }

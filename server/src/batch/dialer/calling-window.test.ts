@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
 import type { CallingWindow } from '@parley/shared'
+import { describe, expect, it } from 'vitest'
 import { isInsideWindow, nextWindowOpening } from './calling-window.ts'
 
 const weekdaysNineToFive: CallingWindow = {

@@ -46,4 +46,3 @@ export const nextWindowOpening = (window: CallingWindow, zone: string, now: Date
   }
   return null
 }
-

@@ -18,7 +18,8 @@ const findDialTarget = async (
   ctx: AppContext,
   job: store.DialerJob,
 ): Promise<DialTarget | { failure: string }> => {
-  if (!ctx.livekit) return { failure: 'No media server is configured (LIVEKIT_URL), so no call can be placed' }
+  if (!ctx.livekit)
+    return { failure: 'No media server is configured (LIVEKIT_URL), so no call can be placed' }
   const phoneNumber = await phoneNumberStore.findPhoneNumber(ctx.db, {
     organizationId: job.organizationId,
     id: job.phoneNumberId,
@@ -39,7 +40,10 @@ export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact
  * nothing to claim, a job whose contacts are all terminal completes. Answers whether it changed
  * anything others should hear about.
  */
-export const runClaimRound = async (ctx: AppContext, { jobId, launch }: { jobId: string; launch: Launch }) => {
+export const runClaimRound = async (
+  ctx: AppContext,
+  { jobId, launch }: { jobId: string; launch: Launch },
+) => {
   const job = await store.findDialerJob(ctx.db, jobId)
   if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
   const now = ctx.clock.now()

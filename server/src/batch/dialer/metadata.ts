@@ -5,7 +5,10 @@ import type { ClaimedContact } from './store.ts'
 /** Contact fields as text for placeholders: strings as given, other JSON values in their JSON form. */
 const asText = (fields: Record<string, unknown>) =>
   Object.fromEntries(
-    Object.entries(fields).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+    Object.entries(fields).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
   )
 
 /**

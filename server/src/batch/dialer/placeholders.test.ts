@@ -13,7 +13,12 @@ describe('placeholders', () => {
   })
 
   it('fills several templates and merges what was unknown', () => {
-    expect(fillAll({ prompt: 'Call {{name}} about {{x}}', greeting: 'Hello {{name}} {{y}}', last: null }, { name: 'Bo' })).toEqual({
+    expect(
+      fillAll(
+        { prompt: 'Call {{name}} about {{x}}', greeting: 'Hello {{name}} {{y}}', last: null },
+        { name: 'Bo' },
+      ),
+    ).toEqual({
       filled: { prompt: 'Call Bo about ', greeting: 'Hello Bo ', last: null },
       unknown: ['x', 'y'],
     })

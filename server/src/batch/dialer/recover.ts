@@ -61,6 +61,10 @@ export const settleClosedCall = async (ctx: AppContext, { callId }: { callId: st
   if (!attempt || attempt.outcome !== null || attempt.finishedAt !== null) return undefined
   const isStale = attempt.startedAt.getTime() < now.getTime() - ctx.config.batchStaleClaimMs
   if (!isStale) return undefined // its worker is alive and records the dial's result itself
-  const resolved = await store.resolveLostDial(ctx.db, { attemptId: attempt.attemptId, error: LOST_DIAL_ERROR, now })
+  const resolved = await store.resolveLostDial(ctx.db, {
+    attemptId: attempt.attemptId,
+    error: LOST_DIAL_ERROR,
+    now,
+  })
   return resolved ? attempt.jobId : undefined
 }

@@ -402,7 +402,10 @@ export const completeJobIfDone = async (db: Executor, { jobId, now }: { jobId: s
  * running → failed with a reason; waiting contacts fail with it (they keep their attempts, so
  * retry-failed can resume them once the cause is fixed). Calls in flight finish.
  */
-export const failJob = async (db: Executor, { jobId, reason, now }: { jobId: string; reason: string; now: Date }) =>
+export const failJob = async (
+  db: Executor,
+  { jobId, reason, now }: { jobId: string; reason: string; now: Date },
+) =>
   db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('batch_jobs')
@@ -421,7 +424,10 @@ export const failJob = async (db: Executor, { jobId, reason, now }: { jobId: str
   })
 
 /** Adds placeholder names no contact field answered to the job's report (a set, kept sorted). */
-export const addUnknownPlaceholders = async (db: Executor, { jobId, names }: { jobId: string; names: string[] }) => {
+export const addUnknownPlaceholders = async (
+  db: Executor,
+  { jobId, names }: { jobId: string; names: string[] },
+) => {
   await db
     .updateTable('batch_jobs')
     .set({

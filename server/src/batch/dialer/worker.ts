@@ -25,7 +25,7 @@ const announce = (ctx: AppContext, batchJobId: string) => ctx.signals.publish('b
 export const startDialer = (ctx: AppContext): Dialer => {
   const dials = new Set<Promise<void>>()
   const rounds = new Set<Promise<void>>()
-  // A job with a round running gets at most one more after it, however many signals arrive.
+  // A job with a round running gets at most one more pass after it, however many signals arrive.
   const wanted = new Map<string, boolean>()
   let isStopping = false
 
@@ -44,14 +44,14 @@ export const startDialer = (ctx: AppContext): Dialer => {
     track(dials, dial)
   }
 
-  const wake = (jobId: string) => {
-    if (isStopping) return
-    if (wanted.has(jobId)) {
-      wanted.set(jobId, true)
-      return
-    }
+  const roundOf = new Map<string, Promise<void>>()
+  /** Runs claim rounds for the job until one finds nothing new; resolves when they are done. */
+  const wake = (jobId: string): Promise<void> => {
+    if (isStopping) return Promise.resolve()
     wanted.set(jobId, true)
-    const round = async () => {
+    const running = roundOf.get(jobId)
+    if (running) return running
+    const round = (async () => {
       try {
         while (wanted.get(jobId) && !isStopping) {
           wanted.set(jobId, false)
@@ -61,9 +61,12 @@ export const startDialer = (ctx: AppContext): Dialer => {
         ctx.logger.error({ err: error, batchJobId: jobId }, 'batch claim round failed')
       } finally {
         wanted.delete(jobId)
+        roundOf.delete(jobId)
       }
-    }
-    track(rounds, round())
+    })()
+    roundOf.set(jobId, round)
+    track(rounds, round)
+    return round
   }
 
   const sweep = async () => {
@@ -72,20 +75,34 @@ export const startDialer = (ctx: AppContext): Dialer => {
       if (await store.startJob(ctx.db, { id: jobId, now })) await announce(ctx, jobId)
     }
     for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
-    for (const jobId of await store.listRunningJobIds(ctx.db)) wake(jobId)
+    await Promise.all((await store.listRunningJobIds(ctx.db)).map(wake))
   }
 
+  // One sweep at a time; a tick during a sweep queues one more, which starts after it (and so sees
+  // everything that happened before the tick, such as a moved test clock).
   let sweeping: Promise<void> | null = null
-  const tick = () => {
-    sweeping ??= sweep()
+  let queued: Promise<void> | null = null
+  const runSweep = (): Promise<void> => {
+    const run: Promise<void> = sweep()
       .catch((error: unknown) => ctx.logger.error({ err: error }, 'batch sweep failed'))
       .finally(() => {
-        sweeping = null
+        if (sweeping === run) sweeping = null
       })
-    return sweeping
+    sweeping = run
+    return run
+  }
+  const tick = (): Promise<void> => {
+    if (queued) return queued
+    if (!sweeping) return runSweep()
+    const next: Promise<void> = sweeping.then(() => {
+      queued = null
+      return runSweep()
+    })
+    queued = next
+    return next
   }
 
-  const unsubscribe = ctx.signals.subscribe('batch.changed', ({ batchJobId }) => wake(batchJobId))
+  const unsubscribe = ctx.signals.subscribe('batch.changed', ({ batchJobId }) => void wake(batchJobId))
   const timer = setInterval(() => void tick(), ctx.config.batchTickMs)
   timer.unref()
 
@@ -95,7 +112,9 @@ export const startDialer = (ctx: AppContext): Dialer => {
       isStopping = true
       clearInterval(timer)
       unsubscribe()
-      const settled = Promise.allSettled([sweeping, ...rounds, ...dials]).then(() => Promise.allSettled([...dials]))
+      const settled = Promise.allSettled([sweeping, queued, ...rounds, ...dials]).then(() =>
+        Promise.allSettled([...dials]),
+      )
       let timeout: NodeJS.Timeout | undefined
       await Promise.race([settled, new Promise((resolve) => (timeout = setTimeout(resolve, STOP_GRACE_MS)))])
       clearTimeout(timeout)

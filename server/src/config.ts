@@ -179,6 +179,11 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((seconds) => seconds >= 1, 'must be at least 1')
     .default(1800),
+  CHAT_RESUME_GRACE_MS: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .default(10_000),
   BATCH_TICK_MS: z
     .string()
     .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
@@ -255,6 +260,8 @@ export type Config = Readonly<{
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
   chatIdleTimeoutMs: number
+  /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
+  chatResumeGraceMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
   /** How often each worker looks for batch work it was not told about (scheduled starts, retries due, lost claims). */
@@ -391,6 +398,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     memoryUrl: vars.MEMORY_URL ?? null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
+    chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,

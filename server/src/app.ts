@@ -6,6 +6,7 @@ import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
 import { registerBatchControlRoutes } from './batch/control-routes.ts'
+import { registerBatchRoutes } from './batch/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
@@ -96,6 +97,7 @@ export const createApp = (
   registerChatRoutes(routes, ctx)
   registerBatchControlRoutes(routes, ctx)
   registerPhoneNumberRoutes(routes, ctx)
+  registerBatchRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

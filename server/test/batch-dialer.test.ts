@@ -10,7 +10,7 @@ import {
   jobStatusOf,
   phonesFor,
   setUpBatchTenant,
-} from './helpers/batch.ts'
+} from './helpers/batch-dialer.ts'
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 

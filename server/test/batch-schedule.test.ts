@@ -8,7 +8,7 @@ import {
   hangUpAnswered,
   jobStatusOf,
   setUpBatchTenant,
-} from './helpers/batch.ts'
+} from './helpers/batch-dialer.ts'
 import { createFakeClock } from './helpers/fake-clock.ts'
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { readEvents } from './helpers/sse.ts'

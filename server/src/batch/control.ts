@@ -1,17 +1,15 @@
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import * as controlStore from './control-store.ts'
-import { presentJob } from './present.ts'
+import { toBatchJob } from './present.ts'
+import { requireJob } from './service.ts'
 import * as store from './store.ts'
 
 type JobRef = { organizationId: string; batchJobId: string }
 
 /** Another organization's job answers 404, as a missing one does. */
-const findOwnJob = async (ctx: AppContext, { organizationId, batchJobId }: JobRef) => {
-  const job = await store.findJob(ctx.db, { organizationId, id: batchJobId })
-  if (!job) throw AppError.notFound('batch job')
-  return job
-}
+export const findOwnJob = (ctx: AppContext, { organizationId, batchJobId }: JobRef) =>
+  requireJob(ctx, organizationId, batchJobId)
 
 const refused = (action: string, status: string) =>
   AppError.conflict(`A ${status} batch job cannot be ${action}`, 'invalid_job_state')
@@ -20,7 +18,7 @@ const refused = (action: string, status: string) =>
 const announce = (ctx: AppContext, batchJobId: string) => ctx.signals.publish('batch.changed', { batchJobId })
 
 const withCounters = async (ctx: AppContext, job: store.BatchJobRow) =>
-  presentJob(job, await store.countContacts(ctx.db, job.id))
+  toBatchJob(job, await store.countContacts(ctx.db, job.id))
 
 /** No new dials from now on; calls in flight finish. */
 export const pauseBatchJob = async (ctx: AppContext, ref: JobRef) => {
@@ -49,4 +47,3 @@ export const retryFailedContacts = async (ctx: AppContext, ref: JobRef) => {
   return { success: true as const, data: await withCounters(ctx, result.job), requeued: result.requeued }
 }
 
-export { findOwnJob }

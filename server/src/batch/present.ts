@@ -1,10 +1,8 @@
-import type { BatchCounters, BatchJob, BatchProgressEvent } from '@parley/shared'
-import { toUsd } from '../billing/service.ts'
-import type { BatchJobRow } from './store.ts'
+import type { BatchContact, BatchCounters, BatchJob, BatchProgressEvent } from '@parley/shared'
+import { formatUsd } from './estimate.ts'
+import type { BatchContactRow, BatchJobRow } from './store.ts'
 
-const isoOrNull = (date: Date | null) => date?.toISOString() ?? null
-
-export const presentJob = (job: BatchJobRow, counters: BatchCounters): BatchJob => ({
+export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob => ({
   id: job.id,
   name: job.name,
   description: job.description,
@@ -13,21 +11,38 @@ export const presentJob = (job: BatchJobRow, counters: BatchCounters): BatchJob 
   agentId: job.agentId,
   concurrentCallLimit: job.concurrentCallLimit,
   maxAttempts: job.maxAttempts,
-  scheduledStartTime: isoOrNull(job.scheduledStartTime),
+  scheduledStartTime: job.scheduledStartTime?.toISOString() ?? null,
   timezone: job.timezone,
   callingWindow: job.callingWindow,
   totalContacts: job.totalContacts,
-  estimatedCost: toUsd(job.estimatedCostMicros).toFixed(2),
+  estimatedCost: formatUsd(job.estimatedCostMicros),
   counters,
   failureReason: job.failureReason,
   unknownPlaceholders: job.unknownPlaceholders,
   createdAt: job.createdAt.toISOString(),
-  startedAt: isoOrNull(job.startedAt),
-  finishedAt: isoOrNull(job.finishedAt),
+  startedAt: job.startedAt?.toISOString() ?? null,
+  finishedAt: job.finishedAt?.toISOString() ?? null,
   updatedAt: job.updatedAt.toISOString(),
 })
 
-export const presentProgress = (job: BatchJobRow, counters: BatchCounters): BatchProgressEvent => ({
+export const toBatchContact = (contact: BatchContactRow): BatchContact => ({
+  id: contact.id,
+  position: contact.position,
+  phone: contact.phone,
+  name: contact.name,
+  fields: contact.fields,
+  timeZone: contact.timeZone,
+  status: contact.status,
+  attempts: contact.attempts,
+  nextAttemptAt: contact.nextAttemptAt.toISOString(),
+  lastError: contact.lastError,
+  lastOutcome: contact.lastOutcome,
+  callId: contact.callId,
+  updatedAt: contact.updatedAt.toISOString(),
+})
+
+/** One event of GET /batch/{id}/events. */
+export const toBatchProgress = (job: BatchJobRow, counters: BatchCounters): BatchProgressEvent => ({
   batchJobId: job.id,
   status: job.status,
   counters,

@@ -2,7 +2,7 @@ import type { Response } from 'express'
 import type { AppContext } from '../context.ts'
 import { openEventStream } from '../http/sse.ts'
 import { findOwnJob } from './control.ts'
-import { presentProgress } from './present.ts'
+import { toBatchProgress } from './present.ts'
 import * as store from './store.ts'
 
 /** A safety net under the signals: a lost pub/sub message delays an update by at most this. */
@@ -39,7 +39,7 @@ export const streamBatchProgress = async (
       store.countContacts(ctx.db, job.id),
     ])
     if (!current || stream.isClosed) return
-    const progress = presentProgress(current, counters)
+    const progress = toBatchProgress(current, counters)
     stream.send('progress', progress)
     if (terminalStatuses.has(current.status)) {
       stream.send('end', progress)

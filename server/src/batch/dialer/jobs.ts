@@ -1,10 +1,8 @@
 import { onCallClosed } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
+import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
 import { settleClosedCall } from './recover.ts'
 import * as store from './store.ts'
-
-/** Queued by the create: now for a pending job, at its instant for a scheduled one. */
-export const BATCH_START_JOB = 'batch.start'
 
 /**
  * The queue's part of dialing: a worker taking `batch.start` moves the job to running (a scheduled
@@ -12,7 +10,7 @@ export const BATCH_START_JOB = 'batch.start'
  * the batch calls it closes, whatever closed them, and wakes the dialers for the freed slot.
  */
 export const registerBatchJobs = (ctx: AppContext) => {
-  ctx.jobs.define<{ batchJobId: string }>(BATCH_START_JOB, async ({ batchJobId }) => {
+  ctx.jobs.define<BatchStartData>(BATCH_START_JOB, async ({ batchJobId }) => {
     if (await store.startJob(ctx.db, { id: batchJobId, now: ctx.clock.now() }))
       await ctx.signals.publish('batch.changed', { batchJobId })
   })

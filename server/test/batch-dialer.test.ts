@@ -214,6 +214,48 @@ describe('the dialer', () => {
     ])
   })
 
+  it('dials a job made by POST /batch/create and honours a cancel mid-run', async () => {
+    const phones = phonesFor(3, 4500)
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered', hold: true })
+    const created = await server.request('/batch/create', {
+      method: 'POST',
+      token: tenant.key,
+      json: {
+        fromPhoneNumberId: tenant.phoneNumberId,
+        name: 'Renewals',
+        concurrentCallLimit: 1,
+        contacts: phones.map((phone, index) => ({ phone, name: `Caller ${index}`, plan: 'Silver' })),
+      },
+    })
+    expect(created.status).toBe(201)
+    const { batchJobId } = (await created.json()) as { batchJobId: string }
+    const prefix = jobRoomPrefix(batchJobId)
+    await vi.waitFor(() => expect(fake.sipInFlight(prefix)).toBe(1), { timeout: 15_000 })
+
+    const cancelled = await server.request(`/batch/${batchJobId}/cancel`, {
+      method: 'POST',
+      token: tenant.key,
+    })
+    expect(cancelled.status).toBe(200)
+    fake.releaseSip()
+    await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
+    await hangUpAnswered(server, batchJobId)
+    await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
+    await server.dialer?.tick()
+    expect((await contactsOf(server, batchJobId)).map((c) => c.status)).toEqual([
+      'completed',
+      'cancelled',
+      'cancelled',
+    ])
+    expect(await countAttempts(batchJobId)).toBe(1)
+    expect((await jobStatusOf(server, batchJobId)).status).toBe('cancelled')
+    const dispatch = fake
+      .callsTo('AgentDispatchService/CreateDispatch')
+      .find((call) => String(call.body.room).startsWith(prefix))
+    const metadata = JSON.parse(String(dispatch?.body.metadata)) as { agent: { systemPrompt: string } }
+    expect(metadata.agent.systemPrompt).toBe('You call Caller 0 about the Silver plan, due .')
+  })
+
   it('fails the job with a reason when its phone number is deleted, and retry-failed resumes it', async () => {
     const own = await setUpBatchTenant(server, { number: '+14155550111' })
     const phones = phonesFor(2, 5000)

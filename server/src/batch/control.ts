@@ -46,4 +46,3 @@ export const retryFailedContacts = async (ctx: AppContext, ref: JobRef) => {
   if (result.requeued > 0) await announce(ctx, job.id)
   return { success: true as const, data: await withCounters(ctx, result.job), requeued: result.requeued }
 }
-

@@ -29,19 +29,10 @@ export const listBatchJobs = async (ctx: AppContext, organizationId: string, que
     jobs.map((job) => job.id),
   )
   return {
-    data: jobs.map((job) => toBatchJob(job, counters.get(job.id) ?? emptyCountersOf(job))),
+    data: jobs.map((job) => toBatchJob(job, counters.get(job.id) ?? store.emptyCounters())),
     pagination: pageOf(query, total),
   }
 }
-
-const emptyCountersOf = (job: store.BatchJobRow) => ({
-  total: job.totalContacts,
-  pending: 0,
-  in_progress: 0,
-  completed: 0,
-  failed: 0,
-  cancelled: 0,
-})
 
 export const getBatchJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
   const job = await requireJob(ctx, organizationId, batchJobId)

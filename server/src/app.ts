@@ -18,6 +18,7 @@ import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
+import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
@@ -95,6 +96,7 @@ export const createApp = (
   registerWebhookRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
+  registerPhoneNumberRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

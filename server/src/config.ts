@@ -134,6 +134,15 @@ const ZEnvironment = z.object({
   LIVEKIT_URL: urlWithSchemes(['http', 'https', 'ws', 'wss']),
   LIVEKIT_API_KEY: optionalText,
   LIVEKIT_API_SECRET: optionalText,
+  LIVEKIT_AGENT_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .default('parley-agent'),
+  WORKER_TOKEN: optionalText.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
   MEMORY_URL: urlWithSchemes(['http', 'https']),
   TRIAL_CREDITS_USD: z
     .string()
@@ -170,6 +179,11 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((seconds) => seconds >= 1, 'must be at least 1')
     .default(1800),
+  CHAT_RESUME_GRACE_MS: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .default(10_000),
   CHAT_MIN_BALANCE_USD: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
@@ -195,6 +209,7 @@ const secretVariables = new Set([
   'ENCRYPTION_KEY',
   'LLM_API_KEY',
   'LIVEKIT_API_SECRET',
+  'WORKER_TOKEN',
   'DATABASE_URL',
   'REDIS_URL',
 ])
@@ -219,12 +234,16 @@ export type Config = Readonly<{
   /** Null: the `offline` stand-in model. */
   llm: Readonly<{ baseUrl: string; apiKey: string | null }> | null
   /** Null: voice sessions answer the spec's 500 "media server" error. */
-  livekit: Readonly<{ url: string; apiKey: string; apiSecret: string }> | null
+  livekit: Readonly<{ url: string; apiKey: string; apiSecret: string; agentName: string }> | null
+  /** Null: the voice worker's endpoints (call transcripts) refuse every request. */
+  workerToken: string | null
   memoryUrl: string | null
   /** USD per million tokens by model id, with a `default` entry (LLM_PRICES overrides). */
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
   chatIdleTimeoutMs: number
+  /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
+  chatResumeGraceMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
   /** Null: the built-in catalogue of models, voices and functions. */
@@ -348,11 +367,14 @@ export const loadConfig = (env: Environment = process.env): Config => {
             url: vars.LIVEKIT_URL,
             apiKey: vars.LIVEKIT_API_KEY,
             apiSecret: vars.LIVEKIT_API_SECRET,
+            agentName: vars.LIVEKIT_AGENT_NAME,
           })
         : null,
+    workerToken: vars.WORKER_TOKEN ?? null,
     memoryUrl: vars.MEMORY_URL ?? null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
+    chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,

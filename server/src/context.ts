@@ -8,6 +8,7 @@ import type { Signals } from './http/signals.ts'
 import type { StreamRegistry } from './http/streams.ts'
 import type { Jobs } from './jobs/scheduler.ts'
 import type { KeyCache } from './keys/cache.ts'
+import type { LiveKit } from './providers/livekit.ts'
 import type { RedisClient } from './redis.ts'
 
 /** What every service needs, built once at boot and passed down explicitly. */
@@ -26,4 +27,6 @@ export type AppContext = Readonly<{
   rateLimits: RateLimits
   /** Agenda on PostgreSQL: webhook retries, expiry, dialing. */
   jobs: Jobs
+  /** Null when LIVEKIT_* is unset: voice answers the spec's 500 "media server" error. */
+  livekit: LiveKit | null
 }>

@@ -15,6 +15,7 @@ import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
+import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
 
@@ -81,6 +82,7 @@ export const start = async ({
       streams: createStreamRegistry({ signals }),
       rateLimits: createRateLimits({ redis }),
       jobs: createJobs({ pool: database.pool, logger }),
+      livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await ctx.jobs.start()

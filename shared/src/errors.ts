@@ -54,5 +54,23 @@ export const errorCodes = [
   'invalid_token',
   'conversation_mismatch',
   'session_not_found',
+  // chat resume: an Idempotency-Key sent again with another message
+  'idempotency_key_reused',
+  // phone numbers
+  'invalid_phone_number',
+  'phone_number_taken',
+  'invalid_outbound_agent',
+  // batch create (spec "Batch create errors")
+  'invalid_csv',
+  'missing_phone_column',
+  'no_valid_contacts',
+  'too_many_contacts',
+  'invalid_timezone',
+  'past_scheduled_time',
+  'invalid_phone_format',
+  'no_outbound_agent',
+  'csv_processing_failure',
+  // batch job control
+  'invalid_job_state',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

@@ -75,7 +75,13 @@ export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
 
 /** Applies every pending migration; safe to run concurrently from several instances (Kysely locks). */
 export const migrateToLatest = async (db: Kysely<Database>): Promise<string[]> => {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  // Migration numbers are assigned per issue and branches land in any order (0010 may reach a
+  // database before 0009): each still runs once, in name order among those not yet applied.
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)

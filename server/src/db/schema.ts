@@ -1,3 +1,4 @@
+import type { BatchContactStatus, BatchJobStatus, CallingWindow } from '@parley/shared'
 import type { ColumnType, Generated } from 'kysely'
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
@@ -180,6 +181,103 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: Timestamp | null
 }
 
+export interface CallsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  user_id: string | null
+  key_id: string | null
+  room_name: string
+  architecture: 'pipeline' | 'realtime'
+  direction: 'web' | 'outbound'
+  status: Generated<'active' | 'ended' | 'failed'>
+  started_at: Timestamp
+  ended_at: Timestamp | null
+  duration_seconds: number | null
+  cost_micros: Generated<number>
+  end_reason: string | null
+  phone_number: string | null
+  batch_job_id: string | null
+  batch_contact_id: string | null
+  created_at: Timestamp
+}
+
+export interface CallTranscriptLinesTable {
+  id: string
+  call_id: string
+  organization_id: string
+  role: 'user' | 'assistant'
+  content: string
+  spoken_at: Timestamp
+  position: number
+}
+
+export interface PhoneNumbersTable {
+  id: string
+  organization_id: string
+  number: string
+  label: string | null
+  outbound_agent_id: string | null
+  sip_trunk_id: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface BatchJobsTable {
+  id: string
+  organization_id: string
+  phone_number_id: string
+  agent_id: string
+  key_id: string | null
+  name: string
+  description: string | null
+  status: BatchJobStatus
+  concurrent_call_limit: number
+  max_attempts: number
+  scheduled_start_time: Timestamp | null
+  timezone: Generated<string>
+  calling_window: ColumnType<CallingWindow | null, string | null, string | null>
+  total_contacts: number
+  estimated_cost_micros: number
+  failure_reason: string | null
+  unknown_placeholders: ColumnType<string[], string | undefined, string>
+  created_at: Timestamp
+  started_at: Timestamp | null
+  finished_at: Timestamp | null
+  updated_at: Timestamp
+}
+
+export interface BatchContactsTable {
+  id: string
+  batch_job_id: string
+  organization_id: string
+  position: number
+  phone: string
+  name: string | null
+  fields: Json<Record<string, unknown>>
+  time_zone: string | null
+  status: Generated<BatchContactStatus>
+  attempts: Generated<number>
+  next_attempt_at: Timestamp
+  last_error: string | null
+  last_outcome: string | null
+  call_id: string | null
+  updated_at: Timestamp
+}
+
+export interface BatchAttemptsTable {
+  id: string
+  batch_contact_id: string
+  batch_job_id: string
+  attempt_number: number
+  started_at: Timestamp
+  finished_at: Timestamp | null
+  outcome: 'answered' | 'busy' | 'no_answer' | 'failed' | 'completed' | null
+  sip_status: number | null
+  call_id: string | null
+  error: string | null
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -195,4 +293,10 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   chat_messages: ChatMessagesTable
   memory_summaries: MemorySummariesTable
+  calls: CallsTable
+  call_transcript_lines: CallTranscriptLinesTable
+  phone_numbers: PhoneNumbersTable
+  batch_jobs: BatchJobsTable
+  batch_contacts: BatchContactsTable
+  batch_attempts: BatchAttemptsTable
 }

@@ -6,6 +6,8 @@ import * as agentSettings from './0004-agent-settings.ts'
 import * as conversations from './0005-conversations.ts'
 import * as webhookDeliveries from './0006-webhook-deliveries.ts'
 import * as chat from './0007-chat.ts'
+import * as calls from './0009-calls.ts'
+import * as batch from './0010-batch.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   '0005-conversations': conversations,
   '0006-webhook-deliveries': webhookDeliveries,
   '0007-chat': chat,
+  '0009-calls': calls,
+  '0010-batch': batch,
 }

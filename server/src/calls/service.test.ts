@@ -1,0 +1,156 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
+import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
+import { createTeam, makeAgent } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { readWebhookSecret } from '../agents/service.ts'
+import { getBalanceMicros } from '../billing/service.ts'
+import { verifyWebhook } from '../webhooks/signature.ts'
+import { estimateCallMicros, priceCall } from './pricing.ts'
+import { type CallRow, closeCall, onCallClosed, openCall } from './service.ts'
+
+let fake: FakeLiveKit
+let receiver: HttpTarget
+let server: TestServer
+let team: Awaited<ReturnType<typeof createTeam>>
+
+beforeAll(async () => {
+  fake = await startFakeLiveKit()
+  receiver = await startHttpTarget((_request, response) => {
+    response.writeHead(200)
+    response.end('ok')
+  })
+  server = await startTestServer({ env: { ...fake.env, OUTBOUND_ALLOW_HOSTS: receiver.hostAndPort } })
+  team = await createTeam(server)
+})
+afterAll(async () => {
+  await server?.destroy()
+  await receiver?.close()
+  await fake?.close()
+})
+
+const voiceAgent = async (architecture: 'pipeline' | 'realtime') => {
+  const agent = await makeAgent(server, team.owner, { agentArchitecture: architecture })
+  // Agents take https URLs only; the receiver is a plain-HTTP test server on the outbound allow-list.
+  await server.ctx.db
+    .updateTable('agents')
+    .set({ webhook_url: `${receiver.origin}/hooks/${agent.id}` })
+    .where('id', '=', agent.id)
+    .execute()
+  return agent
+}
+
+/** Moves the call's start back so it has a duration worth billing. */
+const backdate = (roomName: string, seconds: number) =>
+  server.ctx.db
+    .updateTable('calls')
+    .set({ started_at: sql`now() - make_interval(secs => ${seconds})` })
+    .where('room_name', '=', roomName)
+    .execute()
+
+const ledgerOf = (callId: string) =>
+  server.ctx.db
+    .selectFrom('credit_ledger')
+    .select(['amount_micros as amount', 'reason'])
+    .where('reference', '=', callId)
+    .execute()
+
+describe('voice prices', () => {
+  it('bills per second at 0.0175 (pipeline) and 0.035 (realtime) USD a minute, rounded up', () => {
+    expect(priceCall('pipeline', 60)).toBe(17_500)
+    expect(priceCall('realtime', 60)).toBe(35_000)
+    expect(priceCall('pipeline', 1)).toBe(292)
+    expect(priceCall('pipeline', 0)).toBe(0)
+    // The spec's batch estimates: about 0.035 and 0.07 USD per call.
+    expect([estimateCallMicros('pipeline'), estimateCallMicros('realtime')]).toEqual([35_000, 70_000])
+  })
+})
+
+describe('closing a call', () => {
+  it('bills once, however many closers race, tells listeners once and sends a signed call.ended', async () => {
+    const agent = await voiceAgent('pipeline')
+    const closedCalls: CallRow[] = []
+    const unsubscribe = onCallClosed(server.ctx, (call) => void closedCalls.push(call))
+    const roomName = `agent_${agent.id}_${team.owner.userId}_1`
+    const call = await openCall(server.ctx, {
+      organizationId: team.organizationId,
+      agentId: agent.id,
+      userId: team.owner.userId,
+      roomName,
+      architecture: 'pipeline',
+      direction: 'web',
+    })
+    expect(call.status).toBe('active')
+    await backdate(roomName, 90)
+    const before = await getBalanceMicros(server.ctx.db, team.organizationId)
+
+    const results = await Promise.all(
+      ['room_finished', 'participant_left', 'room_finished', 'room_vanished'].map((reason) =>
+        closeCall(server.ctx, { roomName, reason }),
+      ),
+    )
+    unsubscribe()
+    const winners = results.filter((result) => result !== null)
+    expect(winners).toHaveLength(1)
+    const closed = winners[0] as CallRow
+    expect(closed.status).toBe('ended')
+    expect(closed.durationSeconds).toBeGreaterThanOrEqual(90)
+    expect(closed.costMicros).toBe(priceCall('pipeline', closed.durationSeconds ?? 0))
+    expect((await ledgerOf(call.id)).map((row) => Number(row.amount))).toEqual([-closed.costMicros])
+    expect(before - (await getBalanceMicros(server.ctx.db, team.organizationId))).toBe(closed.costMicros)
+    expect(closedCalls.map((c) => c.id)).toEqual([call.id])
+    expect(await closeCall(server.ctx, { roomName, reason: 'room_finished' })).toBeNull()
+
+    const deliveries = () => receiver.received.filter((request) => request.body.includes(call.id))
+    await vi.waitFor(() => expect(deliveries()).toHaveLength(1), { timeout: 15_000 })
+    const delivery = deliveries()[0]
+    const secret = await readWebhookSecret(server.ctx, {
+      organizationId: team.organizationId,
+      agentId: agent.id,
+    })
+    expect(
+      verifyWebhook({
+        secret: secret ?? '',
+        body: delivery?.body ?? '',
+        header: String(delivery?.headers['x-parley-signature']),
+      }),
+    ).toBe(true)
+    const payload = JSON.parse(delivery?.body ?? '{}')
+    expect(payload.event).toBe('call.ended')
+    expect(payload.data).toMatchObject({
+      call_id: call.id,
+      agent_id: agent.id,
+      room_name: roomName,
+      direction: 'web',
+      status: 'ended',
+      duration: closed.durationSeconds,
+      total_cost: closed.costMicros / 1_000_000,
+    })
+  })
+
+  it('takes only what is left when the balance cannot cover the call, never below zero', async () => {
+    const agent = await voiceAgent('realtime')
+    const roomName = `agent_${agent.id}_${team.owner.userId}_2`
+    const call = await openCall(server.ctx, {
+      organizationId: team.organizationId,
+      agentId: agent.id,
+      roomName,
+      architecture: 'realtime',
+      direction: 'outbound',
+      phoneNumber: '+15550001111',
+    })
+    const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
+    // Long enough to cost more than the whole balance.
+    await backdate(roomName, Math.ceil((balance / 35_000) * 60) + 600)
+    const closed = await closeCall(server.ctx, { roomName, reason: 'room_finished', status: 'failed' })
+    expect(closed?.status).toBe('failed')
+    expect(closed?.costMicros).toBe(balance)
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
+    expect((await ledgerOf(call.id)).map((row) => row.reason)).toEqual(['Outbound call'])
+  })
+
+  it('answers null for a room without an active call', async () => {
+    expect(await closeCall(server.ctx, { roomName: 'no-such-room', reason: 'room_finished' })).toBeNull()
+  })
+})

@@ -1,0 +1,139 @@
+import { ulid } from 'ulid'
+import * as agentStore from '../agents/store.ts'
+import { changeBalance, getBalanceMicros, toUsd } from '../billing/service.ts'
+import type { AppContext } from '../context.ts'
+import type { Executor } from '../db/index.ts'
+import { AppError } from '../http/app-error.ts'
+import { enqueueWebhook } from '../webhooks/service.ts'
+import { priceCall } from './pricing.ts'
+import * as store from './store.ts'
+
+export type { CallRow } from './store.ts'
+
+export type OpenCallInput = Pick<
+  store.NewCall,
+  'organizationId' | 'agentId' | 'roomName' | 'architecture' | 'direction'
+> &
+  Partial<Pick<store.NewCall, 'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId'>>
+
+export type CallClosedListener = (call: store.CallRow) => void | Promise<void>
+
+// Per server instance (tests run several in one process); the batch dialer frees its slots here.
+const listeners = new WeakMap<AppContext, Set<CallClosedListener>>()
+
+/**
+ * Calls `listener` after every call this instance closes. In-process only: a close on another
+ * instance is not seen, so users must also reconcile from the database. Returns an unsubscribe.
+ */
+export const onCallClosed = (ctx: AppContext, listener: CallClosedListener) => {
+  const set = listeners.get(ctx) ?? new Set<CallClosedListener>()
+  listeners.set(ctx, set)
+  set.add(listener)
+  return () => void set.delete(listener)
+}
+
+/** Records a call as active from now; the room name is its identity for LiveKit's webhooks. */
+export const openCall = (ctx: AppContext, input: OpenCallInput) =>
+  store.insertCall(ctx.db, {
+    id: ulid(),
+    userId: null,
+    keyId: null,
+    phoneNumber: null,
+    batchJobId: null,
+    batchContactId: null,
+    ...input,
+  })
+
+/**
+ * Debits the call's minutes inside the closing transaction. The call already happened, so when
+ * the balance cannot cover it the rest of the balance is taken (never below zero).
+ */
+const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) => {
+  const cost = priceCall(call.architecture, call.durationSeconds ?? 0)
+  if (cost <= 0) return 0
+  const debit = (amount: number) =>
+    changeBalance(
+      { db: ctx.db, executor: tx },
+      {
+        organizationId: call.organizationId,
+        amountMicros: -amount,
+        kind: 'usage',
+        reason: call.direction === 'outbound' ? 'Outbound call' : 'Voice session',
+        reference: call.id,
+      },
+    )
+  try {
+    await debit(cost)
+    return cost
+  } catch (error) {
+    if (!(error instanceof AppError && error.status === 402)) throw error
+    const rest = await getBalanceMicros(tx, call.organizationId)
+    if (rest > 0) await debit(rest)
+    return Math.max(0, rest)
+  }
+}
+
+const notifyClosed = async (ctx: AppContext, call: store.CallRow) => {
+  for (const listener of listeners.get(ctx) ?? []) {
+    try {
+      await listener(call)
+    } catch (error) {
+      ctx.logger.error({ err: error, callId: call.id }, 'a call-closed listener failed')
+    }
+  }
+}
+
+const sendCallEnded = async (ctx: AppContext, call: store.CallRow) => {
+  const agent = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: call.agentId })
+  if (!agent?.webhookUrl) return
+  try {
+    await enqueueWebhook(ctx, {
+      organizationId: call.organizationId,
+      agentId: agent.id,
+      url: agent.webhookUrl,
+      event: 'call.ended',
+      data: {
+        call_id: call.id,
+        agent_id: call.agentId,
+        agent_name: agent.name,
+        room_name: call.roomName,
+        direction: call.direction,
+        status: call.status,
+        reason: call.endReason,
+        started_at: call.startedAt.toISOString(),
+        ended_at: call.endedAt?.toISOString() ?? null,
+        duration: call.durationSeconds ?? 0,
+        total_cost: toUsd(call.costMicros),
+        phone_number: call.phoneNumber,
+        batch_job_id: call.batchJobId,
+        batch_contact_id: call.batchContactId,
+      },
+    })
+  } catch (error) {
+    // The call is closed and billed either way; the log names it so the webhook can be redone.
+    ctx.logger.error({ err: error, callId: call.id }, 'could not queue the call.ended webhook')
+  }
+}
+
+/**
+ * Closes the active call of a room: duration fixed, minutes billed at the architecture's price
+ * and recorded on the call, all in one transaction whose conditional UPDATE lets exactly one of
+ * any number of concurrent closers win. Then listeners run and `call.ended` is queued. Returns
+ * null when the call was not active (unknown room, or already closed).
+ */
+export const closeCall = async (
+  ctx: AppContext,
+  { roomName, reason, status = 'ended' }: { roomName: string; reason: string; status?: 'ended' | 'failed' },
+): Promise<store.CallRow | null> => {
+  const closed = await ctx.db.transaction().execute(async (tx) => {
+    const call = await store.markCallClosed(tx, { roomName, status, reason })
+    if (!call) return null
+    const costMicros = await chargeCall(ctx, tx, call)
+    await store.setCallCost(tx, { id: call.id, costMicros })
+    return { ...call, costMicros }
+  })
+  if (!closed) return null
+  await notifyClosed(ctx, closed)
+  await sendCallEnded(ctx, closed)
+  return closed
+}

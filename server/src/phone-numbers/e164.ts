@@ -1,0 +1,33 @@
+import { E164_PATTERN } from '@parley/shared'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
+
+/**
+ * Strict E.164 (leading +, digits only) that libphonenumber-js also finds valid for its country;
+ * the full metadata checks number patterns, not only lengths.
+ */
+export const isValidE164 = (text: string) =>
+  E164_PATTERN.test(text) && parsePhoneNumberFromString(text)?.isValid() === true
+
+type LocaleWithZones = Intl.Locale & { timeZones?: string[]; getTimeZones?: () => string[] }
+
+const zonesByRegion = new Map<string, string | null>()
+
+/** The one IANA zone of a region (GB → Europe/London), or null when it has several or none. */
+const onlyZoneOfRegion = (region: string) => {
+  const cached = zonesByRegion.get(region)
+  if (cached !== undefined) return cached
+  const locale = new Intl.Locale(`und-${region}`) as LocaleWithZones
+  const zones = locale.getTimeZones?.() ?? locale.timeZones ?? []
+  const zone = zones.length === 1 ? (zones[0] ?? null) : null
+  zonesByRegion.set(region, zone)
+  return zone
+}
+
+/**
+ * The time zone of a valid E.164 number's region when that region has exactly one
+ * (+44… → Europe/London); null for regions that span zones (+1…) or numbers without a region.
+ */
+export const regionTimeZoneOf = (e164: string): string | null => {
+  const region = parsePhoneNumberFromString(e164)?.country
+  return region ? onlyZoneOfRegion(region) : null
+}

@@ -1,0 +1,114 @@
+import type { CreatePhoneNumber, ListPhoneNumbersQuery, PatchPhoneNumber, PhoneNumber } from '@parley/shared'
+import { ulid } from 'ulid'
+import type { AgentActor } from '../agents/permissions.ts'
+import { findAgent } from '../agents/store.ts'
+import type { AppContext } from '../context.ts'
+import { isUniqueViolation } from '../db/index.ts'
+import { AppError } from '../http/app-error.ts'
+import { isValidE164 } from './e164.ts'
+import * as store from './store.ts'
+
+export const toPhoneNumber = (row: store.PhoneNumberRow): PhoneNumber => ({
+  id: row.id,
+  number: row.number,
+  label: row.label,
+  outboundAgentId: row.outboundAgentId,
+  sipTrunkId: row.sipTrunkId,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+})
+
+/** Numbers place calls that cost money: owners and admins manage them, every member reads them. */
+const requireManager = (actor: AgentActor) => {
+  if (actor.role !== 'owner' && actor.role !== 'admin')
+    throw AppError.forbidden('Only owners and admins manage phone numbers')
+}
+
+const requireValidNumber = (number: string) => {
+  if (!isValidE164(number))
+    throw AppError.badRequest(`${number} is not a valid phone number`, 'invalid_phone_number')
+}
+
+/** The outbound agent must be a voice (pipeline or realtime) agent of the same organization. */
+const requireOutboundAgent = async (ctx: AppContext, organizationId: string, agentId: string) => {
+  const agent = await findAgent(ctx.db, { organizationId, id: agentId })
+  if (!agent) throw AppError.notFound('outbound agent')
+  if (agent.agentArchitecture === 'text')
+    throw AppError.badRequest(
+      'Text agents cannot place phone calls; choose a pipeline or realtime agent',
+      'invalid_outbound_agent',
+    )
+}
+
+const numberTaken = (number: string) =>
+  AppError.conflict(`${number} is already registered in this organization`, 'phone_number_taken')
+
+export const createPhoneNumber = async (ctx: AppContext, actor: AgentActor, input: CreatePhoneNumber) => {
+  requireManager(actor)
+  requireValidNumber(input.number)
+  if (input.outboundAgentId) await requireOutboundAgent(ctx, actor.organizationId, input.outboundAgentId)
+  try {
+    return await store.insertPhoneNumber(ctx.db, {
+      id: ulid(),
+      organizationId: actor.organizationId,
+      fields: {
+        number: input.number,
+        label: input.label ?? null,
+        outboundAgentId: input.outboundAgentId ?? null,
+        sipTrunkId: input.sipTrunkId,
+      },
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) throw numberTaken(input.number)
+    throw error
+  }
+}
+
+export const listPhoneNumbers = async (ctx: AppContext, actor: AgentActor, query: ListPhoneNumbersQuery) => {
+  const { phoneNumbers, total } = await store.listPhoneNumbers(ctx.db, {
+    organizationId: actor.organizationId,
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  })
+  return { phoneNumbers, pagination: { page: query.page, total, hasNext: query.page * query.limit < total } }
+}
+
+export const getPhoneNumber = async (ctx: AppContext, actor: AgentActor, id: string) => {
+  const row = await store.findPhoneNumber(ctx.db, { organizationId: actor.organizationId, id })
+  if (!row) throw AppError.notFound('phone number')
+  return row
+}
+
+export const updatePhoneNumber = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { id, changes }: { id: string; changes: PatchPhoneNumber },
+) => {
+  requireManager(actor)
+  await getPhoneNumber(ctx, actor, id)
+  if (changes.number !== undefined) requireValidNumber(changes.number)
+  if (changes.outboundAgentId) await requireOutboundAgent(ctx, actor.organizationId, changes.outboundAgentId)
+  try {
+    const row = await store.updatePhoneNumber(ctx.db, {
+      organizationId: actor.organizationId,
+      id,
+      fields: changes,
+    })
+    if (!row) throw AppError.notFound('phone number')
+    return row
+  } catch (error) {
+    if (isUniqueViolation(error)) throw numberTaken(changes.number ?? '')
+    throw error
+  }
+}
+
+/**
+ * Deleting is allowed while jobs use the number: jobs keep its id, and the dialer fails a job
+ * whose number is gone ("phone number deleted") instead of dialling from a number the
+ * organization gave up.
+ */
+export const deletePhoneNumber = async (ctx: AppContext, actor: AgentActor, id: string) => {
+  requireManager(actor)
+  const deleted = await store.deletePhoneNumber(ctx.db, { organizationId: actor.organizationId, id })
+  if (!deleted) throw AppError.notFound('phone number')
+}

@@ -1,0 +1,120 @@
+import { type Selectable, sql } from 'kysely'
+import type { Database, Executor } from '../db/index.ts'
+
+export type PhoneNumberRow = {
+  id: string
+  organizationId: string
+  number: string
+  label: string | null
+  outboundAgentId: string | null
+  sipTrunkId: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+export type PhoneNumberFields = Pick<PhoneNumberRow, 'number' | 'label' | 'outboundAgentId' | 'sipTrunkId'>
+
+const toRow = (row: Selectable<Database['phone_numbers']>): PhoneNumberRow => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  number: row.number,
+  label: row.label,
+  outboundAgentId: row.outbound_agent_id,
+  sipTrunkId: row.sip_trunk_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+})
+
+const toColumns = (fields: Partial<PhoneNumberFields>) => {
+  const columns = {
+    number: fields.number,
+    label: fields.label,
+    outbound_agent_id: fields.outboundAgentId,
+    sip_trunk_id: fields.sipTrunkId,
+  }
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
+}
+
+/** Throws PostgreSQL's unique_violation when the organization already has the number. */
+export const insertPhoneNumber = async (
+  db: Executor,
+  { id, organizationId, fields }: { id: string; organizationId: string; fields: PhoneNumberFields },
+) => {
+  const row = await db
+    .insertInto('phone_numbers')
+    .values({
+      id,
+      organization_id: organizationId,
+      number: fields.number,
+      label: fields.label,
+      outbound_agent_id: fields.outboundAgentId,
+      sip_trunk_id: fields.sipTrunkId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toRow(row)
+}
+
+export const findPhoneNumber = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const row = await db
+    .selectFrom('phone_numbers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+/** For workers, which act for every organization. */
+export const findPhoneNumberById = async (db: Executor, id: string) => {
+  const row = await db.selectFrom('phone_numbers').selectAll().where('id', '=', id).executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+export const listPhoneNumbers = async (
+  db: Executor,
+  query: { organizationId: string; offset: number; limit: number },
+) => {
+  const base = db.selectFrom('phone_numbers').where('organization_id', '=', query.organizationId)
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute(),
+    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { phoneNumbers: rows.map(toRow), total: count.total }
+}
+
+/** Throws PostgreSQL's unique_violation when the new number is already the organization's. */
+export const updatePhoneNumber = async (
+  db: Executor,
+  { organizationId, id, fields }: { organizationId: string; id: string; fields: Partial<PhoneNumberFields> },
+) => {
+  const row = await db
+    .updateTable('phone_numbers')
+    .set({ ...toColumns(fields), updated_at: sql`now()` } as never)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+export const deletePhoneNumber = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const result = await db
+    .deleteFrom('phone_numbers')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}

@@ -1,0 +1,148 @@
+import {
+  AccessToken,
+  AgentDispatchClient,
+  RoomServiceClient,
+  SipCallError,
+  SipClient,
+  TwirpError,
+  type WebhookEvent,
+  WebhookReceiver,
+} from 'livekit-server-sdk'
+import type { Config } from '../config.ts'
+
+export type { WebhookEvent } from 'livekit-server-sdk'
+
+/** Participant tokens (spec "Limits": voice participant token validity). */
+export const PARTICIPANT_TOKEN_TTL_SECONDS = 60 * 60
+
+export type SipDialOutcome = 'busy' | 'no_answer' | 'failed'
+
+/** An outbound SIP call that was not answered, with the SIP status the far end gave. */
+export class SipDialError extends Error {
+  override name = 'SipDialError'
+  readonly outcome: SipDialOutcome
+  readonly sipStatus: number | null
+
+  constructor(outcome: SipDialOutcome, sipStatus: number | null, options?: { cause?: unknown }) {
+    super(`SIP dial ${outcome}${sipStatus === null ? '' : ` (${sipStatus})`}`, options)
+    this.outcome = outcome
+    this.sipStatus = sipStatus
+  }
+}
+
+/** The one way the server talks to LiveKit (rooms, agent dispatch, SIP, tokens, webhooks). */
+export type LiveKit = {
+  /** wss/ws URL handed to browsers (from LIVEKIT_URL) */
+  clientUrl: string
+  /** The worker name dispatched into rooms (LIVEKIT_AGENT_NAME). */
+  agentName: string
+  createRoom(input: { name: string; emptyTimeoutSeconds?: number; metadata?: string }): Promise<void>
+  dispatchAgent(input: { roomName: string; metadata: string }): Promise<void>
+  /** 1 h, join + publish + subscribe, canPublishData false. */
+  createParticipantToken(input: { identity: string; roomName: string; name?: string }): Promise<string>
+  /** A room that is already gone counts as deleted. */
+  deleteRoom(name: string): Promise<void>
+  /** Names of the rooms that exist; all rooms when `names` is absent. */
+  listRoomNames(names?: string[]): Promise<string[]>
+  /** SIP outbound; resolves when answered, rejects with SipDialError. */
+  dialSip(input: {
+    trunkId: string
+    number: string
+    roomName: string
+    identity: string
+    ringingTimeoutSeconds?: number
+  }): Promise<{ participantId: string; sipCallId: string | null }>
+  /** Verifies with the SDK's WebhookReceiver; throws on a bad signature. */
+  receiveWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent>
+}
+
+const BUSY_STATUSES = new Set([486, 600, 603])
+const NO_ANSWER_STATUSES = new Set([408, 480, 487])
+
+/** The Twirp clients want http(s); browsers get the ws(s) form of the same host. */
+const apiHostOf = (url: string) => url.replace(/^ws(s?):\/\//i, 'http$1://')
+const clientUrlOf = (url: string) => url.replace(/^http(s?):\/\//i, 'ws$1://')
+
+/** Maps the SDK's failure of CreateSIPParticipant to the dialer's three outcomes. */
+export const toSipDialError = (error: unknown): SipDialError => {
+  if (error instanceof SipDialError) return error
+  if (error instanceof SipCallError && error.sipStatusCode !== undefined) {
+    const status = error.sipStatusCode
+    const outcome = BUSY_STATUSES.has(status)
+      ? 'busy'
+      : NO_ANSWER_STATUSES.has(status)
+        ? 'no_answer'
+        : 'failed'
+    return new SipDialError(outcome, status, { cause: error })
+  }
+  if (error instanceof TwirpError && error.code === 'deadline_exceeded')
+    return new SipDialError('no_answer', null, { cause: error })
+  // The request outlived the ringing time-out plus the SDK's margin: nobody picked up.
+  if (error instanceof Error && error.name === 'TimeoutError')
+    return new SipDialError('no_answer', null, { cause: error })
+  return new SipDialError('failed', null, { cause: error })
+}
+
+export const createLiveKit = (config: Config): LiveKit | null => {
+  if (!config.livekit) return null
+  const { url, apiKey, apiSecret, agentName } = config.livekit
+  const host = apiHostOf(url)
+  const rooms = new RoomServiceClient(host, apiKey, apiSecret)
+  const dispatches = new AgentDispatchClient(host, apiKey, apiSecret)
+  const sip = new SipClient(host, apiKey, apiSecret)
+  const webhooks = new WebhookReceiver(apiKey, apiSecret)
+
+  return {
+    clientUrl: clientUrlOf(url),
+    agentName,
+    createRoom: async ({ name, emptyTimeoutSeconds, metadata }) => {
+      await rooms.createRoom({
+        name,
+        ...(emptyTimeoutSeconds === undefined ? {} : { emptyTimeout: emptyTimeoutSeconds }),
+        ...(metadata === undefined ? {} : { metadata }),
+      })
+    },
+    dispatchAgent: async ({ roomName, metadata }) => {
+      await dispatches.createDispatch(roomName, agentName, { metadata })
+    },
+    createParticipantToken: ({ identity, roomName, name }) => {
+      const token = new AccessToken(apiKey, apiSecret, {
+        identity,
+        ttl: PARTICIPANT_TOKEN_TTL_SECONDS,
+        ...(name === undefined ? {} : { name }),
+      })
+      token.addGrant({
+        room: roomName,
+        roomJoin: true,
+        canPublish: true,
+        canSubscribe: true,
+        canPublishData: false,
+      })
+      return token.toJwt()
+    },
+    deleteRoom: async (name) => {
+      try {
+        await rooms.deleteRoom(name)
+      } catch (error) {
+        if (error instanceof TwirpError && error.code === 'not_found') return
+        throw error
+      }
+    },
+    listRoomNames: async (names) => (await rooms.listRooms(names)).map((room) => room.name),
+    dialSip: async ({ trunkId, number, roomName, identity, ringingTimeoutSeconds }) => {
+      try {
+        const participant = await sip.createSipParticipant(trunkId, number, roomName, {
+          participantIdentity: identity,
+          waitUntilAnswered: true,
+          ...(ringingTimeoutSeconds === undefined ? {} : { ringingTimeout: ringingTimeoutSeconds }),
+        })
+        return { participantId: participant.participantId, sipCallId: participant.sipCallId || null }
+      } catch (error) {
+        throw toSipDialError(error)
+      }
+    },
+    receiveWebhook: (rawBody, authorization) =>
+      // LiveKit sends the bare JWT; accept a Bearer prefix too.
+      webhooks.receive(rawBody, authorization?.replace(/^Bearer\s+/i, '')),
+  }
+}

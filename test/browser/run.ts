@@ -15,7 +15,7 @@ export type Counts = { passed: number; failed: number; skipped: number }
 
 const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const testFiles = process.env.ONLY_FILES ?? 'widget/test/**/*.test.js'
+const testFiles = process.env.BROWSER_TEST_FILES ?? 'widget/test/**/*.test.js'
 export const screenshotDirectory = join(root, 'test-output', 'widget')
 
 const countTests = (suite: TestSuiteResult | undefined, counts: Counts) => {

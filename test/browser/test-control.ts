@@ -22,7 +22,7 @@ const lastUserMessage = (request: CompletionRequest) => {
   return typeof message?.content === 'string' ? message.content : ''
 }
 
-/** Anything not scripted is echoed word by word, the way the stand-in used to answer. */
+/** Anything not scripted is echoed word by word: "You said: …". */
 const echo = (message: string): FakeReply => ({
   text: `You said: ${message}`.split(/(?<= )/),
   usage: { input: 5, output: 5 },

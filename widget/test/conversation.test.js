@@ -109,7 +109,6 @@ describe('a conversation through the shadow DOM (real chat API, fake LLM)', () =
     await waitFor(() => messages(widget).at(-1) === 'First words ', { message: 'first words' })
     find(widget, '[part~="stop"]').click()
     await waitFor(() => find(widget, '[part~="send"]'), { message: 'send button back' })
-    await release('stop')
     const session = storedSession()
     const stored = await waitFor(
       async () => {
@@ -118,6 +117,8 @@ describe('a conversation through the shadow DOM (real chat API, fake LLM)', () =
       },
       { message: 'the stopped reply stored' },
     )
+    // Only now may the model go on: what it sends after the stop must not appear anywhere.
+    await release('stop')
     equal(stored, 'First words ', 'stored on the server:')
     equal(messages(widget).at(-1), 'First words ', 'nothing arrives after stop:')
   })

@@ -59,7 +59,10 @@ describe('error paths (real chat API, fake LLM)', () => {
     await type(widget, 'one more')
     await waitFor(() => /Try again in \d+ s/.test(textOf(widget, '[role="alert"]')), { message: 'countdown' })
     const first = Number(/in (\d+) s/.exec(textOf(widget, '[role="alert"]'))[1])
-    assert(first <= retryAfter && first >= retryAfter - 3, `starts at Retry-After ${retryAfter}, got ${first}`)
+    assert(
+      first <= retryAfter && first >= retryAfter - 3,
+      `starts at Retry-After ${retryAfter}, got ${first}`,
+    )
     assert(find(widget, '[role="alert"] button').disabled, 'retry waits for the countdown')
     assert(find(widget, 'textarea').disabled, 'the composer waits too')
     await waitFor(() => textOf(widget, '[role="alert"]').includes(`Try again in ${first - 1} s`), {
@@ -97,5 +100,44 @@ describe('error paths (real chat API, fake LLM)', () => {
     const late = createWidget({ 'agent-id': agentId, key: widgetKey })
     late.open()
     await waitFor(() => textOf(late, '[role="alert"]').includes('unavailable'), { message: '402 on create' })
+  })
+
+  it('resumes a stream dropped mid-reply and shows the full reply exactly once', async () => {
+    const widget = createWidget()
+    widget.open()
+    await waitFor(() => messages(widget).length === 1)
+    await scriptLlm('count to six', {
+      text: ['One ', 'two ', 'three ', 'four ', 'five ', 'six.'],
+      hold: { atChunk: 3, name: 'drop' },
+    })
+    await type(widget, 'count to six')
+    await waitFor(() => messages(widget).at(-1) === 'One two three ', { message: 'first words' })
+    const { conversationId } = storedSession()
+    equal((await dropStream(conversationId)).dropped, true, 'connection cut:')
+    await release('drop')
+    await waitFor(
+      () => find(widget, '[part~="send"]') && messages(widget).at(-1) === 'One two three four five six.',
+      {
+        timeout: 10_000,
+        message: () =>
+          `the resumed reply, saw ${JSON.stringify(messages(widget))} ${textOf(widget, '[role="alert"]')}`,
+      },
+    )
+    const all = messages(widget)
+    equal(all.filter((text) => text.includes('One two')).length, 1, `reply once in ${JSON.stringify(all)}:`)
+    assert(!find(widget, '[role="alert"]'), 'no error shown for a resumed drop')
+    const sends = await sendsOf(conversationId)
+    assert(sends.length >= 2, `the widget came back: ${JSON.stringify(sends)}`)
+    assert(
+      sends.every((send) => send.idempotencyKey === sends[0].idempotencyKey),
+      `one Idempotency-Key: ${JSON.stringify(sends)}`,
+    )
+    assert(Number(sends.at(-1).lastEventId) > 0, `resumed after an event id: ${JSON.stringify(sends)}`)
+    const history = await (await chatApi(storedSession(), '/messages')).json()
+    equal(
+      history.messages.map((message) => message.content),
+      [greetingOf('Support Bot'), 'count to six', 'One two three four five six.'],
+      'stored once on the server:',
+    )
   })
 })

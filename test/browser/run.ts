@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
+import cors from 'cors'
+import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
@@ -15,7 +17,7 @@ export type Counts = { passed: number; failed: number; skipped: number }
 
 const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const testFiles = process.env.BROWSER_TEST_FILES ?? 'widget/test/**/*.test.js'
+const testFiles = 'widget/test/**/*.test.js'
 export const screenshotDirectory = join(root, 'test-output', 'widget')
 
 const countTests = (suite: TestSuiteResult | undefined, counts: Counts) => {
@@ -51,8 +53,10 @@ const skipWithoutBrowser = (): Counts => {
 /**
  * Builds the widget, boots a real Parley server (embedded or TEST_DATABASE_URL, like every server
  * test) that serves it, and runs widget/test/*.test.js in Debian's Chromium with @web/test-runner.
+ * A second server has LiveKit configured (the fake Twirp server) for the voice tests; the first has
+ * none, so its voice sessions answer the spec's 500. `files` narrows the run (a glob from the root).
  */
-export const runBrowserTests = async (): Promise<Counts> => {
+export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   if (!existsSync(CHROMIUM)) return skipWithoutBrowser()
   execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
     cwd: join(root, 'widget'),
@@ -88,6 +92,17 @@ export const runBrowserTests = async (): Promise<Counts> => {
   const demo = server.demo?.tenant
   if (!demo) throw new Error('the demo tenant was not seeded')
   const fixtures = await createFixtures({ baseUrl: server.url, demo, customerOrigin: shop.origin })
+  const liveKit = await startFakeLiveKit()
+  const voiceServer = await startTestServer({
+    seedDemo: true,
+    env: liveKit.env,
+    extendApp: ({ app }) => {
+      // What the server asked of LiveKit, for the test that follows a call up to the connection.
+      app.get('/test-only/livekit-calls', cors({ origin: '*' }), (_req, res) => {
+        res.json({ methods: liveKit.calls.map((call) => call.method) })
+      })
+    },
+  })
   const launcher = chromeLauncher({
     launchOptions: {
       executablePath: CHROMIUM,
@@ -98,6 +113,9 @@ export const runBrowserTests = async (): Promise<Counts> => {
         '--disable-background-networking',
         '--disable-component-update',
         '--no-first-run',
+        // A fake microphone. Not --use-fake-ui-for-media-stream: it grants every request and ignores
+        // permission overrides, so the denial test could not deny; tests grant or deny per origin.
+        '--use-fake-device-for-media-stream',
       ],
     },
   })
@@ -107,6 +125,12 @@ export const runBrowserTests = async (): Promise<Counts> => {
     agentId: demo.textAgentId,
     organizationId: demo.organizationId,
     ...fixtures,
+    voiceAgentId: demo.pipelineAgentId,
+    liveKit: {
+      baseUrl: voiceServer.url,
+      key: voiceServer.demo?.tenant.widgetKey ?? '',
+      voiceAgentId: voiceServer.demo?.tenant.pipelineAgentId ?? '',
+    },
   }
   try {
     const runner = await startTestRunner({
@@ -115,7 +139,7 @@ export const runBrowserTests = async (): Promise<Counts> => {
       autoExitProcess: false,
       config: {
         rootDir: root,
-        files: [testFiles],
+        files: [files],
         nodeResolve: true,
         browsers: [launcher],
         concurrency: 1,
@@ -131,6 +155,15 @@ export const runBrowserTests = async (): Promise<Counts> => {
           {
             name: 'parley-screenshot',
             executeCommand: async ({ command, payload, session }) => {
+              if (command === 'parley-microphone') {
+                // Grants or denies the microphone for real, as the visitor's answer to the prompt would.
+                const { origin, isAllowed } = payload as { origin: string; isAllowed: boolean }
+                await launcher
+                  .getPage(session.id)
+                  .browserContext()
+                  .overridePermissions(origin, isAllowed ? ['microphone'] : [])
+                return true
+              }
               if (command !== 'parley-screenshot') return undefined
               const { name } = payload as { name: string }
               await launcher
@@ -155,8 +188,7 @@ export const runBrowserTests = async (): Promise<Counts> => {
     await runner.stop()
     return counts
   } finally {
-    await server.destroy()
-    await llm.close()
-    await shop.close()
+    await Promise.all([server.destroy(), voiceServer.destroy(), liveKit.close()])
+    await Promise.all([llm.close(), shop.close()])
   }
 }

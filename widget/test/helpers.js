@@ -5,7 +5,8 @@ import { emulateMedia, executeServerCommand } from '@web/test-runner-commands'
 /**
  * @type {{ baseUrl: string, key: string, agentId: string, organizationId: string,
  *   supportAgentId: string, billingAgentId: string, secondAgentId: string, tabsAgentId: string,
- *   reloadAgentId: string, broke: { organizationId: string, agentId: string, widgetKey: string } }}
+ *   reloadAgentId: string, broke: { organizationId: string, agentId: string, widgetKey: string },
+ *   voiceAgentId: string, liveKit: { baseUrl: string, key: string, voiceAgentId: string } }}
  */
 export const settings = window.PARLEY_TEST
 

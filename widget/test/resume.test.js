@@ -118,7 +118,7 @@ describe('resume, tabs and starters (real chat API, fake LLM)', () => {
     await waitFor(() => messages(other).at(-1) === 'Seen in ', { message: 'live reply in the other tab' })
     await release('tabs')
     await waitFor(() => messages(other).at(-1) === 'Seen in both tabs.', {
-      message: 'whole reply in the other tab',
+      message: () => `the whole reply in the other tab: ${messages(other)} (this tab: ${messages(widget)})`,
     })
     equal(await conversationCount(agentId), 1, 'conversation rows on the server:')
     equal((await sendsOf(storedSession(agentId).conversationId)).length, 1, 'reply streams opened:')

@@ -173,6 +173,12 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((ms) => ms >= 10, 'must be at least 10')
     .default(10_000),
+  WEBHOOK_TIMEOUT_MS: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 10, 'must be at least 10')
+    .default(7000),
   CHAT_IDLE_TIMEOUT_SECONDS: z
     .string()
     .regex(/^\d{1,6}$/, 'must be a whole number of seconds')
@@ -274,6 +280,8 @@ export type Config = Readonly<{
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
   webhookRetryBaseMs: number
+  /** One webhook attempt is given up after this (WEBHOOK_TIMEOUT_MS; the spec's 7 s). */
+  webhookTimeoutMs: number
   trialCreditsMicros: number
   outboundAllowHosts: readonly string[]
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
@@ -405,6 +413,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,

@@ -2,7 +2,7 @@
 // has no LiveKit (its voice sessions answer 500); `settings.liveKit` is a second server whose
 // LiveKit is the fake Twirp server (server/test/helpers/fake-livekit.ts).
 import { executeServerCommand } from '@web/test-runner-commands'
-import { assert, cleanUp, createWidget, equal, find, settings, waitFor } from './helpers.js'
+import { assert, cleanUp, createWidget, equal, find, screenshot, settings, waitFor } from './helpers.js'
 
 /** Requests the page made (since `since`, a performance.now() reading), from the browser's own log. */
 const resources = (pattern, since = 0) =>
@@ -47,6 +47,7 @@ describe('voice', () => {
     // The first load has settled: the chat session is open and its greeting shown.
     await waitFor(() => find(widget, '.message.assistant'), { message: 'greeting' })
     assert(find(widget, 'textarea'), 'the text box is there beside the microphone')
+    await screenshot(widget, 'voice-microphone-button')
     equal(resources(VOICE_CHUNK).length, 0, 'voice chunk requests before the press:')
     await pressMicrophone(widget)
     await waitFor(() => resources(VOICE_CHUNK).length === 1, { message: 'the voice chunk request' })
@@ -58,12 +59,16 @@ describe('voice', () => {
     const since = performance.now()
     const { widget, states } = createVoiceWidget({ mode: 'voice' })
     // Voice-first: the call leads, the text box waits for a reason to be needed.
-    await waitFor(() => find(widget, '[part~="voice-start"]'), { message: 'microphone button' })
+    const microphone = await waitFor(() => find(widget, '[part~="voice-start"]'), {
+      message: 'microphone button',
+    })
     assert(!find(widget, 'textarea'), 'no text box before the call in the voice-first panel')
+    equal(widget.shadowRoot.activeElement === microphone, true, 'focus on the microphone on open:')
     await pressMicrophone(widget)
     equal(await failureOf(widget), 'Microphone access was denied. You can type instead.')
     equal(states, ['connecting', 'ended:mic_denied'], 'voice states:')
     assert(find(widget, 'textarea'), 'the text box appears in the same panel')
+    await screenshot(widget, 'voice-first-microphone-denied')
     equal(resources(VOICE_SESSIONS, since).length, 0, 'voice session requests:')
   })
 })

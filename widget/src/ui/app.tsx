@@ -41,12 +41,14 @@ export const App = ({
   const strings = stringsFor(language)
   const launcherRef = useRef<HTMLButtonElement>(null)
   const inputRef = useRef<HTMLTextAreaElement>(null)
+  // The voice-first panel may have no text box: focus goes to its microphone instead.
+  const micRef = useRef<HTMLButtonElement>(null)
   const isInline = position === 'inline'
   const isOpen = isInline || model.isOpen.value
   const wasOpen = useRef(isOpen)
   useEffect(() => {
     // Focus follows the panel: into it on open, back to the launcher on close (keyboard users).
-    if (isOpen && !wasOpen.current) inputRef.current?.focus()
+    if (isOpen && !wasOpen.current) (inputRef.current ?? micRef.current)?.focus()
     if (!isOpen && wasOpen.current) launcherRef.current?.focus()
     wasOpen.current = isOpen
   }, [isOpen])
@@ -64,6 +66,7 @@ export const App = ({
           strings={strings}
           suggestions={suggestions}
           inputRef={inputRef}
+          micRef={micRef}
           voice={voice}
           language={language}
           isVoiceFirst={mode === 'voice'}

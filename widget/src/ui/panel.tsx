@@ -12,6 +12,7 @@ type PanelProps = {
   strings: Strings
   suggestions: string[]
   inputRef: Ref<HTMLTextAreaElement>
+  micRef: Ref<HTMLButtonElement>
   /** Absent for an inline widget, which cannot be closed. */
   onClose?: () => void
   /** Absent when the widget has no voice agent. */
@@ -25,7 +26,7 @@ type PanelProps = {
 export const Panel = ({ model, strings, suggestions, inputRef, onClose, ...call }: PanelProps) => {
   const { voice, isVoiceFirst, isPushToTalk } = call
   const canEnd = model.phase.value === 'ready' && model.entries.value.length > 0
-  const mic = voice && <MicButton voice={voice} strings={strings} />
+  const mic = voice && <MicButton voice={voice} strings={strings} buttonRef={call.micRef} />
   // Push-to-talk: holding Space anywhere in the panel but the text box talks.
   const talk = (event: KeyboardEvent, isDown: boolean) => {
     if (event.key !== ' ' || !isPushToTalk || !voice?.isActive.value) return

@@ -1,18 +1,30 @@
+import type { Ref } from 'preact'
 import type { Language, Strings } from '../i18n.ts'
 import type { VoiceModel, VoiceState } from '../voice/model.ts'
 
 const MICROPHONE =
   'M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.9V21h2v-3.1a7 7 0 0 0 6-6.9z'
 
-/** Starts a call: beside the text box, or alone in the voice-first panel. */
-export const MicButton = ({ voice, strings }: { voice: VoiceModel; strings: Strings }) => {
-  if (voice.isActive.value) return null
+/** Starts a call: beside the text box, or alone in the voice-first panel; disabled while the chunk loads. */
+export const MicButton = ({
+  voice,
+  strings,
+  buttonRef,
+}: {
+  voice: VoiceModel
+  strings: Strings
+  buttonRef: Ref<HTMLButtonElement>
+}) => {
+  const isActive = voice.isActive.value
+  if (isActive && voice.chunk.value) return null
   return (
     <button
+      ref={buttonRef}
       type="button"
       class="send"
       part="voice-start"
       aria-label={strings.voiceCall}
+      disabled={isActive}
       onClick={() => void voice.start()}
     >
       <svg viewBox="0 0 24 24" aria-hidden="true">

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
+import { grantCredits } from '../../server/src/admin/service.ts'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
 import { createChatStandIn } from './chat-stand-in.ts'
@@ -77,10 +78,16 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   const voiceServer = await startTestServer({
     seedDemo: true,
     env: liveKit.env,
-    extendApp: ({ app }) => {
+    extendApp: ({ app, ctx }) => {
       // What the server asked of LiveKit, for the test that follows a call up to the connection.
       app.get('/test-only/livekit-calls', cors({ origin: '*' }), (_req, res) => {
         res.json({ methods: liveKit.calls.map((call) => call.method) })
+      })
+      // Empties the demo organization's credits (the 402 test runs last for that reason).
+      app.post('/test-only/drain-credits', cors({ origin: '*' }), async (_req, res) => {
+        const organizationId = voiceServer.demo?.tenant.organizationId ?? ''
+        await grantCredits(ctx, organizationId, { amountUsd: -1_000_000, reason: 'browser test: no credits' })
+        res.json({ drained: true })
       })
     },
   })

@@ -5,6 +5,7 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
@@ -21,6 +22,7 @@ import { registerOrganizationRoutes } from './orgs/routes.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
+import { registerVoiceRoutes } from './voice/routes.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
@@ -73,6 +75,8 @@ export const createApp = (
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
+  // LiveKit signs the exact bytes of its webhooks (application/webhook+json): keep them as text.
+  app.use('/livekit/webhook', express.text({ type: () => true, limit: JSON_BODY_LIMIT }))
   app.use(express.json({ limit: JSON_BODY_LIMIT }))
 
   const registry = createRegistry()
@@ -94,6 +98,8 @@ export const createApp = (
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
   registerPhoneNumberRoutes(routes, ctx)
+  registerVoiceRoutes(routes, ctx)
+  registerCallRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

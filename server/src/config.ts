@@ -179,6 +179,12 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((seconds) => seconds >= 1, 'must be at least 1')
     .default(1800),
+  CALL_CHECK_INTERVAL_SECONDS: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .refine((seconds) => seconds >= 1, 'must be at least 1')
+    .default(60),
   CHAT_MIN_BALANCE_USD: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
@@ -237,6 +243,8 @@ export type Config = Readonly<{
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
   chatIdleTimeoutMs: number
+  /** How often running calls are swept (vanished rooms) and their credits re-checked. */
+  callCheckIntervalMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
   /** Null: the built-in catalogue of models, voices and functions. */
@@ -367,6 +375,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     memoryUrl: vars.MEMORY_URL ?? null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
+    callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,

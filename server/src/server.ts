@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
+import { scheduleCallJobs } from './calls/jobs.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
@@ -85,6 +86,7 @@ export const start = async ({
       livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
+    if (config.role !== 'api') await scheduleCallJobs(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 

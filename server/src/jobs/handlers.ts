@@ -1,3 +1,4 @@
+import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'
@@ -6,4 +7,5 @@ import { registerWebhookJobs } from '../webhooks/service.ts'
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
+  registerCallJobs(ctx)
 }

@@ -1,26 +1,64 @@
-import preact from '@preact/preset-vite'
-import { defineConfig } from 'vite'
+import { build, defineConfig, type UserConfig } from 'vite'
+
+const target = 'es2022'
+
+/**
+ * The voice chunk (livekit-client and its adapter) as its own ES module, `voice-[hash].js`: the IIFE
+ * loader cannot code-split, so the chunk is built first and its hashed name handed to the main build,
+ * which fetches it with a dynamic import() when a call starts. Returns the file name.
+ */
+const buildVoiceChunk = async () => {
+  const output = await build({
+    configFile: false,
+    logLevel: 'warn',
+    build: {
+      target,
+      outDir: 'dist',
+      emptyOutDir: true,
+      sourcemap: false,
+      rolldownOptions: { output: { minify: true } },
+      lib: { entry: 'src/voice/call.ts', formats: ['es'], fileName: () => 'voice-[hash].js' },
+    },
+  })
+  const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) =>
+    'output' in result ? result.output : [],
+  )
+  const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry)
+  if (!entry) throw new Error('the voice chunk was not built')
+  return entry.fileName
+}
 
 /**
  * One file per format: `parley.js` (IIFE, the script-tag loader and the whole chat) and `parley.mjs`
- * (the same as an ES module). Library mode does not minify ES output by itself, so it is asked to;
- * `npm run bench -- widget` measures what ships.
+ * (the same as an ES module), plus the lazily loaded voice chunk. Library mode does not minify ES
+ * output by itself, so it is asked to; `npm run bench -- widget` measures what ships.
  */
-export default defineConfig({
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false })],
-  build: {
-    target: 'es2022',
-    minify: true,
-    outDir: 'dist',
-    emptyOutDir: true,
-    sourcemap: false,
-    // Library mode leaves ES output unminified (for bundlers downstream); this file ships as is.
-    rolldownOptions: { output: { minify: true } },
-    lib: {
-      entry: 'src/index.ts',
-      formats: ['iife', 'es'],
-      name: 'ParleyWidget',
-      fileName: (format) => (format === 'es' ? 'parley.mjs' : 'parley.js'),
+export default defineConfig(
+  async ({ command }): Promise<UserConfig> => ({
+    // Preact's classic h(type, props, ...children) instead of the automatic runtime's jsx(type,
+    // {children}): the same elements in about 200 fewer bytes of gzip on the first load.
+    oxc: {
+      jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' },
+      jsxInject: "import { h, Fragment } from 'preact'",
     },
-  },
-})
+    define: {
+      __PARLEY_VOICE_CHUNK__: JSON.stringify(command === 'build' ? await buildVoiceChunk() : 'voice.js'),
+    },
+    build: {
+      target,
+      minify: true,
+      outDir: 'dist',
+      // The voice chunk built above is already in dist/.
+      emptyOutDir: false,
+      sourcemap: false,
+      // Library mode leaves ES output unminified (for bundlers downstream); this file ships as is.
+      rolldownOptions: { output: { minify: true } },
+      lib: {
+        entry: 'src/index.ts',
+        formats: ['iife', 'es'],
+        name: 'ParleyWidget',
+        fileName: (format) => (format === 'es' ? 'parley.mjs' : 'parley.js'),
+      },
+    },
+  }),
+)

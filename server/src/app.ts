@@ -5,6 +5,7 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { registerBatchRoutes } from './batch/routes.ts'
 import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
@@ -100,6 +101,7 @@ export const createApp = (
   registerPhoneNumberRoutes(routes, ctx)
   registerVoiceRoutes(routes, ctx)
   registerCallRoutes(routes, ctx)
+  registerBatchRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

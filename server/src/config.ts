@@ -185,6 +185,11 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((seconds) => seconds >= 1, 'must be at least 1')
     .default(60),
+  CHAT_RESUME_GRACE_MS: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .default(10_000),
   CHAT_MIN_BALANCE_USD: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
@@ -245,6 +250,8 @@ export type Config = Readonly<{
   chatIdleTimeoutMs: number
   /** How often running calls are swept (vanished rooms) and their credits re-checked. */
   callCheckIntervalMs: number
+  /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
+  chatResumeGraceMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
   /** Null: the built-in catalogue of models, voices and functions. */
@@ -376,6 +383,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
+    chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,

@@ -84,6 +84,10 @@ const studioTemperature = z
   .max(1, 'temperature must be between 0.1 and 1.0')
 const catalogueId = z.string().trim().min(1).max(100)
 const ids = z.array(z.string().min(1).max(100)).max(50)
+/** After a session ends, the agent's model writes a summary, sentiment and outcome onto it. */
+const postCallAnalysis = z.boolean().meta({
+  description: 'After a chat ends, store an LLM summary, sentiment and outcome on the conversation',
+})
 const webhookUrl = z.url({ message: 'webhookUrl must be an https URL' }).max(2000).nullable()
 
 /** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */
@@ -107,6 +111,7 @@ const updateFields = {
   enabledCustomFunctions: ids,
   webhookUrl,
   handoffAgentIds: ids.max(10),
+  postCallAnalysis,
   /** Present only to be refused: architecture is fixed after creation. */
   agentArchitecture: ZAgentArchitecture,
 }
@@ -145,6 +150,7 @@ const v1Fields = {
   enabledFunctions: ids,
   webhookUrl,
   handoffAgentIds: ids.max(10),
+  postCallAnalysis,
 }
 
 const requiredByArchitecture: Record<AgentArchitecture, (keyof typeof v1Fields)[]> = {
@@ -175,6 +181,7 @@ export const ZCreateAgentV1 = z
     enabledFunctions: true,
     webhookUrl: true,
     handoffAgentIds: true,
+    postCallAnalysis: true,
   })
   .superRefine((agent, ctx) => {
     for (const field of requiredByArchitecture[agent.agentArchitecture]) {
@@ -236,6 +243,7 @@ export const ZAgent = z
     VoiceOption: ZVoiceOption.nullable(),
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
+    postCallAnalysis: z.boolean(),
     userId: z.string(),
     organizationId: z.string(),
     active: z.boolean(),
@@ -271,6 +279,7 @@ export const ZAgentV1 = z
     enabledCustomFunctions: z.array(z.string()),
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
+    postCallAnalysis: z.boolean(),
     createdAt: ZIsoDateTime,
     updatedAt: ZIsoDateTime,
   })

@@ -116,13 +116,13 @@ export type BatchCreateFields = z.infer<typeof ZBatchCreateFields>
  * invalid_phone_format naming its index), optional `name`, and any other fields, kept as given.
  */
 export const ZBatchContactInput = z
-  .object({ phone: z.unknown(), name: z.unknown().optional() })
+  .object({ phone: z.unknown().optional(), name: z.unknown().optional() })
   .catchall(z.unknown())
   .meta({ id: 'BatchContactInput' })
 export type BatchContactInput = z.infer<typeof ZBatchContactInput>
 
 export const ZBatchCreateJson = ZBatchCreateFields.extend({
-  contacts: z.array(ZBatchContactInput).min(1, 'contacts must hold at least one contact'),
+  contacts: z.array(ZBatchContactInput),
 }).meta({ id: 'BatchCreateRequest' })
 export type BatchCreateJson = z.infer<typeof ZBatchCreateJson>
 

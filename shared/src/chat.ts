@@ -37,6 +37,28 @@ export const ZSendChatMessage = z
   .meta({ id: 'SendChatMessageRequest' })
 export type SendChatMessage = z.infer<typeof ZSendChatMessage>
 
+/**
+ * Headers of a send that can be resumed. The same key and message again within 5 minutes follow
+ * (or replay) that one reply instead of generating another; Last-Event-ID (what SSE clients send
+ * on a retry) says which events the client already has.
+ */
+export const ZSendChatMessageHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
+    .optional()
+    .meta({
+      description: 'One key per message; a retry with it resumes the reply; another message answers 409',
+    }),
+  'last-event-id': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'The id of the last event received; the replay starts after it' }),
+})
+export type SendChatMessageHeaders = z.infer<typeof ZSendChatMessageHeaders>
+
 export const ZChatMessage = z
   .object({
     role: z.enum(['user', 'assistant']),

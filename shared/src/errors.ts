@@ -54,6 +54,8 @@ export const errorCodes = [
   'invalid_token',
   'conversation_mismatch',
   'session_not_found',
+  // chat resume: an Idempotency-Key sent again with another message
+  'idempotency_key_reused',
   // phone numbers
   'invalid_phone_number',
   'phone_number_taken',

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
+import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
 import { createChatStandIn } from './chat-stand-in.ts'
 import { createCspPage } from './csp-page.ts'
@@ -48,8 +49,10 @@ const skipWithoutBrowser = (): Counts => {
 /**
  * Builds the widget, boots a real Parley server (embedded or TEST_DATABASE_URL, like every server
  * test) that serves it, and runs widget/test/*.test.js in Debian's Chromium with @web/test-runner.
+ * A second server has LiveKit configured (the fake Twirp server) for the voice tests; the first has
+ * none, so its voice sessions answer the spec's 500. `files` narrows the run (a glob from the root).
  */
-export const runBrowserTests = async (): Promise<Counts> => {
+export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   if (!existsSync(CHROMIUM)) return skipWithoutBrowser()
   execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
     cwd: join(root, 'widget'),
@@ -70,6 +73,17 @@ export const runBrowserTests = async (): Promise<Counts> => {
     },
   })
   widgetKey = server.demo?.tenant.widgetKey ?? ''
+  const liveKit = await startFakeLiveKit()
+  const voiceServer = await startTestServer({
+    seedDemo: true,
+    env: liveKit.env,
+    extendApp: ({ app }) => {
+      // What the server asked of LiveKit, for the test that follows a call up to the connection.
+      app.get('/test-only/livekit-calls', cors({ origin: '*' }), (_req, res) => {
+        res.json({ methods: liveKit.calls.map((call) => call.method) })
+      })
+    },
+  })
   const launcher = chromeLauncher({
     launchOptions: {
       executablePath: CHROMIUM,
@@ -80,6 +94,9 @@ export const runBrowserTests = async (): Promise<Counts> => {
         '--disable-background-networking',
         '--disable-component-update',
         '--no-first-run',
+        // A fake microphone. Not --use-fake-ui-for-media-stream: it grants every request and ignores
+        // permission overrides, so the denial test could not deny; tests grant or deny per origin.
+        '--use-fake-device-for-media-stream',
       ],
     },
   })
@@ -88,6 +105,12 @@ export const runBrowserTests = async (): Promise<Counts> => {
     standInUrl: `${server.url}/stand-in`,
     key: widgetKey,
     agentId: server.demo?.tenant.textAgentId ?? '',
+    voiceAgentId: server.demo?.tenant.pipelineAgentId ?? '',
+    liveKit: {
+      baseUrl: voiceServer.url,
+      key: voiceServer.demo?.tenant.widgetKey ?? '',
+      voiceAgentId: voiceServer.demo?.tenant.pipelineAgentId ?? '',
+    },
   }
   try {
     const runner = await startTestRunner({
@@ -96,7 +119,7 @@ export const runBrowserTests = async (): Promise<Counts> => {
       autoExitProcess: false,
       config: {
         rootDir: root,
-        files: [testFiles],
+        files: [files],
         nodeResolve: true,
         browsers: [launcher],
         concurrency: 1,
@@ -112,6 +135,15 @@ export const runBrowserTests = async (): Promise<Counts> => {
           {
             name: 'parley-screenshot',
             executeCommand: async ({ command, payload, session }) => {
+              if (command === 'parley-microphone') {
+                // Grants or denies the microphone for real, as the visitor's answer to the prompt would.
+                const { origin, isAllowed } = payload as { origin: string; isAllowed: boolean }
+                await launcher
+                  .getPage(session.id)
+                  .browserContext()
+                  .overridePermissions(origin, isAllowed ? ['microphone'] : [])
+                return true
+              }
               if (command !== 'parley-screenshot') return undefined
               const { name } = payload as { name: string }
               await launcher
@@ -136,6 +168,6 @@ export const runBrowserTests = async (): Promise<Counts> => {
     await runner.stop()
     return counts
   } finally {
-    await server.destroy()
+    await Promise.all([server.destroy(), voiceServer.destroy(), liveKit.close()])
   }
 }

@@ -4,8 +4,17 @@ import { resolveLanguage } from './i18n.ts'
 import { type Identity, type Mounted, mount, type View } from './mount.tsx'
 import css from './ui/styles.css?inline'
 
-const IDENTITY_ATTRIBUTES = ['agent-id', 'key', 'api-key', 'base-url', 'user-identifier']
-const VIEW_ATTRIBUTES = ['lang', 'theme', 'position', 'accent', 'suggestions']
+// `mode` is both: mode="voice" makes agent-id the voice agent when voice-agent-id is absent.
+const IDENTITY_ATTRIBUTES = [
+  'agent-id',
+  'key',
+  'api-key',
+  'base-url',
+  'user-identifier',
+  'voice-agent-id',
+  'mode',
+]
+const VIEW_ATTRIBUTES = ['lang', 'theme', 'position', 'accent', 'suggestions', 'mode', 'voice-input']
 
 let sheet: CSSStyleSheet | undefined
 /** One constructable stylesheet shared by every instance: no <style> text, so strict CSPs allow it. */
@@ -58,7 +67,7 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
       if (!this.isConnected || previous === next) return
       if (name === 'open') return this.#mounted?.setOpen(next !== null)
       if (VIEW_ATTRIBUTES.includes(name)) this.#view.value = this.#readView()
-      else this.#remount()
+      if (IDENTITY_ATTRIBUTES.includes(name)) this.#remount()
     }
 
     /** Opens the panel (and starts or resumes the conversation). */
@@ -78,13 +87,23 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
     async endConversation() {
       await this.#mounted?.model.endConversation()
     }
+    /** Opens the panel and starts a voice call (needs voice-agent-id or mode="voice"). */
+    async startVoice() {
+      this.open()
+      await this.#mounted?.voice?.start()
+    }
+    endVoice() {
+      this.#mounted?.voice?.end()
+    }
 
     #readIdentity(): Identity | null {
       const agentId = this.getAttribute('agent-id')
       const apiKey = this.getAttribute('key') ?? this.getAttribute('api-key')
       if (!agentId || !apiKey) return null
       const baseUrl = this.getAttribute('base-url') || defaultBaseUrl
-      return { agentId, apiKey, baseUrl, userIdentifier: this.getAttribute('user-identifier') }
+      const voiceAgentId =
+        this.getAttribute('voice-agent-id') || (this.getAttribute('mode') === 'voice' ? agentId : null)
+      return { agentId, apiKey, baseUrl, userIdentifier: this.getAttribute('user-identifier'), voiceAgentId }
     }
 
     #readView(): View {
@@ -95,6 +114,8 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
         position: readPosition(this.getAttribute('position')),
         accent: this.getAttribute('accent'),
         suggestions: readSuggestions(this.getAttribute('suggestions')),
+        mode: this.getAttribute('mode') === 'voice' ? 'voice' : 'chat',
+        voiceInput: this.getAttribute('voice-input') === 'push-to-talk' ? 'push-to-talk' : 'toggle',
       }
     }
 

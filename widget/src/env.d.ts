@@ -1,3 +1,6 @@
+/** The hashed file name of the voice chunk, set by vite.config.ts after building it. */
+declare const __PARLEY_VOICE_CHUNK__: string
+
 declare module '*.css?inline' {
   const css: string
   export default css

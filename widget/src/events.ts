@@ -1,3 +1,6 @@
+import type { VoiceFailure } from './voice/contract.ts'
+import type { VoiceState } from './voice/model.ts'
+
 /**
  * DOM events the element dispatches for the host page (they bubble and cross the shadow boundary):
  * - `parley:open`, `parley:close`: the panel opened or closed (by the visitor or by the API)
@@ -5,6 +8,10 @@
  * - `parley:conversation-end`: the conversation ended (by the agent, the visitor or `endConversation()`)
  * - `parley:error` { code }: something failed; `code` is the chat API's code or the widget's own
  *   (`network_error`, `rate_limited`, `stream_error`)
+ * - `parley:voice-state` { state, reason? }: a voice call moved to `connecting`, `listening`,
+ *   `agent-speaking`, `muted`, `reconnecting` or `ended`; an `ended` that was not asked for carries
+ *   the reason (`mic_denied`, `no_device`, `webrtc_blocked`, `media_error`, `insufficient_credits`,
+ *   `network`, `error`)
  */
 export type ParleyEventDetail = {
   'parley:open': null
@@ -12,6 +19,7 @@ export type ParleyEventDetail = {
   'parley:message': { role: 'user' | 'assistant'; content: string }
   'parley:conversation-end': null
   'parley:error': { code: string }
+  'parley:voice-state': { state: Exclude<VoiceState, 'idle'>; reason?: VoiceFailure }
 }
 
 export type ParleyEventName = keyof ParleyEventDetail

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { directionOf, format, resolveLanguage, stringsFor } from './i18n.ts'
+import { directionOf, format, resolveLanguage, stringsFor, voiceStringsFor } from './i18n.ts'
 
 describe('i18n', () => {
   it('resolves languages by primary subtag and falls back to English', () => {
@@ -15,14 +15,16 @@ describe('i18n', () => {
     expect(directionOf('en')).toBe('ltr')
   })
 
-  it('has every string in every language, with the same slots', () => {
+  it('has every string in every language, with the same slots (chat and voice)', () => {
     const slots = (text: string) => [...text.matchAll(/\{\w+\}/g)].map((match) => match[0]).sort()
-    const english = stringsFor('en')
-    for (const language of ['ur', 'sd'] as const) {
-      const strings = stringsFor(language)
-      for (const key of Object.keys(english) as (keyof typeof english)[]) {
-        expect(strings[key], `${language}.${key}`).toBeTruthy()
-        expect(slots(strings[key]), `${language}.${key}`).toEqual(slots(english[key]))
+    for (const lookUp of [stringsFor, voiceStringsFor] as ((language: string) => Record<string, string>)[]) {
+      const english = lookUp('en')
+      for (const language of ['ur', 'sd']) {
+        const strings = lookUp(language)
+        for (const key of Object.keys(english)) {
+          expect(strings[key], `${language}.${key}`).toBeTruthy()
+          expect(slots(strings[key] ?? ''), `${language}.${key}`).toEqual(slots(english[key] ?? ''))
+        }
       }
     }
   })

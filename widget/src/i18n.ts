@@ -21,6 +21,7 @@ const en = {
   unread: '{count} unread',
   suggestions: 'Suggestions',
   you: 'You',
+  voiceCall: 'Start voice call',
 }
 
 export type Strings = typeof en
@@ -47,6 +48,7 @@ const ur: Strings = {
   unread: '{count} نئے پیغامات',
   suggestions: 'تجاویز',
   you: 'آپ',
+  voiceCall: 'وائس کال شروع کریں',
 }
 
 const sd: Strings = {
@@ -71,9 +73,74 @@ const sd: Strings = {
   unread: '{count} نوان پيغام',
   suggestions: 'تجويزون',
   you: 'توهان',
+  voiceCall: 'وائيس ڪال شروع ڪريو',
+}
+
+/**
+ * The words of a voice call. Only the voice chunk imports them, so they load with the call and not
+ * with the first load; keys are the call states and failure codes (see voice/contract.ts).
+ */
+const voiceEn = {
+  connecting: 'Connecting…',
+  listening: 'Listening',
+  'agent-speaking': 'Agent speaking',
+  muted: 'Muted',
+  reconnecting: 'Reconnecting…',
+  ended: 'Call ended.',
+  mute: 'Mute',
+  holdToTalk: 'Hold to talk',
+  endCall: 'End call',
+  mic_denied: 'Microphone access was denied. You can type instead.',
+  no_device: 'No microphone was found. You can type instead.',
+  webrtc_blocked: 'Voice calls are blocked in this browser. You can type instead.',
+  media_error: 'The voice service is not reachable right now. Please try again later.',
+  insufficient_credits: 'Voice calls are unavailable right now.',
+  network: 'The connection was lost.',
+  error: 'The call could not start.',
+}
+
+export type VoiceStrings = typeof voiceEn
+
+const voiceUr: VoiceStrings = {
+  connecting: 'رابطہ ہو رہا ہے…',
+  listening: 'سن رہا ہے',
+  'agent-speaking': 'ایجنٹ بول رہا ہے',
+  muted: 'مائیک بند ہے',
+  reconnecting: 'دوبارہ رابطہ ہو رہا ہے…',
+  ended: 'کال ختم ہو گئی۔',
+  mute: 'خاموش کریں',
+  holdToTalk: 'بات کرنے کے لیے دبائے رکھیں',
+  endCall: 'کال ختم کریں',
+  mic_denied: 'مائیکروفون کی اجازت نہیں ملی۔ آپ لکھ کر بات کر سکتے ہیں۔',
+  no_device: 'کوئی مائیکروفون نہیں ملا۔ آپ لکھ کر بات کر سکتے ہیں۔',
+  webrtc_blocked: 'اس براؤزر میں وائس کال بند ہے۔ آپ لکھ کر بات کر سکتے ہیں۔',
+  media_error: 'وائس سروس اس وقت دستیاب نہیں۔ براہ کرم بعد میں کوشش کریں۔',
+  insufficient_credits: 'وائس کال اس وقت دستیاب نہیں۔',
+  network: 'رابطہ منقطع ہو گیا۔',
+  error: 'کال شروع نہیں ہو سکی۔',
+}
+
+const voiceSd: VoiceStrings = {
+  connecting: 'ڳنڍجي رهيو آهي…',
+  listening: 'ٻڌي رهيو آهي',
+  'agent-speaking': 'ايجنٽ ڳالهائي رهيو آهي',
+  muted: 'مائيڪ بند آهي',
+  reconnecting: 'ٻيهر ڳنڍجي رهيو آهي…',
+  ended: 'ڪال ختم ٿي وئي.',
+  mute: 'خاموش ڪريو',
+  holdToTalk: 'ڳالهائڻ لاءِ دٻائي رکو',
+  endCall: 'ڪال ختم ڪريو',
+  mic_denied: 'مائيڪروفون جي اجازت نه ملي. توهان لکي سگهو ٿا.',
+  no_device: 'ڪو مائيڪروفون نه مليو. توهان لکي سگهو ٿا.',
+  webrtc_blocked: 'هن برائوزر ۾ وائيس ڪال بند آهي. توهان لکي سگهو ٿا.',
+  media_error: 'وائيس سروس هن وقت موجود ناهي. مهرباني ڪري پوءِ ڪوشش ڪريو.',
+  insufficient_credits: 'وائيس ڪال هن وقت موجود ناهي.',
+  network: 'رابطو ٽٽي ويو.',
+  error: 'ڪال شروع نه ٿي سگهي.',
 }
 
 const catalogue = { en, ur, sd }
+const voiceCatalogue = { en: voiceEn, ur: voiceUr, sd: voiceSd }
 export type Language = keyof typeof catalogue
 
 const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ur', 'sd'])
@@ -85,6 +152,8 @@ export const resolveLanguage = (requested: string | null | undefined): Language 
 }
 
 export const stringsFor = (language: Language): Strings => catalogue[language]
+
+export const voiceStringsFor = (language: Language): VoiceStrings => voiceCatalogue[language]
 
 export const directionOf = (language: Language): 'rtl' | 'ltr' =>
   RIGHT_TO_LEFT.has(language) ? 'rtl' : 'ltr'

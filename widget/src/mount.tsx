@@ -5,14 +5,44 @@ import { createSessionStore } from './chat/storage.ts'
 import { createHttpTransport } from './chat/transport.ts'
 import type { Emit } from './events.ts'
 import { App, type AppProps } from './ui/app.tsx'
+import type { VoiceChunk } from './voice/contract.ts'
+import { createVoiceModel, type VoiceModel } from './voice/model.ts'
 
 /** Who the widget talks to; changing any of these starts over with another conversation. */
-export type Identity = { agentId: string; apiKey: string; baseUrl: string; userIdentifier: string | null }
+export type Identity = {
+  agentId: string
+  apiKey: string
+  baseUrl: string
+  userIdentifier: string | null
+  /** The pipeline or realtime agent of voice calls; null: no microphone button. */
+  voiceAgentId: string | null
+}
 
 /** How it looks; these change live without touching the conversation. */
-export type View = Omit<AppProps, 'model' | 'onToggle'>
+export type View = Omit<AppProps, 'model' | 'onToggle' | 'voice'>
 
-export type Mounted = { model: ChatModel; setOpen: (open: boolean) => void; unmount: () => void }
+export type Mounted = {
+  model: ChatModel
+  voice: VoiceModel | null
+  setOpen: (open: boolean) => void
+  unmount: () => void
+}
+
+/** The voice chunk (livekit-client) comes from the same /widget/ directory, on the first call only. */
+const createVoice = (identity: Identity, view: Signal<View>, model: ChatModel, emit: Emit) => {
+  const { baseUrl, apiKey, voiceAgentId } = identity
+  if (!voiceAgentId) return null
+  const chunkUrl = `${baseUrl.replace(/\/$/, '')}/widget/${__PARLEY_VOICE_CHUNK__}`
+  return createVoiceModel({
+    load: () => import(/* @vite-ignore */ chunkUrl) as Promise<VoiceChunk>,
+    baseUrl,
+    apiKey,
+    agentId: voiceAgentId,
+    isPushToTalk: () => view.peek().voiceInput === 'push-to-talk',
+    onCaption: model.caption,
+    onState: (state, reason) => emit('parley:voice-state', reason ? { state, reason } : { state }),
+  })
+}
 
 /**
  * Renders one widget into `host` and returns how to undo everything it started (model, channel,
@@ -41,22 +71,29 @@ export const mount = ({
       else emit('parley:conversation-end', null)
     },
   })
+  const voice = createVoice(identity, view, model, emit)
+  // The voice-first variant opens no chat session until the visitor types.
+  const startChat = () => {
+    if (view.peek().mode !== 'voice') void model.start()
+  }
   const onToggle = (open: boolean) => {
     if (open === model.isOpen.value) return
     model.setOpen(open)
-    if (open) void model.start()
+    if (open) startChat()
     emit(open ? 'parley:open' : 'parley:close', null)
   }
   // Reading view.value inside a component lets @preact/signals re-render just this tree on change.
-  const Root = () => <App {...view.value} model={model} onToggle={onToggle} />
+  const Root = () => <App {...view.value} model={model} voice={voice} onToggle={onToggle} />
   render(<Root />, host)
   void model.resume()
-  if (view.peek().position === 'inline') void model.start()
+  if (view.peek().position === 'inline') startChat()
   return {
     model,
+    voice,
     setOpen: onToggle,
     unmount: () => {
       render(null, host)
+      voice?.dispose()
       model.dispose()
     },
   }

@@ -42,6 +42,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   enabledCustomFunctions: agent.enabledCustomFunctions,
   webhookUrl: agent.webhookUrl,
   handoffAgentIds: agent.handoffAgentIds,
+  postCallAnalysis: agent.postCallAnalysis,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),
 })

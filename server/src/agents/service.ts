@@ -135,6 +135,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookUrl: input.webhookUrl ?? null,
     webhookSecretBox: null,
     handoffAgentIds: input.handoffAgentIds ?? [],
+    postCallAnalysis: input.postCallAnalysis ?? false,
   })
   checkAgentSettings(fields, ctx.catalogue)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })

@@ -29,6 +29,7 @@ export type AgentRow = {
   webhookUrl: string | null
   webhookSecretBox: string | null
   handoffAgentIds: string[]
+  postCallAnalysis: boolean
   createdAt: Date
   updatedAt: Date
 }
@@ -63,6 +64,7 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   webhookUrl: row.webhook_url,
   webhookSecretBox: row.webhook_secret_box,
   handoffAgentIds: row.handoff_agent_ids,
+  postCallAnalysis: row.post_call_analysis,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -93,6 +95,7 @@ const toColumns = (fields: Partial<AgentFields>) => {
     webhook_url: fields.webhookUrl,
     webhook_secret_box: fields.webhookSecretBox,
     handoff_agent_ids: json(fields.handoffAgentIds),
+    post_call_analysis: fields.postCallAnalysis,
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }

@@ -195,7 +195,7 @@ export const listJobs = async (
   return { jobs: rows.map(toJobRow), total: count.total }
 }
 
-const emptyCounters = (): BatchCounters => ({
+export const emptyCounters = (): BatchCounters => ({
   total: 0,
   pending: 0,
   in_progress: 0,

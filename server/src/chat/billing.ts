@@ -45,7 +45,8 @@ export const chargeReply = async (
     organizationId,
     conversationId,
     costMicros,
-  }: { organizationId: string; conversationId: string; costMicros: number },
+    reason = 'Chat reply',
+  }: { organizationId: string; conversationId: string; costMicros: number; reason?: string },
 ) => {
   if (costMicros <= 0) return 0
   const debit = (amount: number) =>
@@ -53,7 +54,7 @@ export const chargeReply = async (
       organizationId,
       amountMicros: -amount,
       kind: 'usage',
-      reason: 'Chat reply',
+      reason,
       reference: conversationId,
     })
   try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
+import { chatCall, createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 
@@ -40,5 +40,27 @@ describe('the offline model', () => {
       'stream_end',
     ])
     expect(events.at(-1)?.data).toMatchObject({ end_session: true })
+  })
+
+  it('writes a clearly labelled offline post-call analysis when the agent asks for one', async () => {
+    const agent = await makeAgent(server, team.owner, { postCallAnalysis: true })
+    const session = await createChatSession(server, { key, agentId: agent.id })
+    await sendChat(server, session, 'Hello there')
+    expect((await chatCall(server, session, 'end')).status).toBe(200)
+    await expect
+      .poll(
+        () =>
+          server.ctx.db
+            .selectFrom('conversations')
+            .select(['analysis_summary', 'analysis_sentiment', 'analysis_outcome'])
+            .where('id', '=', session.conversation_id)
+            .executeTakeFirstOrThrow(),
+        { timeout: 15_000 },
+      )
+      .toEqual({
+        analysis_summary: expect.stringMatching(/^\[Offline analysis\] 2 messages \(1 from the user\)/),
+        analysis_sentiment: 'neutral',
+        analysis_outcome: 'unknown (offline model)',
+      })
   })
 })

@@ -3,6 +3,7 @@ import { toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { ingestMemory } from '../memory/service.ts'
 import { enqueueWebhook } from '../webhooks/service.ts'
+import { CHAT_ANALYSIS_JOB, registerAnalysisJob } from './analysis.ts'
 import * as store from './store.ts'
 
 export const CHAT_EXPIRY_JOB = 'chat.expire'
@@ -16,7 +17,7 @@ export const scheduleExpiry = async (ctx: AppContext, conversationId: string) =>
 
 /**
  * Ends (or expires) a session and runs the spec's end effects in its order: billing closed,
- * memory ingested, post-call analysis (not yet built), webhook fired, session removed. Returns
+ * memory ingested, post-call analysis queued (when the agent asks for it), webhook fired, session removed. Returns
  * null when the session was not active: only one caller ever moves it, so the effects run once.
  */
 export const endConversation = async (
@@ -48,6 +49,14 @@ export const endConversation = async (
     organizationId: closed.organizationId,
     id: closed.agentId,
   })
+  if (agent?.postCallAnalysis)
+    // A job: the model call may take seconds and must survive a restart; a failure is logged.
+    await ctx.jobs
+      .now(CHAT_ANALYSIS_JOB, { conversationId })
+      .catch((error: unknown) =>
+        ctx.logger.error({ err: error, conversationId }, 'could not queue the post-call analysis'),
+      )
+
   if (agent?.webhookUrl) {
     const endedAt = closed.endedAt ?? new Date()
     try {
@@ -79,6 +88,7 @@ export const endConversation = async (
 }
 
 export const registerChatJobs = (ctx: AppContext) => {
+  registerAnalysisJob(ctx)
   ctx.jobs.define<{ conversationId: string }>(CHAT_EXPIRY_JOB, async ({ conversationId }) => {
     await endConversation(ctx, {
       conversationId,

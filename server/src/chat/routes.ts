@@ -6,6 +6,7 @@ import {
   ZCreateChatSession,
   ZEndChatSession,
   ZSendChatMessage,
+  ZSendChatMessageHeaders,
   ZStopChatReply,
 } from '@parley/shared'
 import type { Request } from 'express'
@@ -61,11 +62,25 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
     before: [limit(chatRatePolicies.sendMessage, perSession)],
     params: ZConversationPath,
     body: ZSendChatMessage,
+    headers: ZSendChatMessageHeaders,
     response: z.string().meta({ description: 'text/event-stream of the spec’s SSE events' }),
     responseContentType: 'text/event-stream',
     errors: [402, 403, 404, 409, 429, 503],
     handle: async ({ body, req, res }) => {
-      await sendMessage(ctx, { actor: chatSessionActorOf(req), message: body.message, res })
+      const headers = ZSendChatMessageHeaders.safeParse({
+        'idempotency-key': req.get('idempotency-key'),
+        'last-event-id': req.get('last-event-id') || undefined,
+      })
+      if (!headers.success)
+        throw AppError.badRequest(
+          `${headers.error.issues[0]?.path.join('.')}: ${headers.error.issues[0]?.message}`,
+        )
+      await sendMessage(ctx, {
+        actor: chatSessionActorOf(req),
+        message: body.message,
+        headers: headers.data,
+        res,
+      })
       return ''
     },
   })

@@ -1,3 +1,4 @@
+import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
@@ -10,23 +11,20 @@ import { assertCredits, chargeReply } from './billing.ts'
 import { scheduleExpiry } from './end.ts'
 import { estimateTokens } from './prompt.ts'
 import { type Emit, runReply } from './reply.ts'
+import { type ReplyScope, replyLogOf } from './reply-log.ts'
+import { followReply, HEARTBEAT_MS, reserveReply } from './resume.ts'
 import { assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
+import type { ConversationRow } from './store.ts'
 import * as store from './store.ts'
 
-export const HEARTBEAT_MS = 15_000
 /** A reply slot older than this belongs to an instance that died mid-reply. */
 const STALE_REPLY_MS = 10 * 60 * 1000
 
 /**
- * Sends the user's message and streams the agent's reply as SSE. Everything that can be refused
- * is checked before the stream opens, so refusals are plain JSON errors with the spec's codes.
+ * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
+ * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot.
  */
-export const sendMessage = async (
-  ctx: AppContext,
-  { actor, message, res }: { actor: ChatSessionActor; message: string; res: Response },
-) => {
-  assertMessageLength(message)
-  const conversation = await findActiveConversation(ctx, actor)
+const claimReplySlot = async (ctx: AppContext, conversation: ConversationRow, message: string) => {
   await assertCredits(ctx, conversation.organizationId)
   const agent = await agentStore.findAgent(ctx.db, {
     organizationId: conversation.organizationId,
@@ -36,8 +34,6 @@ export const sendMessage = async (
   const staleBefore = new Date(Date.now() - STALE_REPLY_MS)
   if (!(await store.claimReply(ctx.db, { id: conversation.id, staleBefore })))
     throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
-
-  const reply = trackReply(ctx, conversation.id)
   try {
     await store.insertMessage(ctx.db, {
       id: ulid(),
@@ -48,17 +44,59 @@ export const sendMessage = async (
       status: 'complete',
     })
   } catch (error) {
-    reply.release()
     await store.releaseReply(ctx.db, conversation.id)
     throw error
   }
+  return agent
+}
 
+/**
+ * Sends the user's message and streams the agent's reply as SSE. With an Idempotency-Key the
+ * reply is resumable: a repeat of the same send follows (or replays) it instead of generating
+ * another one, and a client that drops is given CHAT_RESUME_GRACE_MS to come back.
+ */
+export const sendMessage = async (
+  ctx: AppContext,
+  {
+    actor,
+    message,
+    headers,
+    res,
+  }: { actor: ChatSessionActor; message: string; headers: SendChatMessageHeaders; res: Response },
+) => {
+  assertMessageLength(message)
+  const conversation = await findActiveConversation(ctx, actor)
+  const key = headers['idempotency-key']
+  const scope: ReplyScope | null = key ? { conversationId: conversation.id, idempotencyKey: key } : null
+  if (scope && (await reserveReply(ctx, { scope, message })) === 'resume') {
+    await followReply(ctx, { scope, afterId: headers['last-event-id'] ?? 0, res })
+    return
+  }
+
+  let agent: Awaited<ReturnType<typeof claimReplySlot>>
+  try {
+    agent = await claimReplySlot(ctx, conversation, message)
+  } catch (error) {
+    // The key is free again: after fixing the cause (credits, a reply in progress) it may be reused.
+    if (scope)
+      await replyLogOf(ctx)
+        .drop(scope)
+        .catch(() => undefined)
+    throw error
+  }
+  const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null })
   const stream = openEventStream(res)
   if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
   const heartbeat = setInterval(() => stream.comment('heartbeat'), HEARTBEAT_MS)
-  // A client that goes away (or a revoked key closing the stream) cuts the upstream request.
-  stream.onClose(() => reply.controller.abort('disconnected'))
-  const emit: Emit = (event, data) => stream.send(event, data)
+  // A client that goes away (or a revoked key closing the stream) stops following the reply.
+  stream.onClose(() => reply.leave())
+  let lastId = 0
+  const log = replyLogOf(ctx)
+  const emit: Emit = (event, data) => {
+    const id = ++lastId
+    stream.send(event, data, id)
+    if (scope) log.append(scope, { id, event, data })
+  }
 
   try {
     const outcome = await runReply({ ctx, conversation, agent, emit, signal: reply.controller.signal })

@@ -92,6 +92,7 @@ export interface AgentsTable {
   webhook_url: string | null
   webhook_secret_box: string | null
   handoff_agent_ids: Json<string[]>
+  post_call_analysis: Generated<boolean>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -146,6 +147,10 @@ export interface ConversationsTable {
   output_tokens: Generated<number>
   cost_micros: Generated<number>
   reply_started_at: Timestamp | null
+  analysis_summary: string | null
+  analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
+  analysis_outcome: string | null
+  analyzed_at: Timestamp | null
 }
 
 export interface ChatMessagesTable {

@@ -35,6 +35,8 @@ export type RouteDefinition<
   params?: Params
   query?: Query
   body?: Body
+  /** A multipart/form-data form the route also takes, documented beside the JSON body (parsed in `before`). */
+  multipartBody?: z.ZodType
   /** Success status; 200 unless given. */
   status?: number
   response: Result
@@ -132,7 +134,15 @@ export class RouteTable {
         ...(route.query ? { query: route.query } : {}),
         ...(route.headers ? { headers: route.headers } : {}),
         ...(route.body
-          ? { body: { content: { 'application/json': { schema: route.body } }, required: true } }
+          ? {
+              body: {
+                content: {
+                  'application/json': { schema: route.body },
+                  ...(route.multipartBody ? { 'multipart/form-data': { schema: route.multipartBody } } : {}),
+                },
+                required: true,
+              },
+            }
           : {}),
       },
       responses: {

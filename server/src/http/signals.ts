@@ -13,6 +13,8 @@ export type SignalMap = {
   'organization.changed': { organizationId: string }
   /** Stop the conversation's reply in progress (the stop endpoint, or the session ended). */
   'chat.stop': { conversationId: string; reason: 'stopped' | 'ended' }
+  /** A client started (+1) or stopped (-1) following a resumable reply, on whichever instance. */
+  'chat.listeners': { conversationId: string; idempotencyKey: string; change: 1 | -1 }
 }
 export type SignalName = keyof SignalMap
 

@@ -1,8 +1,11 @@
 import type { Response } from 'express'
 
 export type EventStream = {
-  /** Writes one event: an `event:` line, a `data:` line of JSON, a blank line (the spec's framing). */
-  send: (event: string, data: unknown) => void
+  /**
+   * Writes one event: an `event:` line, a `data:` line of JSON, a blank line (the spec's framing).
+   * `id` overrides the stream's own numbering (a replayed event keeps the id it first had).
+   */
+  send: (event: string, data: unknown, id?: number) => void
   /** A comment line: keeps proxies and clients from timing out an idle stream. */
   comment: (text: string) => void
   close: () => void
@@ -30,8 +33,9 @@ export const openEventStream = (res: Response): EventStream => {
     isClosed = true
   })
   return {
-    send: (event, data) => {
-      if (!isClosed) res.write(`id: ${++lastId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    send: (event, data, id) => {
+      lastId = id ?? lastId + 1
+      if (!isClosed) res.write(`id: ${lastId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
     },
     comment: (text) => {
       if (!isClosed) res.write(`: ${text.replace(/\n/g, ' ')}\n\n`)

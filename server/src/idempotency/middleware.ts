@@ -23,9 +23,9 @@ const canonicalJson = (value: unknown): string => {
   return JSON.stringify(value) ?? 'null'
 }
 
-const hashRequest = (req: Request) =>
+const hashRequest = (req: Request, fingerprint: unknown) =>
   createHash('sha256')
-    .update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? null)}`)
+    .update(`${req.method} ${req.originalUrl}\n${canonicalJson(fingerprint ?? null)}`)
     .digest('hex')
 
 const differentRequest = () =>
@@ -56,7 +56,16 @@ const claimOrFind = async (ctx: AppContext, scope: store.Scope, requestHash: str
  * requests race on INSERT ... ON CONFLICT, so exactly one runs; the others wait for its answer.
  */
 export const idempotent =
-  ({ ctx, scopeOf }: { ctx: AppContext; scopeOf: (req: Request) => string }): RequestHandler =>
+  ({
+    ctx,
+    scopeOf,
+    fingerprintOf = (req) => req.body,
+  }: {
+    ctx: AppContext
+    scopeOf: (req: Request) => string
+    /** What makes two requests the same; the JSON body unless given (an upload adds its file's hash). */
+    fingerprintOf?: (req: Request) => unknown
+  }): RequestHandler =>
   async (req, res, next) => {
     const key = req.get('idempotency-key')
     if (key === undefined) {
@@ -66,7 +75,7 @@ export const idempotent =
     if (!KEY_FORM.test(key))
       throw AppError.badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters')
     const scope = { organizationId: scopeOf(req), key }
-    const first = await claimOrFind(ctx, scope, hashRequest(req))
+    const first = await claimOrFind(ctx, scope, hashRequest(req, fingerprintOf(req)))
     if (first) {
       res.set('Idempotent-Replayed', 'true')
       res

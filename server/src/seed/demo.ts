@@ -49,6 +49,7 @@ const seedDemoTenant = async (ctx: AppContext): Promise<DemoTenant> => {
     webhookUrl: null,
     webhookSecretBox: null,
     handoffAgentIds: [],
+    postCallAnalysis: false,
   }
   const textAgentId = ulid()
   await agents.insertAgent(ctx.db, {

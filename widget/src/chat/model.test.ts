@@ -240,4 +240,17 @@ describe('chat model', () => {
     expect(second.fake.sessions).toHaveLength(0)
     expect(texts(first.model).at(-1)).toBe('assistant:from two')
   })
+
+  it('puts voice captions into the same transcript, one line per segment, updated until final', () => {
+    const { model, events } = setup()
+    model.caption({ id: 'a1', role: 'assistant', text: 'Hel', isFinal: false })
+    model.caption({ id: 'u1', role: 'user', text: 'Hi', isFinal: true })
+    model.caption({ id: 'a1', role: 'assistant', text: 'Hello there', isFinal: true })
+    expect(texts(model)).toEqual(['assistant:Hello there', 'user:Hi'])
+    expect(model.entries.value.map((entry) => entry.isPartial)).toEqual([false, false])
+    expect(events).toEqual([
+      { type: 'message', role: 'user', content: 'Hi' },
+      { type: 'message', role: 'assistant', content: 'Hello there' },
+    ])
+  })
 })

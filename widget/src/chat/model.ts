@@ -1,4 +1,5 @@
 import { batch, computed, signal } from '@preact/signals'
+import type { Caption } from '../voice/contract.ts'
 import { createTabChannel, type TabChannel } from './channel.ts'
 import type { ChatSession, StreamEvent } from './contract.ts'
 import { createSessionStore, type SessionStore } from './storage.ts'
@@ -6,8 +7,16 @@ import { type ChatTransport, TransportError } from './transport.ts'
 
 export const MAX_MESSAGE_LENGTH = 10_000
 
-/** One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages. */
-export type Entry = { id: string; kind: 'user' | 'assistant' | 'handoff' | 'ended'; text: string }
+/**
+ * One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages;
+ * `isPartial` marks a voice caption still being spoken.
+ */
+export type Entry = {
+  id: string
+  kind: 'user' | 'assistant' | 'handoff' | 'ended'
+  text: string
+  isPartial?: boolean
+}
 
 /** Why the visitor cannot go on right now; shown in place with what to do next. */
 export type Problem =
@@ -268,6 +277,17 @@ export const createChatModel = ({
     if (ending) await transport.end(ending).catch(() => {})
   }
 
+  /** A live caption of a voice call joins the same transcript: one line per segment, updated in place. */
+  const caption = ({ id, role, text, isFinal }: Caption) => {
+    const line: Entry = { id: `v${id}`, kind: role, text, isPartial: !isFinal }
+    const isNew = !entries.value.some((item) => item.id === line.id)
+    entries.value = isNew
+      ? [...entries.value, line]
+      : entries.value.map((item) => (item.id === line.id ? line : item))
+    if (isFinal) onEvent({ type: 'message', role, content: text })
+    share()
+  }
+
   const startNew = async () => {
     batch(() => {
       entries.value = []
@@ -321,6 +341,7 @@ export const createChatModel = ({
     retry,
     endConversation,
     startNew,
+    caption,
     setOpen,
     /** On load: brings back a stored conversation without creating one for a visitor who never opens the panel. */
     resume: async () => (store.load() ? start() : null),

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import type { ChatModel } from '../chat/model.ts'
 import { directionOf, type Language, stringsFor } from '../i18n.ts'
+import type { VoiceModel } from '../voice/model.ts'
 import { Launcher } from './launcher.tsx'
 import { Panel } from './panel.tsx'
 
@@ -11,26 +12,43 @@ export type AppProps = {
   position: 'end' | 'start' | 'inline'
   accent: string | null
   suggestions: string[]
+  /** `voice`: the voice-first variant. */
+  mode: 'chat' | 'voice'
+  voiceInput: 'toggle' | 'push-to-talk'
+  voice: VoiceModel | null
   onToggle: (open: boolean) => void
 }
 
-/** The last finished assistant reply, for the aria-live region: announced once, never word by word. */
+/** The last finished assistant reply or caption, for the aria-live region: announced once, never word by word. */
 const announcement = (model: ChatModel) => {
   if (model.phase.value === 'streaming') return ''
   const last = model.entries.value.at(-1)
-  return last?.kind === 'assistant' ? last.text : ''
+  return last?.kind === 'assistant' && !last.isPartial ? last.text : ''
 }
 
-export const App = ({ model, language, theme, position, accent, suggestions, onToggle }: AppProps) => {
+export const App = ({
+  model,
+  language,
+  theme,
+  position,
+  accent,
+  suggestions,
+  mode,
+  voiceInput,
+  voice,
+  onToggle,
+}: AppProps) => {
   const strings = stringsFor(language)
   const launcherRef = useRef<HTMLButtonElement>(null)
   const inputRef = useRef<HTMLTextAreaElement>(null)
+  // The voice-first panel may have no text box: focus goes to its microphone instead.
+  const micRef = useRef<HTMLButtonElement>(null)
   const isInline = position === 'inline'
   const isOpen = isInline || model.isOpen.value
   const wasOpen = useRef(isOpen)
   useEffect(() => {
     // Focus follows the panel: into it on open, back to the launcher on close (keyboard users).
-    if (isOpen && !wasOpen.current) inputRef.current?.focus()
+    if (isOpen && !wasOpen.current) (inputRef.current ?? micRef.current)?.focus()
     if (!isOpen && wasOpen.current) launcherRef.current?.focus()
     wasOpen.current = isOpen
   }, [isOpen])
@@ -48,6 +66,11 @@ export const App = ({ model, language, theme, position, accent, suggestions, onT
           strings={strings}
           suggestions={suggestions}
           inputRef={inputRef}
+          micRef={micRef}
+          voice={voice}
+          language={language}
+          isVoiceFirst={mode === 'voice'}
+          isPushToTalk={voiceInput === 'push-to-talk'}
           {...(isInline ? {} : { onClose: () => onToggle(false) })}
         />
       )}

@@ -1,20 +1,25 @@
 import { useSignal } from '@preact/signals'
-import type { Ref } from 'preact'
+import type { ComponentChildren, Ref } from 'preact'
 import { type ChatModel, MAX_MESSAGE_LENGTH } from '../chat/model.ts'
 import type { Strings } from '../i18n.ts'
 
 // The counter appears once a message gets long enough for the limit to matter.
 const COUNTER_FROM = 8_000
 
-/** The message box: Enter sends, Shift+Enter is a newline; Stop replaces Send while a reply streams. */
+/**
+ * The message box: Enter sends, Shift+Enter is a newline; Stop replaces Send while a reply streams.
+ * `children` sit between the box and Send (the microphone).
+ */
 export const Composer = ({
   model,
   strings,
   inputRef,
+  children,
 }: {
   model: ChatModel
   strings: Strings
   inputRef: Ref<HTMLTextAreaElement>
+  children?: ComponentChildren
 }) => {
   const draft = useSignal('')
   const length = draft.value.length
@@ -64,6 +69,7 @@ export const Composer = ({
             submit()
           }}
         />
+        {children}
         {isStreaming ? (
           <button type="button" class="send" part="stop" onClick={() => model.stop()}>
             {strings.stop}

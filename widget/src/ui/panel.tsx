@@ -1,21 +1,39 @@
 import type { Ref } from 'preact'
 import type { ChatModel } from '../chat/model.ts'
-import type { Strings } from '../i18n.ts'
+import type { Language, Strings } from '../i18n.ts'
+import { isTextFallback, type VoiceModel } from '../voice/model.ts'
 import { Composer } from './composer.tsx'
 import { Notice } from './notice.tsx'
 import { Transcript } from './transcript.tsx'
+import { MicButton, VoiceBar } from './voice-bar.tsx'
 
 type PanelProps = {
   model: ChatModel
   strings: Strings
   suggestions: string[]
   inputRef: Ref<HTMLTextAreaElement>
+  micRef: Ref<HTMLButtonElement>
   /** Absent for an inline widget, which cannot be closed. */
   onClose?: () => void
+  /** Absent when the widget has no voice agent. */
+  voice: VoiceModel | null
+  language: Language
+  /** mode="voice": the call leads and the text box appears only as the fallback. */
+  isVoiceFirst: boolean
+  isPushToTalk: boolean
 }
 
-export const Panel = ({ model, strings, suggestions, inputRef, onClose }: PanelProps) => {
+export const Panel = ({ model, strings, suggestions, inputRef, onClose, ...call }: PanelProps) => {
+  const { voice, isVoiceFirst, isPushToTalk } = call
   const canEnd = model.phase.value === 'ready' && model.entries.value.length > 0
+  const mic = voice && <MicButton voice={voice} strings={strings} buttonRef={call.micRef} />
+  // Push-to-talk: holding Space anywhere in the panel but the text box talks.
+  const talk = (event: KeyboardEvent, isDown: boolean) => {
+    if (event.key !== ' ' || !isPushToTalk || !voice?.isActive.value) return
+    if (event.target instanceof HTMLTextAreaElement) return
+    event.preventDefault()
+    voice.setMuted(!isDown)
+  }
   return (
     <section
       class="panel"
@@ -27,7 +45,9 @@ export const Panel = ({ model, strings, suggestions, inputRef, onClose }: PanelP
           event.stopPropagation()
           onClose()
         }
+        talk(event, true)
       }}
+      onKeyUp={(event) => talk(event, false)}
     >
       <header class="header" part="header">
         <h2 class="title" part="title">
@@ -46,7 +66,16 @@ export const Panel = ({ model, strings, suggestions, inputRef, onClose }: PanelP
       </header>
       <Transcript model={model} strings={strings} />
       <Notice model={model} strings={strings} suggestions={suggestions} />
-      <Composer model={model} strings={strings} inputRef={inputRef} />
+      {voice && (
+        <VoiceBar voice={voice} strings={strings} language={call.language} isPushToTalk={isPushToTalk} />
+      )}
+      {!isVoiceFirst || isTextFallback(voice?.failure.value ?? null) ? (
+        <Composer model={model} strings={strings} inputRef={inputRef}>
+          {mic}
+        </Composer>
+      ) : (
+        mic
+      )}
     </section>
   )
 }

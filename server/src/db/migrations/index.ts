@@ -6,6 +6,7 @@ import * as agentSettings from './0004-agent-settings.ts'
 import * as conversations from './0005-conversations.ts'
 import * as webhookDeliveries from './0006-webhook-deliveries.ts'
 import * as chat from './0007-chat.ts'
+import * as chatAnalysis from './0008-chat-analysis.ts'
 import * as calls from './0009-calls.ts'
 import * as batch from './0010-batch.ts'
 
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0005-conversations': conversations,
   '0006-webhook-deliveries': webhookDeliveries,
   '0007-chat': chat,
+  '0008-chat-analysis': chatAnalysis,
   '0009-calls': calls,
   '0010-batch': batch,
 }

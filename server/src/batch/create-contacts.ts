@@ -1,0 +1,60 @@
+import type { BatchContactInput } from '@parley/shared'
+import { ulid } from 'ulid'
+import { AppError } from '../http/app-error.ts'
+import { isValidE164, regionTimeZoneOf } from '../phone-numbers/e164.ts'
+import type { CsvContact } from './create-csv.ts'
+import { canonicalZone } from './create-schedule.ts'
+import type { NewBatchContact } from './store.ts'
+
+/** A contact whose phone passed validation: `fields` hold every other value as given. */
+export type ValidContact = { phone: string; name: string | null; fields: Record<string, unknown> }
+
+/** CSV mode: rows with a bad phone are skipped and counted; the rest go on. */
+export const keepValidCsvRows = (rows: CsvContact[]) => {
+  const valid: ValidContact[] = rows.filter((row) => isValidE164(row.phone))
+  return { valid, invalidRows: rows.length - valid.length }
+}
+
+/** JSON mode: one bad phone refuses the request, naming the first bad index. */
+export const requireValidJsonContacts = (contacts: BatchContactInput[]): ValidContact[] =>
+  contacts.map(({ phone, name, ...fields }, index) => {
+    if (typeof phone !== 'string' || !isValidE164(phone))
+      throw AppError.badRequest(
+        `contacts[${index}].phone must be a valid E.164 number (leading +, digits only, e.g. +14155550123)`,
+        'invalid_phone_format',
+      )
+    return { phone, name: typeof name === 'string' && name.trim() !== '' ? name : null, fields }
+  })
+
+/** Keeps the first contact of each phone number, in the order given. */
+export const removeDuplicates = (contacts: ValidContact[]) => {
+  const seen = new Set<string>()
+  const unique = contacts.filter((contact) => {
+    if (seen.has(contact.phone)) return false
+    seen.add(contact.phone)
+    return true
+  })
+  return { unique, duplicates: contacts.length - unique.length }
+}
+
+/** A contact field named `timezone` (any case) holding an IANA zone. */
+const timeZoneField = (fields: Record<string, unknown>) => {
+  const key = Object.keys(fields).find((name) => name.toLowerCase() === 'timezone')
+  const value = key === undefined ? undefined : fields[key]
+  return typeof value === 'string' ? canonicalZone(value.trim()) : null
+}
+
+/**
+ * Numbers the contacts in their order and fixes each one's own time zone now, so calling windows
+ * do not depend on metadata that changes later: its `timezone` field when that is a valid IANA
+ * zone, else the zone of the number's region when the region has only one, else null (the job's).
+ */
+export const toNewContacts = (contacts: ValidContact[]): NewBatchContact[] =>
+  contacts.map((contact, position) => ({
+    id: ulid(),
+    position,
+    phone: contact.phone,
+    name: contact.name,
+    fields: contact.fields,
+    timeZone: timeZoneField(contact.fields) ?? regionTimeZoneOf(contact.phone),
+  }))

@@ -1,0 +1,42 @@
+import type { BatchContact, BatchCounters, BatchJob } from '@parley/shared'
+import { formatUsd } from './estimate.ts'
+import type { BatchContactRow, BatchJobRow } from './store.ts'
+
+export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob => ({
+  id: job.id,
+  name: job.name,
+  description: job.description,
+  status: job.status,
+  phoneNumberId: job.phoneNumberId,
+  agentId: job.agentId,
+  concurrentCallLimit: job.concurrentCallLimit,
+  maxAttempts: job.maxAttempts,
+  scheduledStartTime: job.scheduledStartTime?.toISOString() ?? null,
+  timezone: job.timezone,
+  callingWindow: job.callingWindow,
+  totalContacts: job.totalContacts,
+  estimatedCost: formatUsd(job.estimatedCostMicros),
+  counters,
+  failureReason: job.failureReason,
+  unknownPlaceholders: job.unknownPlaceholders,
+  createdAt: job.createdAt.toISOString(),
+  startedAt: job.startedAt?.toISOString() ?? null,
+  finishedAt: job.finishedAt?.toISOString() ?? null,
+  updatedAt: job.updatedAt.toISOString(),
+})
+
+export const toBatchContact = (contact: BatchContactRow): BatchContact => ({
+  id: contact.id,
+  position: contact.position,
+  phone: contact.phone,
+  name: contact.name,
+  fields: contact.fields,
+  timeZone: contact.timeZone,
+  status: contact.status,
+  attempts: contact.attempts,
+  nextAttemptAt: contact.nextAttemptAt.toISOString(),
+  lastError: contact.lastError,
+  lastOutcome: contact.lastOutcome,
+  callId: contact.callId,
+  updatedAt: contact.updatedAt.toISOString(),
+})

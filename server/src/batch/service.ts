@@ -1,0 +1,76 @@
+import type { BatchJobStatus, ListBatchContactsQuery, ListBatchJobsQuery } from '@parley/shared'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import { toBatchContact, toBatchJob } from './present.ts'
+import * as store from './store.ts'
+
+const pageOf = (query: { page: number; limit: number }, total: number) => ({
+  page: query.page,
+  total,
+  hasNext: query.page * query.limit < total,
+})
+
+/** Another organization's job answers 404, like one that does not exist. */
+export const requireJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
+  const job = await store.findJob(ctx.db, { organizationId, id: batchJobId })
+  if (!job) throw AppError.notFound('batch job')
+  return job
+}
+
+export const listBatchJobs = async (ctx: AppContext, organizationId: string, query: ListBatchJobsQuery) => {
+  const { jobs, total } = await store.listJobs(ctx.db, {
+    organizationId,
+    ...(query.status ? { status: query.status } : {}),
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  })
+  const counters = await store.countContactsByJob(
+    ctx.db,
+    jobs.map((job) => job.id),
+  )
+  return {
+    data: jobs.map((job) => toBatchJob(job, counters.get(job.id) ?? store.emptyCounters())),
+    pagination: pageOf(query, total),
+  }
+}
+
+export const getBatchJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
+  const job = await requireJob(ctx, organizationId, batchJobId)
+  return toBatchJob(job, await store.countContacts(ctx.db, job.id))
+}
+
+export const listBatchContacts = async (
+  ctx: AppContext,
+  organizationId: string,
+  { batchJobId, query }: { batchJobId: string; query: ListBatchContactsQuery },
+) => {
+  await requireJob(ctx, organizationId, batchJobId)
+  const { contacts, total } = await store.listContacts(ctx.db, {
+    batchJobId,
+    ...(query.status ? { status: query.status } : {}),
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  })
+  return { data: contacts.map(toBatchContact), pagination: pageOf(query, total) }
+}
+
+const CANCELLABLE: BatchJobStatus[] = ['pending', 'scheduled', 'running', 'paused']
+
+/**
+ * Cancels a job that has not finished: no new dials (contacts waiting for one are cancelled in the
+ * same transaction); calls already in flight finish and their contacts end as their call does.
+ * The status guard in the UPDATE makes a cancel racing the dialer's completion answer 409.
+ */
+export const cancelBatchJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
+  const before = await requireJob(ctx, organizationId, batchJobId)
+  const cancelled = await ctx.db.transaction().execute(async (tx) => {
+    const job = await store.transitionJob(tx, { id: before.id, from: CANCELLABLE, to: 'cancelled' })
+    if (job) await store.cancelWaitingContacts(tx, job.id)
+    return job
+  })
+  if (!cancelled) {
+    const now = await requireJob(ctx, organizationId, batchJobId)
+    throw AppError.conflict(`Batch job is already ${now.status}`, 'invalid_job_state')
+  }
+  return toBatchJob(cancelled, await store.countContacts(ctx.db, cancelled.id))
+}

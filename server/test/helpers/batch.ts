@@ -1,0 +1,56 @@
+import { changeBalance, getBalanceMicros } from '../../src/billing/service.ts'
+import { createTeamWithKeys, makeAgent } from './organization.ts'
+import type { TestServer } from './test-server.ts'
+
+/**
+ * A team whose owner key can run batch jobs: a pipeline agent, a phone number assigned to it,
+ * and credits for 10,000 pipeline calls and more.
+ */
+export const createBatchTenant = async (server: TestServer, { creditsUsd = 1000 } = {}) => {
+  const { team, keys } = await createTeamWithKeys(server)
+  const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
+  const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
+  await changeBalance(
+    { db: server.ctx.db },
+    {
+      organizationId: team.organizationId,
+      amountMicros: creditsUsd * 1_000_000 - balance,
+      kind: 'correction',
+      reason: 'batch test credits',
+    },
+  )
+  const number = await server.request('/v1/phone-numbers', {
+    method: 'POST',
+    token: keys.owner,
+    json: { number: '+14155550100', outboundAgentId: agent.id, sipTrunkId: 'ST_test' },
+  })
+  if (number.status !== 201) throw new Error(`phone number: ${number.status} ${await number.text()}`)
+  const phoneNumberId = ((await number.json()) as { data: { id: string } }).data.id
+  return { team, keys, key: keys.owner, agent, phoneNumberId }
+}
+
+/** POST /batch/create in JSON mode. */
+export const createBatchJson = (server: TestServer, key: string, body: Record<string, unknown>) =>
+  server.request('/batch/create', { method: 'POST', token: key, json: body })
+
+/** POST /batch/create in CSV mode: the file plus text fields, as a browser form sends them. */
+export const createBatchCsv = (
+  server: TestServer,
+  key: string,
+  csv: string | Buffer,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) => {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) form.append(name, value)
+  form.append(
+    'file',
+    new Blob([typeof csv === 'string' ? csv : new Uint8Array(csv)], { type: 'text/csv' }),
+    'contacts.csv',
+  )
+  return server.request('/batch/create', { method: 'POST', token: key, body: form, headers })
+}
+
+/** `count` distinct valid US numbers, +1 415 2xx xxxx. */
+export const validPhones = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `+1415${String(2_000_000 + from + i).padStart(7, '0')}`)

@@ -1,0 +1,167 @@
+/**
+ * The voice chunk's entry: a thin adapter from livekit-client to the plain callbacks of contract.ts.
+ * Built on its own as `voice-[hash].js` (see vite.config.ts) and imported only when a call starts.
+ * Nothing here needs a worklet, a worker, blob: or eval, so it runs under a strict CSP.
+ */
+import {
+  createLocalAudioTrack,
+  type LocalAudioTrack,
+  type Participant,
+  type RemoteTrack,
+  Room,
+  RoomEvent,
+  type TextStreamReader,
+  Track,
+} from 'livekit-client'
+import { voiceStringsFor } from '../i18n.ts'
+import type { CallEvents, CallRequest, VoiceCall, VoiceFailure, VoiceState } from './contract.ts'
+import { CallFailure, createVoiceSession } from './session.ts'
+
+export { voiceStringsFor as stringsFor }
+
+// LiveKit Agents publish captions as text streams on this topic (older agents: transcription events).
+const TRANSCRIPTION_TOPIC = 'lk.transcription'
+
+const microphoneFailure = (error: unknown): VoiceFailure => {
+  const name = error instanceof Error ? error.name : ''
+  if (name === 'NotAllowedError' || name === 'SecurityError') return 'mic_denied'
+  if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError')
+    return 'no_device'
+  return 'webrtc_blocked'
+}
+
+const askForMicrophone = async () => {
+  if (!navigator.mediaDevices?.getUserMedia || typeof RTCPeerConnection !== 'function')
+    throw new CallFailure('webrtc_blocked')
+  try {
+    return await createLocalAudioTrack({ echoCancellation: true, noiseSuppression: true })
+  } catch (error) {
+    throw new CallFailure(microphoneFailure(error))
+  }
+}
+
+/** Captions from text streams: one stream per segment, its chunks appended until it closes. */
+const readCaptions = (room: Room, on: CallEvents) => {
+  let hasStreams = false
+  room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, async (reader: TextStreamReader) => {
+    hasStreams = true
+    const { attributes = {}, id: streamId } = reader.info
+    const id = attributes['lk.segment_id'] ?? streamId
+    // Captions of the visitor's own speech name the visitor's microphone track.
+    const trackId = attributes['lk.transcribed_track_id']
+    const role = trackId && room.localParticipant.trackPublications.has(trackId) ? 'user' : 'assistant'
+    let text = ''
+    for await (const chunk of reader) {
+      text += chunk
+      on.onCaption({ id, role, text, isFinal: false })
+    }
+    on.onCaption({ id, role, text, isFinal: attributes['lk.transcription_final'] !== 'false' })
+  })
+  // Agents that publish both would show every line twice: once streams arrive, they win.
+  room.on(RoomEvent.TranscriptionReceived, (segments, participant?: Participant) => {
+    if (hasStreams) return
+    for (const segment of segments)
+      on.onCaption({
+        id: segment.id,
+        role: participant?.isLocal ? 'user' : 'assistant',
+        text: segment.text,
+        isFinal: segment.final,
+      })
+  })
+}
+
+/** Plays the agent's audio; the elements stay out of the host page's DOM. */
+const playRemoteAudio = (room: Room) => {
+  room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack) => {
+    if (track.kind === Track.Kind.Audio) track.attach()
+  })
+  room.on(RoomEvent.TrackUnsubscribed, (track: RemoteTrack) => {
+    track.detach()
+  })
+}
+
+export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest): VoiceCall => {
+  const room = new Room()
+  let wantsMuted = isMuted
+  let microphone: LocalAudioTrack | null = null
+  let isConnected = false
+  let isReconnecting = false
+  let isAgentSpeaking = false
+  let isOver = false
+  let reported: VoiceState = 'connecting'
+  /** Reports the state the call is in now, when it changed. */
+  const report = () => {
+    const state = !isConnected
+      ? 'connecting'
+      : isReconnecting
+        ? 'reconnecting'
+        : wantsMuted
+          ? 'muted'
+          : isAgentSpeaking
+            ? 'agent-speaking'
+            : 'listening'
+    if (isOver || state === reported || state === 'connecting') return
+    reported = state
+    on.onState(state)
+  }
+  const stop = () => {
+    isOver = true
+    microphone?.stop()
+    for (const participant of room.remoteParticipants.values())
+      for (const publication of participant.audioTrackPublications.values()) publication.track?.detach()
+    void room.disconnect()
+  }
+  const finish = (failure?: VoiceFailure) => {
+    if (isOver) return
+    stop()
+    on.onState('ended', failure)
+  }
+
+  playRemoteAudio(room)
+  readCaptions(room, on)
+  room
+    .on(RoomEvent.ActiveSpeakersChanged, (speakers) => {
+      isAgentSpeaking = speakers.some((speaker) => !speaker.isLocal)
+      report()
+    })
+    .on(RoomEvent.Reconnecting, () => {
+      isReconnecting = true
+      report()
+    })
+    .on(RoomEvent.Reconnected, () => {
+      isReconnecting = false
+      report()
+    })
+    // The agent hung up, the room was closed or the network is gone for good.
+    .on(RoomEvent.Disconnected, () => isConnected && finish())
+
+  // The microphone first: a visitor who refuses it costs no room, no agent and no minutes.
+  void (async () => {
+    try {
+      const track = await askForMicrophone()
+      if (isOver) return track.stop()
+      microphone = track
+      if (wantsMuted) await track.mute()
+      const session = await createVoiceSession({ baseUrl, apiKey, agentId })
+      if (isOver) return
+      await room.connect(session.url, session.token)
+      if (isOver) return
+      await room.localParticipant.publishTrack(track)
+      isConnected = true
+      report()
+    } catch (error) {
+      finish(error instanceof CallFailure ? error.failure : 'media_error')
+    }
+  })()
+
+  return {
+    setMuted: (muted) => {
+      wantsMuted = muted
+      // A press is a user gesture: the moment to lift a blocked autoplay of the agent's voice.
+      void room.startAudio()
+      void (muted ? microphone?.mute() : microphone?.unmute())
+      report()
+    },
+    end: stop,
+  }
+}

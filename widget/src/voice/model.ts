@@ -1,0 +1,78 @@
+import { batch, computed, signal } from '@preact/signals'
+import type { Caption, VoiceCall, VoiceChunk, VoiceFailure, VoiceState } from './contract.ts'
+
+export type { VoiceState }
+
+/** After these the panel points the visitor back to typing (anchors dead-end here). */
+export const isTextFallback = (failure: VoiceFailure | null) =>
+  failure === 'mic_denied' || failure === 'no_device' || failure === 'webrtc_blocked'
+
+export type VoiceModelOptions = {
+  /** Fetches the voice chunk; called on the first call only. */
+  load: () => Promise<VoiceChunk>
+  baseUrl: string
+  apiKey: string
+  agentId: string
+  isPushToTalk: () => boolean
+  onCaption: (caption: Caption) => void
+  onState: (state: Exclude<VoiceState, 'idle'>, failure: VoiceFailure | null) => void
+}
+
+/** The state of one widget's voice call; LiveKit, and what its events mean, stay in the chunk. */
+export const createVoiceModel = ({
+  load,
+  isPushToTalk,
+  onCaption,
+  onState,
+  ...session
+}: VoiceModelOptions) => {
+  const state = signal<VoiceState>('idle')
+  const failure = signal<VoiceFailure | null>(null)
+  const isMuted = signal(false)
+  const chunk = signal<VoiceChunk | null>(null)
+  const isActive = computed(() => state.value !== 'idle' && state.value !== 'ended')
+  let call: VoiceCall | null = null
+
+  const report = (next: Exclude<VoiceState, 'idle'>, why: VoiceFailure | null = null) => {
+    if (next === 'ended') call = null
+    batch(() => {
+      failure.value = why
+      state.value = next
+    })
+    onState(next, why)
+  }
+
+  const start = async () => {
+    if (isActive.peek()) return
+    isMuted.value = isPushToTalk()
+    report('connecting')
+    try {
+      chunk.value ??= await load()
+    } catch {
+      return report('ended', 'network')
+    }
+    // Ended (or unmounted) while the chunk was loading.
+    if (state.peek() !== 'connecting') return
+    call = chunk.value.startCall({
+      ...session,
+      isMuted: isMuted.peek(),
+      on: { onState: (next, why) => report(next, why), onCaption },
+    })
+  }
+
+  const end = () => {
+    if (!isActive.peek()) return
+    call?.end()
+    report('ended')
+  }
+
+  const setMuted = (value: boolean) => {
+    if (value === isMuted.peek()) return
+    isMuted.value = value
+    call?.setMuted(value)
+  }
+
+  return { state, failure, isActive, isMuted, chunk, start, end, setMuted, dispose: end }
+}
+
+export type VoiceModel = ReturnType<typeof createVoiceModel>

@@ -1,0 +1,44 @@
+/**
+ * POST /v1/chat/voice-sessions with the widget key (spec "Voice session", "Voice session errors"):
+ * part of the voice chunk, so none of it weighs on the first load.
+ */
+import type { VoiceFailure } from './contract.ts'
+
+/** A call that cannot start or go on, with the code the widget shows a line for. */
+export class CallFailure extends Error {
+  constructor(readonly failure: VoiceFailure) {
+    super(failure)
+  }
+}
+
+/** The voice session's fields as the spec names them; nothing from the network is trusted unchecked. */
+type WireVoiceSession = { room_name?: unknown; token?: unknown; livekit_url?: unknown; agent_name?: unknown }
+
+// 402 is the spec's "insufficient credits"; 500 (and a 502/503 from a proxy) the media server failing.
+const failureFor = (status: number): VoiceFailure =>
+  status === 402 ? 'insufficient_credits' : status >= 500 ? 'media_error' : 'error'
+
+export const createVoiceSession = async ({
+  baseUrl,
+  apiKey,
+  agentId,
+}: {
+  baseUrl: string
+  apiKey: string
+  agentId: string
+}): Promise<{ url: string; token: string }> => {
+  let response: Response
+  try {
+    response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/voice-sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ agent_id: agentId }),
+    })
+  } catch {
+    throw new CallFailure('network')
+  }
+  if (!response.ok) throw new CallFailure(failureFor(response.status))
+  const body = (await response.json().catch(() => null)) as WireVoiceSession | null
+  if (typeof body?.token !== 'string' || typeof body.livekit_url !== 'string') throw new CallFailure('error')
+  return { url: body.livekit_url, token: body.token }
+}

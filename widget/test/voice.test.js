@@ -1,0 +1,74 @@
+// Voice in the widget, in Chromium with a fake microphone, against real servers: `settings.baseUrl`
+// has no LiveKit (its voice sessions answer 500); `settings.liveKit` is a second server whose
+// LiveKit is the fake Twirp server (server/test/helpers/fake-livekit.ts).
+import { executeServerCommand } from '@web/test-runner-commands'
+import { assert, cleanUp, createWidget, equal, find, screenshot, settings, waitFor } from './helpers.js'
+
+/** Requests the page made (since `since`, a performance.now() reading), from the browser's own log. */
+const resources = (pattern, since = 0) =>
+  performance
+    .getEntriesByType('resource')
+    .filter((entry) => pattern.test(entry.name) && entry.startTime >= since)
+const VOICE_CHUNK = /\/widget\/voice-[\w-]+\.js$/
+const VOICE_SESSIONS = /\/v1\/chat\/voice-sessions$/
+
+/** A widget whose chat runs on the real API and whose voice agent is the seeded pipeline agent. */
+const createVoiceWidget = (attributes = {}) => {
+  const widget = createWidget({
+    'agent-id': settings.agentId,
+    'base-url': settings.baseUrl,
+    'voice-agent-id': settings.voiceAgentId,
+    ...attributes,
+  })
+  const states = []
+  widget.addEventListener('parley:voice-state', ({ detail }) =>
+    states.push(detail.reason ? `${detail.state}:${detail.reason}` : detail.state),
+  )
+  widget.open()
+  return { widget, states }
+}
+
+const pressMicrophone = async (widget) =>
+  (await waitFor(() => find(widget, '[part~="voice-start"]'), { message: 'microphone button' })).click()
+
+const failureOf = async (widget) =>
+  (await waitFor(() => find(widget, '[part~="voice-failure"]'), { message: 'voice failure line' }))
+    .textContent
+
+const allowMicrophone = (isAllowed) =>
+  executeServerCommand('parley-microphone', { origin: location.origin, isAllowed })
+
+describe('voice', () => {
+  beforeEach(() => allowMicrophone(true))
+  afterEach(cleanUp)
+
+  it('fetches the voice chunk only once the microphone button is pressed', async () => {
+    const { widget, states } = createVoiceWidget()
+    // The first load has settled: the chat session is open and its greeting shown.
+    await waitFor(() => find(widget, '.message.assistant'), { message: 'greeting' })
+    assert(find(widget, 'textarea'), 'the text box is there beside the microphone')
+    await screenshot(widget, 'voice-microphone-button')
+    equal(resources(VOICE_CHUNK).length, 0, 'voice chunk requests before the press:')
+    await pressMicrophone(widget)
+    await waitFor(() => resources(VOICE_CHUNK).length === 1, { message: 'the voice chunk request' })
+    await waitFor(() => states.at(-1)?.startsWith('ended'), { message: 'the call attempt to end' })
+  })
+
+  it('says so when the microphone is denied, asks for no voice session, and falls back to typing', async () => {
+    await allowMicrophone(false)
+    const since = performance.now()
+    const { widget, states } = createVoiceWidget({ mode: 'voice' })
+    // Voice-first: the call leads, the text box waits for a reason to be needed.
+    const microphone = await waitFor(() => find(widget, '[part~="voice-start"]'), {
+      message: 'microphone button',
+    })
+    assert(!find(widget, 'textarea'), 'no text box before the call in the voice-first panel')
+    equal(widget.shadowRoot.activeElement === microphone, true, 'focus on the microphone on open:')
+    await pressMicrophone(widget)
+    equal(await failureOf(widget), 'Microphone access was denied. You can type instead.')
+    equal(states, ['connecting', 'ended:mic_denied'], 'voice states:')
+    assert(find(widget, 'textarea'), 'the text box appears in the same panel')
+    await screenshot(widget, 'voice-first-microphone-denied')
+    equal(resources(VOICE_SESSIONS, since).length, 0, 'voice session requests:')
+  })
+})

@@ -5,6 +5,7 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { registerBatchControlRoutes } from './batch/control-routes.ts'
 import { registerBatchRoutes } from './batch/routes.ts'
 import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
@@ -98,6 +99,7 @@ export const createApp = (
   registerWebhookRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
+  registerBatchControlRoutes(routes, ctx)
   registerPhoneNumberRoutes(routes, ctx)
   registerVoiceRoutes(routes, ctx)
   registerCallRoutes(routes, ctx)

@@ -173,6 +173,12 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((ms) => ms >= 10, 'must be at least 10')
     .default(10_000),
+  WEBHOOK_TIMEOUT_MS: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 10, 'must be at least 10')
+    .default(7000),
   CHAT_IDLE_TIMEOUT_SECONDS: z
     .string()
     .regex(/^\d{1,6}$/, 'must be a whole number of seconds')
@@ -190,6 +196,24 @@ const ZEnvironment = z.object({
     .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
     .transform(Number)
     .default(10_000),
+  BATCH_TICK_MS: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 10, 'must be at least 10')
+    .default(1000),
+  BATCH_RETRY_BASE_MS: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 10, 'must be at least 10')
+    .default(120_000),
+  BATCH_STALE_CLAIM_MS: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .refine((ms) => ms >= 100, 'must be at least 100')
+    .default(120_000),
   CHAT_MIN_BALANCE_USD: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
@@ -254,10 +278,18 @@ export type Config = Readonly<{
   chatResumeGraceMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
+  /** How often each worker looks for batch work it was not told about (scheduled starts, retries due, lost claims). */
+  batchTickMs: number
+  /** A contact's retries wait base, 4×, 16×, … this (capped at an hour). */
+  batchRetryBaseMs: number
+  /** A dial claim this old whose worker never recorded a result is resolved by another worker. */
+  batchStaleClaimMs: number
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
   webhookRetryBaseMs: number
+  /** One webhook attempt is given up after this (WEBHOOK_TIMEOUT_MS; the spec's 7 s). */
+  webhookTimeoutMs: number
   trialCreditsMicros: number
   outboundAllowHosts: readonly string[]
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
@@ -385,8 +417,12 @@ export const loadConfig = (env: Environment = process.env): Config => {
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
+    batchTickMs: vars.BATCH_TICK_MS,
+    batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
+    batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,

@@ -1,6 +1,7 @@
 import type { Catalogue } from '@parley/shared'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
+import type { Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import type { RateLimits } from './http/rate-limit.ts'
@@ -27,6 +28,8 @@ export type AppContext = Readonly<{
   rateLimits: RateLimits
   /** Agenda on PostgreSQL: webhook retries, expiry, dialing. */
   jobs: Jobs
+  /** "Now" for batch scheduling and calling windows; tests give a fake one. */
+  clock: Clock
   /** Null when LIVEKIT_* is unset: voice answers the spec's 500 "media server" error. */
   livekit: LiveKit | null
 }>

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
+import { type Dialer, startDialer } from './batch/dialer/worker.ts'
 import { scheduleCallJobs } from './calls/jobs.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
+import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
@@ -28,6 +30,8 @@ export type RunningServer = {
   ctx: AppContext
   app: Express
   demo: { tenant: DemoTenant; isNew: boolean } | null
+  /** The batch dialer of a worker (ROLE worker or all); null on ROLE=api. */
+  dialer: Dialer | null
   stop: () => Promise<void>
 }
 
@@ -58,10 +62,13 @@ export const start = async ({
   config,
   seedDemo = false,
   extendApp,
+  clock = systemClock,
 }: {
   config: Config
   seedDemo?: boolean
   extendApp?: ExtendApp
+  /** Tests steer batch scheduling and calling windows with a fake clock. */
+  clock?: Clock
 }): Promise<RunningServer> => {
   const logger = createLogger(config)
   const database = await openDatabase(config)
@@ -83,11 +90,13 @@ export const start = async ({
       streams: createStreamRegistry({ signals }),
       rateLimits: createRateLimits({ redis }),
       jobs: createJobs({ pool: database.pool, logger }),
+      clock,
       livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
+    const dialer = config.role === 'api' ? null : startDialer(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
@@ -110,6 +119,7 @@ export const start = async ({
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await waitForActiveReplies(ctx)
+        await dialer?.stop()
         await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()
@@ -118,7 +128,7 @@ export const start = async ({
       })()
       return stopping
     }
-    return { url, ctx, app, demo, stop }
+    return { url, ctx, app, demo, dialer, stop }
   } catch (error) {
     await signals?.close()
     redis?.disconnect()

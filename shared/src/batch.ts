@@ -223,3 +223,26 @@ export type ListBatchContactsQuery = z.infer<typeof ZListBatchContactsQuery>
 export const ZBatchContactList = z
   .object({ success: z.literal(true), data: z.array(ZBatchContact), pagination: ZPagination })
   .meta({ id: 'BatchContactList' })
+
+/** POST /batch/{id}/retry-failed: the job after the re-queue and how many contacts wait again. */
+export const ZBatchRetryFailedResponse = z
+  .object({ success: z.literal(true), data: ZBatchJob, requeued: z.number().int() })
+  .meta({ id: 'BatchRetryFailedResponse' })
+export type BatchRetryFailedResponse = z.infer<typeof ZBatchRetryFailedResponse>
+
+/**
+ * GET /batch/{id}/events: a `progress` event with this body at connect and after every contact
+ * change (several quick changes may arrive as one), then `end` with the same body once the job is
+ * completed, failed or cancelled, and the stream closes.
+ */
+export const ZBatchProgressEvent = z
+  .object({
+    batchJobId: z.string(),
+    status: ZBatchJobStatus,
+    counters: ZBatchCounters,
+    failureReason: z.string().nullable(),
+    unknownPlaceholders: z.array(z.string()),
+    updatedAt: ZIsoDateTime,
+  })
+  .meta({ id: 'BatchProgressEvent' })
+export type BatchProgressEvent = z.infer<typeof ZBatchProgressEvent>

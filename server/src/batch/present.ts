@@ -1,4 +1,4 @@
-import type { BatchContact, BatchCounters, BatchJob } from '@parley/shared'
+import type { BatchContact, BatchCounters, BatchJob, BatchProgressEvent } from '@parley/shared'
 import { formatUsd } from './estimate.ts'
 import type { BatchContactRow, BatchJobRow } from './store.ts'
 
@@ -39,4 +39,14 @@ export const toBatchContact = (contact: BatchContactRow): BatchContact => ({
   lastOutcome: contact.lastOutcome,
   callId: contact.callId,
   updatedAt: contact.updatedAt.toISOString(),
+})
+
+/** One event of GET /batch/{id}/events. */
+export const toBatchProgress = (job: BatchJobRow, counters: BatchCounters): BatchProgressEvent => ({
+  batchJobId: job.id,
+  status: job.status,
+  counters,
+  failureReason: job.failureReason,
+  unknownPlaceholders: job.unknownPlaceholders,
+  updatedAt: job.updatedAt.toISOString(),
 })

@@ -72,5 +72,7 @@ export const cancelBatchJob = async (ctx: AppContext, organizationId: string, ba
     const now = await requireJob(ctx, organizationId, batchJobId)
     throw AppError.conflict(`Batch job is already ${now.status}`, 'invalid_job_state')
   }
+  // Progress streams end at once; dialers stop claiming anyway (they claim only for running jobs).
+  await ctx.signals.publish('batch.changed', { batchJobId: cancelled.id })
   return toBatchJob(cancelled, await store.countContacts(ctx.db, cancelled.id))
 }

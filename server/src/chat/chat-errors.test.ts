@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
 import { chatCall, createChatSession, readChatStream, sendChat } from '../../test/helpers/chat.ts'
@@ -164,5 +165,57 @@ describe('chat API error codes (spec "Chat API codes")', () => {
     await expectError(elsewhere, 403, 'origin_not_allowed')
     const studio = await createWith({ 'x-studio-token': team.owner.session.token })
     expect(studio.status).toBe(200)
+  })
+
+  it('503 when the billing store cannot answer at session creation; nothing is created', async () => {
+    // A real failing query, not a mock: the balance column is renamed away for this one request.
+    const conversations = async () =>
+      Number(
+        (
+          await server.ctx.db
+            .selectFrom('conversations')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const before = await conversations()
+    await sql`alter table organizations rename column credit_balance_micros to balance_away`.execute(
+      server.ctx.db,
+    )
+    try {
+      await expectError(
+        await createWith({ 'x-api-key': key }),
+        503,
+        'service_unavailable',
+        'Billing service unavailable',
+      )
+    } finally {
+      await sql`alter table organizations rename column balance_away to credit_balance_micros`.execute(
+        server.ctx.db,
+      )
+    }
+    expect(await conversations()).toBe(before)
+    expect((await createWith({ 'x-api-key': key })).status).toBe(200)
+  })
+
+  it('500 "Failed to end session" when the end cannot be recorded; the session stays usable', async () => {
+    const session = await createChatSession(server, { key, agentId })
+    // A real database refusal: a trigger rejects closing conversations while it exists.
+    await sql`create function refuse_close() returns trigger language plpgsql as $$
+      begin raise exception 'closing refused by the test'; end $$`.execute(server.ctx.db)
+    await sql`create trigger refuse_close before update of status on conversations
+      for each row execute function refuse_close()`.execute(server.ctx.db)
+    try {
+      await expectError(
+        await chatCall(server, session, 'end'),
+        500,
+        'internal_error',
+        'Failed to end session',
+      )
+    } finally {
+      await sql`drop trigger refuse_close on conversations`.execute(server.ctx.db)
+      await sql`drop function refuse_close()`.execute(server.ctx.db)
+    }
+    expect((await chatCall(server, session, 'end')).status).toBe(200)
   })
 })

@@ -15,6 +15,8 @@ export type SignalMap = {
   'chat.stop': { conversationId: string; reason: 'stopped' | 'ended' }
   /** A client started (+1) or stopped (-1) following a resumable reply, on whichever instance. */
   'chat.listeners': { conversationId: string; idempotencyKey: string; change: 1 | -1 }
+  /** A batch job or one of its contacts changed: progress streams refresh, dialers look for work. */
+  'batch.changed': { batchJobId: string }
 }
 export type SignalName = keyof SignalMap
 

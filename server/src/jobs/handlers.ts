@@ -1,3 +1,4 @@
+import { registerBatchJobs } from '../batch/dialer/jobs.ts'
 import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
@@ -8,4 +9,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
   registerCallJobs(ctx)
+  registerBatchJobs(ctx)
 }

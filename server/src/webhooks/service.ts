@@ -6,7 +6,6 @@ import { signWebhook } from './signature.ts'
 import * as store from './store.ts'
 
 export const WEBHOOK_JOB = 'webhook.deliver'
-export const WEBHOOK_TIMEOUT_MS = 7000
 export const WEBHOOK_MAX_ATTEMPTS = 5
 
 /** Exponential back-off: base, 4×, 16×, 64× (10 s … about 11 min with the default base). */
@@ -32,7 +31,7 @@ export const enqueueWebhook = async (ctx: AppContext, webhook: WebhookEvent) => 
 const describeFailure = (error: unknown) =>
   error instanceof OutboundError ? `${error.reason}: ${error.message}` : 'delivery failed'
 
-/** One attempt: sign, POST with a 7 s time-out, record the outcome, schedule the next try on failure. */
+/** One attempt: sign, POST with a time-out (WEBHOOK_TIMEOUT_MS, the spec's 7 s), record the outcome, schedule the next try on failure. */
 export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
   const delivery = await store.findDelivery(ctx.db, deliveryId)
   if (delivery?.status !== 'pending') return
@@ -58,7 +57,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
           'x-parley-delivery': delivery.id,
         },
         body,
-        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        timeoutMs: ctx.config.webhookTimeoutMs,
         maxBytes: 64 * 1024,
         allowHosts: [...ctx.config.outboundAllowHosts],
       })

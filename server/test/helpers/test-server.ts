@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import type { ExtendApp } from '../../src/app.ts'
+import type { Clock } from '../../src/clock.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { type RunningServer, start } from '../../src/server.ts'
 
@@ -49,6 +50,8 @@ export type TestServerOptions = {
   extendApp?: ExtendApp
   /** A second instance on the first one's database (needs TEST_DATABASE_URL; PGlite is one process). */
   shareDatabaseWith?: TestServer
+  /** "Now" for batch scheduling and calling windows (see fake-clock.ts). */
+  clock?: Clock
 }
 
 /** Whether two instances can share PostgreSQL and Redis, as production instances do. */
@@ -64,6 +67,7 @@ const boot = async (
     config,
     seedDemo: options.seedDemo ?? false,
     ...(options.extendApp ? { extendApp: options.extendApp } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   })
   const request: TestServer['request'] = (path, { json, token, headers, ...init } = {}) =>
     fetch(`${running.url}${path}`, {

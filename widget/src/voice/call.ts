@@ -22,7 +22,8 @@ export { voiceStringsFor as stringsFor }
 // LiveKit Agents publish captions as text streams on this topic (older agents: transcription events).
 const TRANSCRIPTION_TOPIC = 'lk.transcription'
 
-const microphoneFailure = (error: unknown): VoiceFailure => {
+/** What getUserMedia's refusal means for the visitor. */
+export const microphoneFailure = (error: unknown): VoiceFailure => {
   const name = error instanceof Error ? error.name : ''
   if (name === 'NotAllowedError' || name === 'SecurityError') return 'mic_denied'
   if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError')
@@ -31,8 +32,11 @@ const microphoneFailure = (error: unknown): VoiceFailure => {
 }
 
 const askForMicrophone = async () => {
-  if (!navigator.mediaDevices?.getUserMedia || typeof RTCPeerConnection !== 'function')
-    throw new CallFailure('webrtc_blocked')
+  const canCall =
+    typeof navigator !== 'undefined' &&
+    typeof navigator.mediaDevices?.getUserMedia === 'function' &&
+    typeof RTCPeerConnection === 'function'
+  if (!canCall) throw new CallFailure('webrtc_blocked')
   try {
     return await createLocalAudioTrack({ echoCancellation: true, noiseSuppression: true })
   } catch (error) {

@@ -1,0 +1,71 @@
+import * as agentStore from '../../agents/store.ts'
+import { getBalanceMicros } from '../../billing/service.ts'
+import { estimateCallMicros } from '../../calls/pricing.ts'
+import type { AppContext } from '../../context.ts'
+import * as phoneNumberStore from '../../phone-numbers/store.ts'
+import { chooseContacts } from './choose.ts'
+import type { DialTarget } from './dial-contact.ts'
+import * as store from './store.ts'
+
+/** Due contacts read per free slot: room to skip those outside their window in one round. */
+const SCAN_FACTOR = 4
+
+/**
+ * What the job dials with, or why it cannot dial at all: these do not heal by retrying a contact,
+ * so the job fails with the reason (retry-failed resumes it once fixed).
+ */
+const findDialTarget = async (
+  ctx: AppContext,
+  job: store.DialerJob,
+): Promise<DialTarget | { failure: string }> => {
+  if (!ctx.livekit)
+    return { failure: 'No media server is configured (LIVEKIT_URL), so no call can be placed' }
+  const phoneNumber = await phoneNumberStore.findPhoneNumber(ctx.db, {
+    organizationId: job.organizationId,
+    id: job.phoneNumberId,
+  })
+  if (!phoneNumber) return { failure: 'The phone number of this job was deleted' }
+  const agent = await agentStore.findAgent(ctx.db, { organizationId: job.organizationId, id: job.agentId })
+  if (!agent || agent.agentArchitecture === 'text') return { failure: 'The agent of this job was deleted' }
+  const balance = await getBalanceMicros(ctx.db, job.organizationId)
+  if (balance < estimateCallMicros(agent.agentArchitecture))
+    return { failure: 'Credits ran out: the balance is below the cost of one average call' }
+  return { job, agent, phoneNumber }
+}
+
+export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact }) => void
+
+/**
+ * One round for one job: claim what the free slots allow, then hand each claim to `launch`. With
+ * nothing to claim, a job whose contacts are all terminal completes. Answers whether it changed
+ * anything others should hear about.
+ */
+export const runClaimRound = async (
+  ctx: AppContext,
+  { jobId, launch }: { jobId: string; launch: Launch },
+) => {
+  const job = await store.findDialerJob(ctx.db, jobId)
+  if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
+  const now = ctx.clock.now()
+  const claimed =
+    job.status === 'running'
+      ? await store.claimContacts(ctx.db, {
+          jobId,
+          now,
+          scanFactor: SCAN_FACTOR,
+          choose: (candidates, freeSlots) =>
+            chooseContacts({ candidates, freeSlots, window: job.callingWindow, jobZone: job.timezone, now }),
+        })
+      : []
+  if (claimed.length === 0) return store.completeJobIfDone(ctx.db, { jobId, now })
+
+  const target = await findDialTarget(ctx, job)
+  if ('failure' in target) {
+    for (const contact of claimed) await store.releaseUndialledClaim(ctx.db, { ...contact, now })
+    await store.failJob(ctx.db, { jobId, reason: target.failure, now })
+    ctx.logger.warn({ batchJobId: jobId, reason: target.failure }, 'batch job failed')
+    return true
+  }
+  for (const contact of claimed) launch({ target, contact })
+  return true
+}

@@ -1,0 +1,22 @@
+import { onCallClosed } from '../../calls/service.ts'
+import type { AppContext } from '../../context.ts'
+import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
+import { settleClosedCall } from './recover.ts'
+import * as store from './store.ts'
+
+/**
+ * The queue's part of dialing: a worker taking `batch.start` moves the job to running (a scheduled
+ * one only once the clock has reached its start) and wakes the dialers. Every instance also settles
+ * the batch calls it closes, whatever closed them, and wakes the dialers for the freed slot.
+ */
+export const registerBatchJobs = (ctx: AppContext) => {
+  ctx.jobs.define<BatchStartData>(BATCH_START_JOB, async ({ batchJobId }) => {
+    if (await store.startJob(ctx.db, { id: batchJobId, now: ctx.clock.now() }))
+      await ctx.signals.publish('batch.changed', { batchJobId })
+  })
+  onCallClosed(ctx, async (call) => {
+    if (!call.batchJobId) return
+    const changedJobId = await settleClosedCall(ctx, { callId: call.id })
+    if (changedJobId) await ctx.signals.publish('batch.changed', { batchJobId: changedJobId })
+  })
+}

@@ -1,0 +1,70 @@
+import { closeCall } from '../../calls/service.ts'
+import type { AppContext } from '../../context.ts'
+import { roomNameFor } from './dial-contact.ts'
+import * as store from './store.ts'
+
+const STALE_ROWS_PER_TICK = 100
+
+export const LOST_DIAL_ERROR =
+  'The worker placing this call stopped during the dial; its result is unknown, so the contact is not redialled'
+
+/**
+ * Resolves attempts whose worker vanished (claimed longer ago than BATCH_STALE_CLAIM_MS, which
+ * outlasts the ringing time-out, with no dial result recorded). The rule never dials twice:
+ *
+ * - No call tied to the attempt: the dialer ties the call in a conditional UPDATE before its first
+ *   LiveKit request, and the release here is conditional on no tie, so one of the two wins. If the
+ *   release wins, no request was ever sent, the claim is undone and the contact waits again; a
+ *   worker still alive after all finds its tie refused and stops without dialling.
+ * - A call tied: a dial may have reached the phone. While the attempt's room still exists at
+ *   LiveKit the call may be live, so the contact keeps its slot; its close (webhook or sweeper)
+ *   resolves it. Once the room is gone the call is closed here and the contact fails with the
+ *   reason, never redialled automatically (retry-failed re-queues it on purpose).
+ *
+ * Answers the ids of the jobs whose contacts changed.
+ */
+export const recoverStaleClaims = async (ctx: AppContext) => {
+  const now = ctx.clock.now()
+  const stale = await store.listStaleAttempts(ctx.db, {
+    claimedBefore: new Date(now.getTime() - ctx.config.batchStaleClaimMs),
+    limit: STALE_ROWS_PER_TICK,
+  })
+  const changed = new Set<string>()
+  for (const attempt of stale) {
+    const roomName = roomNameFor(attempt)
+    if (attempt.callId === null) {
+      if (!(await store.releaseUndialledClaim(ctx.db, { ...attempt, now }))) continue
+      // The call row may exist without its tie (stopped between the two): close it unbilled.
+      await closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })
+      changed.add(attempt.jobId)
+      continue
+    }
+    const liveRooms = ctx.livekit ? await ctx.livekit.listRoomNames([roomName]) : []
+    if (liveRooms.includes(roomName)) continue
+    await closeCall(ctx, { roomName, reason: 'dial_result_lost', status: 'failed' })
+    if (await store.resolveLostDial(ctx.db, { attemptId: attempt.attemptId, error: LOST_DIAL_ERROR, now }))
+      changed.add(attempt.jobId)
+  }
+  return [...changed]
+}
+
+/**
+ * A call of a batch contact closed (on any instance, by LiveKit's webhook, the sweeper or the
+ * dialer). An answered attempt completes its contact; a lost dial whose room is over resolves.
+ * Answers the job id when a contact changed.
+ */
+export const settleClosedCall = async (ctx: AppContext, { callId }: { callId: string }) => {
+  const now = ctx.clock.now()
+  const completedJobId = await store.completeAnsweredCall(ctx.db, { callId, now })
+  if (completedJobId) return completedJobId
+  const attempt = await store.findAttemptOfCall(ctx.db, callId)
+  if (!attempt || attempt.outcome !== null || attempt.finishedAt !== null) return undefined
+  const isStale = attempt.startedAt.getTime() < now.getTime() - ctx.config.batchStaleClaimMs
+  if (!isStale) return undefined // its worker is alive and records the dial's result itself
+  const resolved = await store.resolveLostDial(ctx.db, {
+    attemptId: attempt.attemptId,
+    error: LOST_DIAL_ERROR,
+    now,
+  })
+  return resolved ? attempt.jobId : undefined
+}

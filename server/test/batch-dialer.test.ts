@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
+import { changeBalance, getBalanceMicros } from '../src/billing/service.ts'
+import {
+  attemptsOf,
+  type BatchTenant,
+  contactsOf,
+  createBatchJob,
+  hangUpAnswered,
+  jobStatusOf,
+  phonesFor,
+  setUpBatchTenant,
+} from './helpers/batch-dialer.ts'
+import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+let fake: FakeLiveKit
+let server: TestServer
+let tenant: BatchTenant
+
+beforeAll(async () => {
+  fake = await startFakeLiveKit()
+  server = await startTestServer({
+    env: { ...fake.env, BATCH_TICK_MS: '50', BATCH_RETRY_BASE_MS: '10' },
+  })
+  tenant = await setUpBatchTenant(server)
+})
+afterAll(async () => {
+  fake?.releaseSip()
+  await server?.destroy()
+  await fake?.close()
+})
+
+const dialsTo = (phone: string) =>
+  fake
+    .callsTo('SIP/CreateSIPParticipant')
+    .filter((call) => (call.body.sip_call_to ?? call.body.sipCallTo) === phone).length
+
+const countAttempts = async (batchJobId: string) => (await attemptsOf(server, batchJobId)).length
+
+describe('the dialer', () => {
+  it('never has more than concurrentCallLimit calls of a job in flight, live calls included', async () => {
+    const phones = phonesFor(7, 1000)
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered', hold: true })
+    const batchJobId = await createBatchJob(server, tenant, {
+      contacts: phones.map((phone) => ({ phone })),
+      concurrentCallLimit: 3,
+    })
+    const prefix = jobRoomPrefix(batchJobId)
+
+    let remaining = phones.length
+    while (remaining > 0) {
+      const wave = Math.min(3, remaining)
+      await vi.waitFor(() => expect(fake.sipInFlight(prefix)).toBe(wave), { timeout: 15_000 })
+      // A sweep finds no free slot while three dials ring...
+      await server.dialer?.tick()
+      expect(await countAttempts(batchJobId)).toBe(phones.length - remaining + wave)
+      fake.releaseSip()
+      await vi.waitFor(
+        async () =>
+          expect((await attemptsOf(server, batchJobId)).filter((a) => a.outcome === 'answered')).toHaveLength(
+            wave,
+          ),
+        { timeout: 15_000 },
+      )
+      // ...nor while the three answered calls are live.
+      await server.dialer?.tick()
+      expect(await countAttempts(batchJobId)).toBe(phones.length - remaining + wave)
+      expect(fake.sipInFlight(prefix)).toBe(0)
+      await hangUpAnswered(server, batchJobId)
+      remaining -= wave
+    }
+
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'), {
+      timeout: 15_000,
+    })
+    expect(fake.maxSipInFlight(prefix)).toBe(3)
+    const contacts = await contactsOf(server, batchJobId)
+    expect(contacts.map((contact) => [contact.status, contact.attempts])).toEqual(
+      phones.map(() => ['completed', 1]),
+    )
+    for (const phone of phones) expect(dialsTo(phone)).toBe(1)
+  })
+
+  it('retries busy, unanswered and failed dials with back-off up to maxAttempts, recording each', async () => {
+    const [busy, silent, broken, answers] = phonesFor(4, 2000) as [string, string, string, string]
+    fake.scriptSip(busy, { result: 'busy' })
+    fake.scriptSip(silent, { result: 'no_answer' })
+    fake.scriptSip(broken, { result: 'error' })
+    fake.scriptSip(answers, { result: 'answered' })
+    const batchJobId = await createBatchJob(server, tenant, {
+      contacts: [busy, silent, broken, answers].map((phone) => ({ phone })),
+      maxAttempts: 3,
+    })
+
+    await vi.waitFor(
+      async () => {
+        await hangUpAnswered(server, batchJobId)
+        expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
+      },
+      { timeout: 20_000, interval: 50 },
+    )
+    const attempts = await attemptsOf(server, batchJobId)
+    const summary = (phone: string) =>
+      attempts.filter((a) => a.phone === phone).map((a) => [a.attemptNumber, a.outcome, a.sipStatus])
+    expect(summary(busy)).toEqual([
+      [1, 'busy', 486],
+      [2, 'busy', 486],
+      [3, 'busy', 486],
+    ])
+    expect(summary(silent)).toEqual([
+      [1, 'no_answer', 480],
+      [2, 'no_answer', 480],
+      [3, 'no_answer', 480],
+    ])
+    expect(summary(broken)).toEqual([
+      [1, 'failed', 500],
+      [2, 'failed', 500],
+      [3, 'failed', 500],
+    ])
+    expect(summary(answers)).toEqual([[1, 'completed', 200]])
+    for (const attempt of attempts) {
+      expect(attempt.callId).toMatch(/^[0-9A-Z]{26}$/)
+      expect(attempt.finishedAt).not.toBeNull()
+    }
+    // Back-off: each retry started no earlier than the previous attempt's end plus the delay.
+    const busyAttempts = attempts.filter((a) => a.phone === busy)
+    for (let i = 1; i < busyAttempts.length; i++) {
+      const previous = busyAttempts[i - 1] as (typeof busyAttempts)[number]
+      const current = busyAttempts[i] as (typeof busyAttempts)[number]
+      expect(current.startedAt.getTime()).toBeGreaterThanOrEqual(
+        (previous.finishedAt as Date).getTime() + 10 * 4 ** (i - 1),
+      )
+    }
+    const contacts = await contactsOf(server, batchJobId)
+    expect(contacts.map((c) => [c.phone, c.status, c.attempts, c.last_outcome])).toEqual([
+      [busy, 'failed', 3, 'busy'],
+      [silent, 'failed', 3, 'no_answer'],
+      [broken, 'failed', 3, 'failed'],
+      [answers, 'completed', 1, 'completed'],
+    ])
+  })
+
+  it('fills {{field}} placeholders from the contact in the dispatch metadata and reports unknown ones', async () => {
+    const [phone] = phonesFor(1, 3000) as [string]
+    fake.scriptSip(phone, { result: 'answered' })
+    const batchJobId = await createBatchJob(server, tenant, {
+      contacts: [{ phone, name: 'Amna', fields: { plan: 'Gold', Region: 'Sindh' } }],
+    })
+    await vi.waitFor(
+      async () => {
+        await hangUpAnswered(server, batchJobId)
+        expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
+      },
+      { timeout: 15_000, interval: 50 },
+    )
+    const dispatch = fake
+      .callsTo('AgentDispatchService/CreateDispatch')
+      .find((call) => String(call.body.room).startsWith(jobRoomPrefix(batchJobId)))
+    const metadata = JSON.parse(String(dispatch?.body.metadata)) as {
+      agent: { systemPrompt: string; greetingMessage: string }
+      contact: { phone: string; name: string; fields: Record<string, string> }
+      batchJobId: string
+      callId: string
+    }
+    expect(metadata.agent.systemPrompt).toBe('You call Amna about the Gold plan, due .')
+    expect(metadata.agent.greetingMessage).toBe('Hello Amna, this is Parley about your Gold plan.')
+    expect(metadata.contact).toEqual({ phone, name: 'Amna', fields: { plan: 'Gold', Region: 'Sindh' } })
+    expect(metadata.batchJobId).toBe(batchJobId)
+    const [attempt] = await attemptsOf(server, batchJobId)
+    expect(metadata.callId).toBe(attempt?.callId)
+    expect((await jobStatusOf(server, batchJobId)).unknownPlaceholders).toEqual(['due_date'])
+  })
+
+  it('pauses (no new dials, the call in flight finishes) and resumes', async () => {
+    const phones = phonesFor(3, 4000)
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered', hold: true })
+    const batchJobId = await createBatchJob(server, tenant, {
+      contacts: phones.map((phone) => ({ phone })),
+      concurrentCallLimit: 1,
+    })
+    const prefix = jobRoomPrefix(batchJobId)
+    await vi.waitFor(() => expect(fake.sipInFlight(prefix)).toBe(1), { timeout: 15_000 })
+
+    const paused = await server.request(`/batch/${batchJobId}/pause`, { method: 'POST', token: tenant.key })
+    expect(paused.status).toBe(200)
+    expect(((await paused.json()) as { data: { status: string } }).data.status).toBe('paused')
+    fake.releaseSip()
+    await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
+    await hangUpAnswered(server, batchJobId)
+    await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
+    await server.dialer?.tick()
+    expect(await countAttempts(batchJobId)).toBe(1)
+    expect((await jobStatusOf(server, batchJobId)).status).toBe('paused')
+
+    const again = await server.request(`/batch/${batchJobId}/pause`, { method: 'POST', token: tenant.key })
+    expect(again.status).toBe(409)
+    expect(await again.json()).toEqual({ detail: expect.any(String), code: 'invalid_job_state' })
+
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered' })
+    const resumed = await server.request(`/batch/${batchJobId}/resume`, { method: 'POST', token: tenant.key })
+    expect(((await resumed.json()) as { data: { status: string } }).data.status).toBe('running')
+    await vi.waitFor(
+      async () => {
+        await hangUpAnswered(server, batchJobId)
+        expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
+      },
+      { timeout: 15_000, interval: 50 },
+    )
+    expect((await contactsOf(server, batchJobId)).map((c) => c.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ])
+  })
+
+  it('dials a job made by POST /batch/create and honours a cancel mid-run', async () => {
+    const phones = phonesFor(3, 4500)
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered', hold: true })
+    const created = await server.request('/batch/create', {
+      method: 'POST',
+      token: tenant.key,
+      json: {
+        fromPhoneNumberId: tenant.phoneNumberId,
+        name: 'Renewals',
+        concurrentCallLimit: 1,
+        contacts: phones.map((phone, index) => ({ phone, name: `Caller ${index}`, plan: 'Silver' })),
+      },
+    })
+    expect(created.status).toBe(201)
+    const { batchJobId } = (await created.json()) as { batchJobId: string }
+    const prefix = jobRoomPrefix(batchJobId)
+    await vi.waitFor(() => expect(fake.sipInFlight(prefix)).toBe(1), { timeout: 15_000 })
+
+    const cancelled = await server.request(`/batch/${batchJobId}/cancel`, {
+      method: 'POST',
+      token: tenant.key,
+    })
+    expect(cancelled.status).toBe(200)
+    fake.releaseSip()
+    await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
+    await hangUpAnswered(server, batchJobId)
+    await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
+    await server.dialer?.tick()
+    expect((await contactsOf(server, batchJobId)).map((c) => c.status)).toEqual([
+      'completed',
+      'cancelled',
+      'cancelled',
+    ])
+    expect(await countAttempts(batchJobId)).toBe(1)
+    expect((await jobStatusOf(server, batchJobId)).status).toBe('cancelled')
+    const dispatch = fake
+      .callsTo('AgentDispatchService/CreateDispatch')
+      .find((call) => String(call.body.room).startsWith(prefix))
+    const metadata = JSON.parse(String(dispatch?.body.metadata)) as { agent: { systemPrompt: string } }
+    expect(metadata.agent.systemPrompt).toBe('You call Caller 0 about the Silver plan, due .')
+  })
+
+  it('fails the job with a reason when its phone number is deleted, and retry-failed resumes it', async () => {
+    const own = await setUpBatchTenant(server, { number: '+14155550111' })
+    const phones = phonesFor(2, 5000)
+    const deleted = await server.request(`/v1/phone-numbers/${own.phoneNumberId}`, {
+      method: 'DELETE',
+      token: own.key,
+    })
+    expect(deleted.status).toBe(200)
+    // Jobs keep no foreign key to their number: this one outlived it.
+    const batchJobId = await createBatchJob(server, own, { contacts: phones.map((phone) => ({ phone })) })
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'), {
+      timeout: 15_000,
+    })
+    expect((await jobStatusOf(server, batchJobId)).failureReason).toBe(
+      'The phone number of this job was deleted',
+    )
+    expect((await contactsOf(server, batchJobId)).map((c) => [c.status, c.attempts])).toEqual([
+      ['failed', 0],
+      ['failed', 0],
+    ])
+    expect(await countAttempts(batchJobId)).toBe(0)
+
+    const retried = await server.request(`/batch/${batchJobId}/retry-failed`, {
+      method: 'POST',
+      token: own.key,
+    })
+    expect(retried.status).toBe(200)
+    const body = (await retried.json()) as { requeued: number; data: { status: string } }
+    expect(body.requeued).toBe(2)
+    expect(body.data.status).toBe('running')
+    // Still no number: it fails again, and no contact was dialled.
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'))
+    for (const phone of phones) expect(dialsTo(phone)).toBe(0)
+  })
+
+  it('fails the job when credits are below one average call', async () => {
+    const own = await setUpBatchTenant(server, { number: '+14155550112' })
+    const balance = await getBalanceMicros(server.ctx.db, own.organizationId)
+    await changeBalance(server.ctx, {
+      organizationId: own.organizationId,
+      amountMicros: -(balance - 1000),
+      kind: 'correction',
+      reason: 'test: nearly empty',
+    })
+    const batchJobId = await createBatchJob(server, own, { contacts: [{ phone: '+14155556001' }] })
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'), {
+      timeout: 15_000,
+    })
+    expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
+    expect(dialsTo('+14155556001')).toBe(0)
+  })
+
+  it('answers 404 for another organization’s job', async () => {
+    const other = await setUpBatchTenant(server, { number: '+14155550113' })
+    const batchJobId = await createBatchJob(server, tenant, {
+      contacts: [{ phone: '+14155556101' }],
+      scheduledStartTime: new Date(Date.now() + 60 * 60 * 1000),
+    })
+    for (const action of ['pause', 'resume', 'retry-failed']) {
+      const response = await server.request(`/batch/${batchJobId}/${action}`, {
+        method: 'POST',
+        token: other.key,
+      })
+      expect(response.status).toBe(404)
+    }
+    expect((await server.request(`/batch/${batchJobId}/events`, { token: other.key })).status).toBe(404)
+  })
+})

@@ -60,6 +60,9 @@ const chatCors = cors({
     'Idempotency-Key',
     'Last-Event-ID',
   ],
+  // A browser widget on another origin can read only these beyond the safelisted ones: the 429
+  // countdown needs Retry-After.
+  exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
   maxAge: 600,
 })
 

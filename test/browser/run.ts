@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
-import { grantCredits } from '../../server/src/admin/service.ts'
+import { changeBalance, getBalanceMicros } from '../../server/src/billing/service.ts'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
@@ -105,7 +105,13 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
       // Empties the demo organization's credits (the 402 test runs last for that reason).
       app.post('/test-only/drain-credits', cors({ origin: '*' }), async (_req, res) => {
         const organizationId = voiceServer.demo?.tenant.organizationId ?? ''
-        await grantCredits(ctx, organizationId, { amountUsd: -1_000_000, reason: 'browser test: no credits' })
+        const balance = await getBalanceMicros(ctx.db, organizationId)
+        await changeBalance(ctx, {
+          organizationId,
+          amountMicros: -balance,
+          kind: 'correction',
+          reason: 'test',
+        })
         res.json({ drained: true })
       })
     },

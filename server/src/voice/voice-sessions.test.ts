@@ -1,3 +1,4 @@
+import { VOICE_SESSIONS_PER_MINUTE } from '@parley/shared'
 import { TokenVerifier } from 'livekit-server-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
@@ -256,6 +257,22 @@ describe('POST /v1/chat/voice-sessions', () => {
       expect(failed.map((call) => [call.status, Number(call.cost_micros)])).toEqual([['failed', 0]])
       expect(fake.rooms.has(failed[0]?.room_name as string)).toBe(false)
     })
+  })
+})
+
+describe('rate limit', () => {
+  it('allows 60 voice sessions a minute per key, then 429 with Retry-After', async () => {
+    const limitedKey = await secretKeyFor(server, team.owner)
+    // A text agent is refused after the limit is counted, so no rooms are made.
+    const text = await makeAgent(server, team.owner, { agentArchitecture: 'text' })
+    for (let i = 0; i < VOICE_SESSIONS_PER_MINUTE; i += 1)
+      expect((await startVoice({ agent_id: text.id }, { 'x-api-key': limitedKey })).status).toBe(400)
+    const limited = await startVoice({ agent_id: text.id }, { 'x-api-key': limitedKey })
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await limited.json()).toEqual({ detail: expect.any(String), code: 'rate_limited' })
+    // Another key of the same organization has its own budget.
+    expect((await startVoice({ agent_id: text.id })).status).toBe(400)
   })
 })
 

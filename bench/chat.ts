@@ -243,6 +243,9 @@ export const run = async () => {
       ].join('\n'),
     )
     for (const controller of open) controller.abort()
+    // Each aborted reply still records its partial text: let them finish before the server stops.
+    for (let waited = 0; waited < 120 && (await server.stats()).openStreams > 0; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 500))
   } finally {
     await server.stop()
     await llm.close()

@@ -98,6 +98,10 @@ describe('CORS of the chat API', () => {
     })
     expect(refused.status).toBe(401)
     expect(refused.headers.get('access-control-allow-origin')).toBe('*')
+    // The widget's 429 countdown reads Retry-After, which browsers hide unless it is exposed.
+    expect(refused.headers.get('access-control-expose-headers')).toBe(
+      'Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset',
+    )
     const v1 = await server.request('/v1/organization', { headers: { origin: 'https://any-site.example' } })
     expect(v1.headers.get('access-control-allow-origin')).toBeNull()
   })

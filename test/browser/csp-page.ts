@@ -14,7 +14,7 @@ const probe = `
 const widget = document.createElement('parley-widget')
 widget.setAttribute('agent-id', new URLSearchParams(location.search).get('agent'))
 widget.setAttribute('key', new URLSearchParams(location.search).get('key'))
-widget.setAttribute('base-url', location.origin + '/stand-in')
+widget.setAttribute('base-url', location.origin)
 const report = (result) => parent.postMessage({ type: 'csp-probe', ...result }, '*')
 const violations = []
 document.addEventListener('securitypolicyviolation', (event) => violations.push(event.violatedDirective))

@@ -1,13 +1,17 @@
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
+import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
+import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
-import { createChatStandIn } from './chat-stand-in.ts'
 import { createCspPage } from './csp-page.ts'
+import { createFixtures } from './fixtures.ts'
+import { createTestControl } from './test-control.ts'
 
 export type Counts = { passed: number; failed: number; skipped: number }
 
@@ -61,18 +65,33 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   mkdirSync(screenshotDirectory, { recursive: true })
   const { startTestRunner } = await import('@web/test-runner')
   const { chromeLauncher } = await import('@web/test-runner-chrome')
-  let widgetKey = ''
-  // The demo seed makes the key after the app exists, hence the getter.
-  const standIn = createChatStandIn({ widgetKey: () => widgetKey })
+  // The third parties, as real HTTP servers: the model provider and the shop behind lookup_order.
+  const llm = await startFakeLlm()
+  let serverUrl = ''
+  const adminToken = randomBytes(32).toString('hex')
+  const control = createTestControl({ llm, adminToken, baseUrl: () => serverUrl })
+  // The shop answers once the test opens its gate, so the tool status line can be seen for sure.
+  const shop = await startHttpTarget((_request, response) => {
+    void control.gate('shop').then(() => respondJson(response, 200, { order: 'A1', status: 'shipped' }))
+  })
   const server = await startTestServer({
     seedDemo: true,
-    extendApp: ({ app }) => {
-      // Under its own prefix: the real chat API owns /v1/chat; widgets reach this through base-url.
-      app.use('/stand-in/v1/chat', cors({ origin: '*', allowedHeaders: '*' }), standIn)
+    env: {
+      ADMIN_TOKEN: adminToken,
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: 'browser-test-llm-key',
+      // Custom functions call out only to public https hosts; the local shop is allowed by name.
+      OUTBOUND_ALLOW_HOSTS: shop.hostAndPort,
+    },
+    extendApp: ({ app, ctx }) => {
+      control.mount({ app, ctx })
       app.use('/csp-test', createCspPage())
     },
   })
-  widgetKey = server.demo?.tenant.widgetKey ?? ''
+  serverUrl = server.url
+  const demo = server.demo?.tenant
+  if (!demo) throw new Error('the demo tenant was not seeded')
+  const fixtures = await createFixtures({ baseUrl: server.url, demo, customerOrigin: shop.origin })
   const liveKit = await startFakeLiveKit()
   const voiceServer = await startTestServer({
     seedDemo: true,
@@ -102,10 +121,11 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   })
   const settings = {
     baseUrl: server.url,
-    standInUrl: `${server.url}/stand-in`,
-    key: widgetKey,
-    agentId: server.demo?.tenant.textAgentId ?? '',
-    voiceAgentId: server.demo?.tenant.pipelineAgentId ?? '',
+    key: demo.widgetKey,
+    agentId: demo.textAgentId,
+    organizationId: demo.organizationId,
+    ...fixtures,
+    voiceAgentId: demo.pipelineAgentId,
     liveKit: {
       baseUrl: voiceServer.url,
       key: voiceServer.demo?.tenant.widgetKey ?? '',
@@ -169,5 +189,6 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
     return counts
   } finally {
     await Promise.all([server.destroy(), voiceServer.destroy(), liveKit.close()])
+    await Promise.all([llm.close(), shop.close()])
   }
 }

@@ -1,5 +1,16 @@
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands'
-import { assert, cleanUp, createWidget, equal, find, messages, screenshot, type, waitFor } from './helpers.js'
+import {
+  assert,
+  cleanUp,
+  createWidget,
+  equal,
+  find,
+  messages,
+  screenshot,
+  scriptLlm,
+  type,
+  waitFor,
+} from './helpers.js'
 
 const focused = (widget) => widget.shadowRoot.activeElement
 
@@ -64,7 +75,13 @@ describe('keyboard, screen readers, languages, themes', () => {
     const widget = createWidget({ theme: 'light', suggestions: '["Opening hours?"]' })
     widget.open()
     await waitFor(() => messages(widget).length === 1)
-    await type(widget, 'markdown')
+    await scriptLlm('what can you do?', {
+      text: [
+        'I can **track orders**, answer questions about [billing](https://example.com) and:\n\n',
+        '- change an address\n- cancel an order',
+      ],
+    })
+    await type(widget, 'what can you do?')
     await waitFor(() => find(widget, '[part~="send"]') && messages(widget).length === 3)
     await screenshot(widget, 'light')
     widget.setAttribute('theme', 'auto')

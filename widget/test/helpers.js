@@ -1,17 +1,30 @@
-// Shared by the browser tests: settings injected by test/browser/run.ts, DOM helpers, assertions.
+// Shared by the browser tests: settings injected by test/browser/run.ts, DOM helpers, assertions,
+// and the test-only controls of the real server (the fake LLM's script, cut connections, counts).
 import { emulateMedia, executeServerCommand } from '@web/test-runner-commands'
 
-/** @type {{ baseUrl: string, standInUrl: string, key: string, agentId: string }} */
+/**
+ * @type {{ baseUrl: string, key: string, agentId: string, organizationId: string,
+ *   supportAgentId: string, billingAgentId: string, secondAgentId: string, tabsAgentId: string,
+ *   reloadAgentId: string, broke: { organizationId: string, agentId: string, widgetKey: string },
+ *   voiceAgentId: string, liveKit: { baseUrl: string, key: string, voiceAgentId: string } }}
+ */
 export const settings = window.PARLEY_TEST
 
+/** A widget on the real chat API; the Support Bot fixture unless the test names another agent. */
 export const createWidget = (attributes = {}) => {
   const widget = document.createElement('parley-widget')
-  // The scripted stand-in unless a test names the real API's base-url.
-  const all = { 'agent-id': 'agent-1', key: settings.key, 'base-url': settings.standInUrl, ...attributes }
+  const all = {
+    'agent-id': settings.supportAgentId,
+    key: settings.key,
+    'base-url': settings.baseUrl,
+    ...attributes,
+  }
   for (const [name, value] of Object.entries(all)) widget.setAttribute(name, value)
   document.body.append(widget)
   return widget
 }
+
+export const greetingOf = (name) => `Hello from ${name}!`
 
 export const find = (widget, selector) => widget.shadowRoot.querySelector(selector)
 export const findAll = (widget, selector) => [...widget.shadowRoot.querySelectorAll(selector)]
@@ -19,12 +32,14 @@ export const textOf = (widget, selector) => find(widget, selector)?.textContent 
 export const messages = (widget) =>
   findAll(widget, '.message:not(.typing)').map((element) => element.textContent)
 
+/** Polls `check` until it is truthy; `message` may be a function describing what was seen instead. */
 export const waitFor = async (check, { timeout = 8000, message = 'condition' } = {}) => {
   const started = Date.now()
   for (;;) {
-    const value = check()
+    const value = await check()
     if (value) return value
-    if (Date.now() - started > timeout) throw new Error(`timed out waiting for ${message}`)
+    if (Date.now() - started > timeout)
+      throw new Error(`timed out waiting for ${typeof message === 'function' ? message() : message}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
@@ -50,7 +65,43 @@ export const type = async (widget, text) => {
   input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
 }
 
-export const stats = async () => (await fetch(`${settings.standInUrl}/v1/chat/stats`)).json()
+/** The session the widget keeps in localStorage for an agent: {conversationId, sessionToken, …}. */
+export const storedSession = (agentId = settings.supportAgentId) =>
+  JSON.parse(localStorage.getItem(`parley:v1:${settings.baseUrl}:${agentId}`) ?? 'null')
+
+/** A call to the real chat API with a session token, as the widget makes it. */
+export const chatApi = (session, path, init = {}) =>
+  fetch(`${settings.baseUrl}/v1/chat/sessions/${session.conversationId}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${session.sessionToken}`, 'content-type': 'application/json' },
+  })
+
+const control = async (path, body) => {
+  const response = await fetch(`${settings.baseUrl}/test-control${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  })
+  return response.json()
+}
+
+/**
+ * What the fake LLM answers, one reply per model round, when the visitor's last message is `when`
+ * (anything unscripted is echoed as "You said: …"). A reply's `hold: {atChunk, name}` pauses it
+ * before that text chunk until `release(name)`.
+ */
+export const scriptLlm = (when, ...replies) => control('/llm', { when, replies })
+export const release = (name) => control('/llm/release', { name })
+/** Destroys, server side, the socket of the conversation's latest send-message stream. */
+export const dropStream = (conversationId) => control('/drop', { conversation_id: conversationId })
+/** The Idempotency-Key and Last-Event-ID of every send-message request of a conversation. */
+export const sendsOf = (conversationId) => control(`/sends/${conversationId}`)
+/** How many conversation rows the server holds for an agent. */
+export const conversationCount = async (agentId) =>
+  (await control(`/conversations?agent_id=${encodeURIComponent(agentId)}`)).count
+/** A call to the real operator API (/admin/...), which the control route makes with ADMIN_TOKEN. */
+export const operator = (method, path, body) => control('/operator', { method, path, body })
 
 /** Saves test-output/widget/<name>.png once the reply has finished and nothing is mid-animation. */
 export const screenshot = async (widget, name, { colorScheme = 'light' } = {}) => {

@@ -5,12 +5,15 @@ import {
   equal,
   find,
   findAll,
+  greetingOf,
   messages,
+  scriptLlm,
   settings,
+  textOf,
   waitFor,
 } from './helpers.js'
 
-describe('host page API, markdown safety, strict CSP', () => {
+describe('host page API, markdown safety, strict CSP (real chat API, fake LLM)', () => {
   afterEach(cleanUp)
 
   it('open, close, toggle, send and endConversation, with their events', async () => {
@@ -49,17 +52,25 @@ describe('host page API, markdown safety, strict CSP', () => {
   it('switches agent when agent-id changes', async () => {
     const widget = createWidget()
     widget.open()
-    await waitFor(() => messages(widget)[0] === 'Hello from agent-1!')
-    widget.setAttribute('agent-id', 'agent-2')
+    await waitFor(() => messages(widget)[0] === greetingOf('Support Bot'))
+    widget.setAttribute('agent-id', settings.secondAgentId)
     widget.open()
-    await waitFor(() => messages(widget)[0] === 'Hello from agent-2!', { message: 'other agent' })
+    await waitFor(() => messages(widget)[0] === greetingOf('Second Desk'), { message: 'other agent' })
+    equal(textOf(widget, '.title'), 'Second Desk', 'title:')
   })
 
   it('renders markdown but refuses <img onerror> and javascript: links', async () => {
     const widget = createWidget()
     widget.open()
     await waitFor(() => messages(widget).length === 1)
-    await widget.send('markdown')
+    // What a model could be talked into sending.
+    await scriptLlm('show me markdown', {
+      text: [
+        '**Bold** <img src=x onerror="window.__pwned=1"> ',
+        '[bad](javascript:window.__pwned=2) [good](https://example.com)',
+      ],
+    })
+    await widget.send('show me markdown')
     await waitFor(() => find(widget, '.assistant strong'), { message: 'bold rendered' })
     await new Promise((resolve) => setTimeout(resolve, 100))
     equal(findAll(widget, 'img').length, 0, 'images:')
@@ -80,7 +91,7 @@ describe('host page API, markdown safety, strict CSP', () => {
       window.addEventListener('message', (event) => event.data?.type === 'csp-probe' && resolve(event.data)),
     )
     const frame = document.createElement('iframe')
-    frame.src = `${settings.baseUrl}/csp-test/?agent=agent-csp&key=${encodeURIComponent(settings.key)}`
+    frame.src = `${settings.baseUrl}/csp-test/?agent=${settings.secondAgentId}&key=${encodeURIComponent(settings.key)}`
     document.body.append(frame)
     const outcome = await result
     equal(outcome.error, undefined, 'no widget error:')

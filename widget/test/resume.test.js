@@ -1,96 +1,127 @@
 import {
   assert,
+  chatApi,
   cleanUp,
+  conversationCount,
   createWidget,
   equal,
   find,
+  greetingOf,
   messages,
+  release,
+  scriptLlm,
+  sendsOf,
   settings,
-  stats,
+  storedSession,
   textOf,
   type,
   waitFor,
 } from './helpers.js'
 
-const storageKey = (agentId) => `parley:v1:${settings.standInUrl}:${agentId}`
-
-describe('resume, tabs and starters', () => {
+describe('resume, tabs and starters (real chat API, fake LLM)', () => {
   afterEach(cleanUp)
 
-  it('restores the transcript after a reload from the history endpoint', async () => {
-    const first = createWidget()
+  it('restores the transcript after a reload from the history endpoint, in the same session', async () => {
+    const agent = { 'agent-id': settings.reloadAgentId }
+    const first = createWidget(agent)
     first.open()
     await waitFor(() => messages(first).length === 1)
     await type(first, 'remember me')
-    await waitFor(() => messages(first).at(-1) === 'You said: remember me')
     // stream_end comes after the reply is stored; reloading before it would race the history read.
-    await waitFor(() => find(first, '[part~="send"]'), { message: 'stream end' })
-    const before = (await stats()).sessionsCreated
+    await waitFor(() => find(first, '[part~="send"]') && messages(first).at(-1) === 'You said: remember me', {
+      message: 'reply',
+    })
+    const before = await conversationCount(settings.reloadAgentId)
     first.remove()
-    const second = createWidget()
+    const second = createWidget(agent)
     second.open()
     await waitFor(() => messages(second).length === 3, { message: 'restored transcript' })
-    equal(messages(second), ['Hello from agent-1!', 'remember me', 'You said: remember me'])
-    equal((await stats()).sessionsCreated, before, 'no new session:')
+    equal(messages(second), [greetingOf('Reload Desk'), 'remember me', 'You said: remember me'])
+    equal(await conversationCount(settings.reloadAgentId), before, 'no new session on the server:')
   })
 
-  it('starts fresh silently when the stored session has expired', async () => {
+  it('starts fresh silently when the stored session has ended on the server', async () => {
+    const agent = { 'agent-id': settings.secondAgentId }
+    const first = createWidget(agent)
+    first.open()
+    await waitFor(() => messages(first).length === 1)
+    const old = storedSession(settings.secondAgentId)
+    first.remove()
+    // Ended elsewhere (another device, the idle expiry): the stored token now meets a 404.
+    equal((await chatApi(old, '/end', { method: 'POST' })).status, 200, 'ended:')
+    const widget = createWidget(agent)
+    widget.open()
+    await waitFor(() => messages(widget).join('|') === greetingOf('Second Desk'), {
+      message: 'fresh greeting',
+    })
+    assert(!find(widget, '[role="alert"]'), 'no error for an expired session')
+    assert(storedSession(settings.secondAgentId).conversationId !== old.conversationId, 'new session stored')
+  })
+
+  it('starts fresh silently when the stored token is not valid (401)', async () => {
     localStorage.setItem(
-      storageKey('agent-1'),
-      JSON.stringify({
-        conversationId: 'gone',
-        sessionToken: 'stale',
-        agentName: 'Old',
-        greeting: 'Old greeting',
-      }),
+      `parley:v1:${settings.baseUrl}:${settings.supportAgentId}`,
+      JSON.stringify({ conversationId: 'gone', sessionToken: 'not-a-jwt', agentName: 'Old', greeting: null }),
     )
     const widget = createWidget()
     widget.open()
-    await waitFor(() => messages(widget).join('|') === 'Hello from agent-1!', { message: 'fresh greeting' })
-    assert(!find(widget, '[role="alert"]'), 'no error for an expired session')
-    assert(
-      JSON.parse(localStorage.getItem(storageKey('agent-1'))).conversationId !== 'gone',
-      'new session stored',
-    )
+    await waitFor(() => messages(widget).join('|') === greetingOf('Support Bot'), {
+      message: 'fresh greeting',
+    })
+    assert(!find(widget, '[role="alert"]'), 'no error shown')
   })
 
   it('runs two widgets for two agents on one page independently', async () => {
-    const a = createWidget({ 'agent-id': 'agent-a', position: 'bottom-left' })
-    const b = createWidget({ 'agent-id': 'agent-b' })
+    const a = createWidget({ position: 'bottom-left' })
+    const b = createWidget({ 'agent-id': settings.secondAgentId })
     a.open()
     b.open()
-    await waitFor(() => messages(a)[0] === 'Hello from agent-a!' && messages(b)[0] === 'Hello from agent-b!')
+    await waitFor(
+      () => messages(a)[0] === greetingOf('Support Bot') && messages(b)[0] === greetingOf('Second Desk'),
+      { message: 'both greetings' },
+    )
     await type(a, 'only in a')
-    await waitFor(() => messages(a).at(-1) === 'You said: only in a')
-    equal(messages(b), ['Hello from agent-b!'])
+    await waitFor(() => messages(a).at(-1) === 'You said: only in a' && find(a, '[part~="send"]'))
+    equal(messages(b), [greetingOf('Second Desk')])
+    await type(b, 'only in b')
+    await waitFor(() => messages(b).at(-1) === 'You said: only in b')
+    equal(messages(a), [greetingOf('Support Bot'), 'only in a', 'You said: only in a'])
+    assert(
+      storedSession().conversationId !== storedSession(settings.secondAgentId).conversationId,
+      'two sessions',
+    )
   })
 
-  it('shares one conversation between two tabs: one session, the live reply mirrored', async () => {
-    const before = (await stats()).sessionsCreated
-    const widget = createWidget()
+  it('shares one conversation between two tabs: one session row, one stream, the live reply mirrored', async () => {
+    const agentId = settings.tabsAgentId
+    const widget = createWidget({ 'agent-id': agentId })
     widget.open()
     await waitFor(() => messages(widget).length === 1)
     // A same-origin frame is another browsing context with the same storage and BroadcastChannel.
     const frame = document.createElement('iframe')
     frame.srcdoc = `<script src="${settings.baseUrl}/widget/parley.js"></script>
-      <parley-widget agent-id="agent-1" key="${settings.key}" base-url="${settings.standInUrl}" open></parley-widget>`
+      <parley-widget agent-id="${agentId}" key="${settings.key}" base-url="${settings.baseUrl}" open></parley-widget>`
     document.body.append(frame)
     const other = await waitFor(
       () =>
         frame.contentDocument?.querySelector('parley-widget')?.shadowRoot &&
         frame.contentDocument.querySelector('parley-widget'),
+      { message: 'second tab' },
     )
-    await waitFor(() => messages(other)[0] === 'Hello from agent-1!', { message: 'second tab restored' })
-    await type(widget, 'slow')
-    await waitFor(
-      // Seen in the other tab while the first one still streams.
-      () => messages(other).at(-1)?.startsWith('This reply'),
-      {
-        message: 'live reply in the other tab',
-      },
-    )
-    await waitFor(() => messages(other).at(-1) === 'This reply takes its time to arrive in full. Done.')
-    equal((await stats()).sessionsCreated - before, 1, 'sessions created:')
+    await waitFor(() => messages(other)[0] === greetingOf('Tabs Desk'), { message: 'second tab restored' })
+    await scriptLlm('tell both tabs', {
+      text: ['Seen ', 'in ', 'both ', 'tabs.'],
+      hold: { atChunk: 2, name: 'tabs' },
+    })
+    await type(widget, 'tell both tabs')
+    // Seen in the other tab while the first one still streams.
+    await waitFor(() => messages(other).at(-1) === 'Seen in ', { message: 'live reply in the other tab' })
+    await release('tabs')
+    await waitFor(() => messages(other).at(-1) === 'Seen in both tabs.', {
+      message: () => `the whole reply in the other tab: ${messages(other)} (this tab: ${messages(widget)})`,
+    })
+    equal(await conversationCount(agentId), 1, 'conversation rows on the server:')
+    equal((await sendsOf(storedSession(agentId).conversationId)).length, 1, 'reply streams opened:')
   })
 
   it('counts unread replies on the launcher while closed', async () => {
@@ -103,6 +134,7 @@ describe('resume, tabs and starters', () => {
     assert(find(widget, '.launcher').getAttribute('aria-label').includes('1 unread'), 'badge in the label')
     widget.open()
     await waitFor(() => !find(widget, '.badge'), { message: 'badge cleared on open' })
+    equal(messages(widget).at(-1), 'You said: while closed')
   })
 
   it('offers starter prompts before the first message', async () => {

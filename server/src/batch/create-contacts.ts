@@ -1,29 +1,52 @@
 import type { BatchContactInput } from '@parley/shared'
-import { ulid } from 'ulid'
+import { monotonicFactory } from 'ulid'
 import { AppError } from '../http/app-error.ts'
-import { isValidE164, regionTimeZoneOf } from '../phone-numbers/e164.ts'
+import { checkE164, onlyZoneOfRegion } from '../phone-numbers/e164.ts'
 import type { CsvContact } from './create-csv.ts'
 import { canonicalZone } from './create-schedule.ts'
 import type { NewBatchContact } from './store.ts'
 
+/**
+ * ulid() looks up its random source on every call (about 0.15 ms); one factory per process makes
+ * 10,000 ids in a few milliseconds, still unique and time-ordered.
+ */
+const nextId = monotonicFactory()
+
 /** A contact whose phone passed validation: `fields` hold every other value as given. */
-export type ValidContact = { phone: string; name: string | null; fields: Record<string, unknown> }
+export type ValidContact = {
+  phone: string
+  region: string | null
+  name: string | null
+  fields: Record<string, unknown>
+}
 
 /** CSV mode: rows with a bad phone are skipped and counted; the rest go on. */
 export const keepValidCsvRows = (rows: CsvContact[]) => {
-  const valid: ValidContact[] = rows.filter((row) => isValidE164(row.phone))
+  const valid: ValidContact[] = []
+  for (const row of rows) {
+    const checked = checkE164(row.phone)
+    if (checked) valid.push({ ...row, region: checked.region })
+  }
   return { valid, invalidRows: rows.length - valid.length }
 }
 
 /** JSON mode: one bad phone refuses the request, naming the first bad index. */
 export const requireValidJsonContacts = (contacts: BatchContactInput[]): ValidContact[] =>
   contacts.map(({ phone, name, ...fields }, index) => {
-    if (typeof phone !== 'string' || !isValidE164(phone))
+    const checked = typeof phone === 'string' ? checkE164(phone) : null
+    if (typeof phone !== 'string' || !checked)
       throw AppError.badRequest(
         `contacts[${index}].phone must be a valid E.164 number (leading +, digits only, e.g. +14155550123)`,
         'invalid_phone_format',
       )
-    return { phone, name: typeof name === 'string' && name.trim() !== '' ? name : null, fields }
+    // A name that is not text is not lost: it stays among the fields, as given.
+    const isTextName = typeof name === 'string'
+    return {
+      phone,
+      region: checked.region,
+      name: isTextName && name.trim() !== '' ? name : null,
+      fields: isTextName || name === undefined ? fields : { name, ...fields },
+    }
   })
 
 /** Keeps the first contact of each phone number, in the order given. */
@@ -51,10 +74,10 @@ const timeZoneField = (fields: Record<string, unknown>) => {
  */
 export const toNewContacts = (contacts: ValidContact[]): NewBatchContact[] =>
   contacts.map((contact, position) => ({
-    id: ulid(),
+    id: nextId(),
     position,
     phone: contact.phone,
     name: contact.name,
     fields: contact.fields,
-    timeZone: timeZoneField(contact.fields) ?? regionTimeZoneOf(contact.phone),
+    timeZone: timeZoneField(contact.fields) ?? (contact.region ? onlyZoneOfRegion(contact.region) : null),
   }))

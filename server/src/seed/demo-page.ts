@@ -7,9 +7,9 @@ const escapeAttribute = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /**
- * The demo host page with the seeded text agent and widget key filled in, so it embeds the widget
- * exactly as a customer would: with a script tag carrying data attributes, no inline script (helmet's
- * CSP stays as it is). Without a demo tenant the placeholders are emptied and no widget appears.
+ * The demo host page with the seeded text and voice agents and widget key filled in, so it embeds
+ * the widget exactly as a customer would: with a script tag carrying data attributes, no inline
+ * script (helmet's CSP stays as it is). Without a demo tenant the placeholders are emptied and no widget appears.
  */
 export const createDemoRouter = ({
   directory,
@@ -23,6 +23,7 @@ export const createDemoRouter = ({
   const page = template
     .replaceAll('%PARLEY_AGENT_ID%', escapeAttribute(tenant?.textAgentId ?? ''))
     .replaceAll('%PARLEY_WIDGET_KEY%', escapeAttribute(tenant?.widgetKey ?? ''))
+    .replaceAll('%PARLEY_VOICE_AGENT_ID%', escapeAttribute(tenant?.pipelineAgentId ?? ''))
   router.get(['/', '/index.html'], (_req, res) => {
     res.type('html').set('Cache-Control', 'no-cache').send(page)
   })

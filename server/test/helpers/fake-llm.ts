@@ -17,6 +17,8 @@ export type FakeReply = {
   delayMs?: number
   /** After the text chunks, keep the stream open until the client goes away. */
   hang?: boolean
+  /** Wait for `until` before sending text chunk number `atChunk` (a test decides when the reply goes on). */
+  hold?: { atChunk: number; until: Promise<unknown> }
 }
 
 export type CompletionRequest = {
@@ -38,7 +40,7 @@ export const startFakeLlm = async () => {
   const requests: CompletionRequest[] = []
   let clientsGone = 0
   let sequence = 0
-  let fallback = STANDARD_REPLY
+  let fallback: FakeReply | ((request: CompletionRequest) => FakeReply) = STANDARD_REPLY
 
   const write = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`)
   const chunk = (model: string, delta: unknown, finish: string | null = null) => ({
@@ -56,7 +58,7 @@ export const startFakeLlm = async () => {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as CompletionRequest
       requests.push(body)
       sequence++
-      const reply = script.shift() ?? fallback
+      const reply = script.shift() ?? (typeof fallback === 'function' ? fallback(body) : fallback)
       if (reply.status) {
         res.writeHead(reply.status, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }))
@@ -71,7 +73,8 @@ export const startFakeLlm = async () => {
       })
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
       write(res, chunk(body.model, { role: 'assistant', content: '' }))
-      for (const text of reply.text ?? []) {
+      for (const [index, text] of (reply.text ?? []).entries()) {
+        if (reply.hold?.atChunk === index) await reply.hold.until
         if (reply.delayMs) await sleep(reply.delayMs)
         if (gone) return
         write(res, chunk(body.model, { content: text }))
@@ -122,8 +125,11 @@ export const startFakeLlm = async () => {
     requests,
     queue: (...replies: FakeReply[]) => void script.push(...replies),
     clientsGone: () => clientsGone,
-    /** What to stream when nothing is queued (e.g. `{hang: true}` for streams that stay open). */
-    setFallback: (reply: FakeReply) => {
+    /**
+     * What to stream when nothing is queued (e.g. `{hang: true}` for streams that stay open), or a
+     * function choosing the reply from the request (a script keyed by the visitor's message).
+     */
+    setFallback: (reply: FakeReply | ((request: CompletionRequest) => FakeReply)) => {
       fallback = reply
     },
     reset: () => {

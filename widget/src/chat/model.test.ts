@@ -98,7 +98,7 @@ describe('chat model', () => {
 
   it('shows a mid-stream error event and retries the message once', async () => {
     const { fake, model, events } = setup()
-    fake.reply({ type: 'error', message: 'upstream failed' })
+    fake.reply({ type: 'chunk', delta: 'partial' }, { type: 'error', message: 'upstream failed' })
     await model.send('hi')
     expect(model.problem.value).toEqual({ kind: 'error' })
     expect(events).toContainEqual({ type: 'error', code: 'stream_error' })
@@ -113,11 +113,13 @@ describe('chat model', () => {
   it('counts down a 429 from Retry-After and refuses to send until it reaches zero', async () => {
     vi.useFakeTimers({ now: 0 })
     const { fake, model } = setup()
+    // Time passes before the refusal: the countdown still starts at Retry-After.
+    await vi.advanceTimersByTimeAsync(2000)
     fake.script(async () => {
       throw new TransportError(429, 'rate_limited', 3)
     })
     await model.send('hi')
-    expect(model.problem.value).toEqual({ kind: 'rate_limited', retryAt: 3000 })
+    expect(model.problem.value).toEqual({ kind: 'rate_limited', retryAt: 5000 })
     expect(model.retrySeconds.value).toBe(3)
     expect(await model.send('again')).toBe(false)
     await vi.advanceTimersByTimeAsync(1000)

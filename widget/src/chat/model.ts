@@ -87,6 +87,8 @@ export const createChatModel = ({
     problem.value = next
     onEvent({ type: 'error', code })
     if (next.kind !== 'rate_limited') return
+    // The clock only ticks during a countdown; a stale one would start it too high.
+    clock.value = now()
     clearInterval(ticker)
     ticker = setInterval(() => {
       clock.value = now()
@@ -256,10 +258,10 @@ export const createChatModel = ({
     const message = lastFailed
     problem.value = null
     if (!message) return
-    // The failed message is already in the transcript: drop it so the new attempt shows it once.
-    entries.value = entries.value.filter(
-      (item, index, all) => !(index === all.length - 1 && item.kind === 'user' && item.text === message),
-    )
+    // The failed attempt (the message and any partial reply after it) gives way to the new one.
+    const items = entries.value
+    const failedAt = items.map((item) => item.kind === 'user' && item.text === message).lastIndexOf(true)
+    if (failedAt >= 0) entries.value = items.slice(0, failedAt)
     await send(message)
   }
 

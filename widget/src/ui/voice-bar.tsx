@@ -5,7 +5,7 @@ import type { VoiceModel, VoiceState } from '../voice/model.ts'
 const MICROPHONE =
   'M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.9V21h2v-3.1a7 7 0 0 0 6-6.9z'
 
-/** Starts a call: beside the text box, or alone in the voice-first panel. */
+/** Starts a call: beside the text box, or alone in the voice-first panel; disabled while the chunk loads. */
 export const MicButton = ({
   voice,
   strings,
@@ -15,7 +15,8 @@ export const MicButton = ({
   strings: Strings
   buttonRef: Ref<HTMLButtonElement>
 }) => {
-  if (voice.isActive.value) return null
+  const isActive = voice.isActive.value
+  if (isActive && voice.chunk.value) return null
   return (
     <button
       ref={buttonRef}
@@ -23,6 +24,7 @@ export const MicButton = ({
       class="send"
       part="voice-start"
       aria-label={strings.voiceCall}
+      disabled={isActive}
       onClick={() => void voice.start()}
     >
       <svg viewBox="0 0 24 24" aria-hidden="true">

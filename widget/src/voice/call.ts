@@ -14,7 +14,8 @@ import {
   Track,
 } from 'livekit-client'
 import { voiceStringsFor } from '../i18n.ts'
-import type { CallEvents, CallRequest, VoiceCall, VoiceFailure, VoiceState } from './contract.ts'
+import { createCallState } from './call-state.ts'
+import type { CallEvents, CallRequest, VoiceCall, VoiceFailure } from './contract.ts'
 import { CallFailure, createVoiceSession } from './session.ts'
 
 export { voiceStringsFor as stringsFor }
@@ -22,7 +23,8 @@ export { voiceStringsFor as stringsFor }
 // LiveKit Agents publish captions as text streams on this topic (older agents: transcription events).
 const TRANSCRIPTION_TOPIC = 'lk.transcription'
 
-const microphoneFailure = (error: unknown): VoiceFailure => {
+/** What getUserMedia's refusal means for the visitor. */
+export const microphoneFailure = (error: unknown): VoiceFailure => {
   const name = error instanceof Error ? error.name : ''
   if (name === 'NotAllowedError' || name === 'SecurityError') return 'mic_denied'
   if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError')
@@ -31,8 +33,11 @@ const microphoneFailure = (error: unknown): VoiceFailure => {
 }
 
 const askForMicrophone = async () => {
-  if (!navigator.mediaDevices?.getUserMedia || typeof RTCPeerConnection !== 'function')
-    throw new CallFailure('webrtc_blocked')
+  const canCall =
+    typeof navigator !== 'undefined' &&
+    typeof navigator.mediaDevices?.getUserMedia === 'function' &&
+    typeof RTCPeerConnection === 'function'
+  if (!canCall) throw new CallFailure('webrtc_blocked')
   try {
     return await createLocalAudioTrack({ echoCancellation: true, noiseSuppression: true })
   } catch (error) {
@@ -82,86 +87,56 @@ const playRemoteAudio = (room: Room) => {
 
 export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest): VoiceCall => {
   const room = new Room()
-  let wantsMuted = isMuted
+  const call = createCallState(on, isMuted)
   let microphone: LocalAudioTrack | null = null
-  let isConnected = false
-  let isReconnecting = false
-  let isAgentSpeaking = false
-  let isOver = false
-  let reported: VoiceState = 'connecting'
-  /** Reports the state the call is in now, when it changed. */
-  const report = () => {
-    const state = !isConnected
-      ? 'connecting'
-      : isReconnecting
-        ? 'reconnecting'
-        : wantsMuted
-          ? 'muted'
-          : isAgentSpeaking
-            ? 'agent-speaking'
-            : 'listening'
-    if (isOver || state === reported || state === 'connecting') return
-    reported = state
-    on.onState(state)
-  }
   const stop = () => {
-    isOver = true
     microphone?.stop()
     for (const participant of room.remoteParticipants.values())
       for (const publication of participant.audioTrackPublications.values()) publication.track?.detach()
     void room.disconnect()
   }
-  const finish = (failure?: VoiceFailure) => {
-    if (isOver) return
-    stop()
-    on.onState('ended', failure)
+  const finish = (report: { failure?: VoiceFailure } | null) => {
+    if (call.end(report)) stop()
   }
 
   playRemoteAudio(room)
   readCaptions(room, on)
   room
-    .on(RoomEvent.ActiveSpeakersChanged, (speakers) => {
-      isAgentSpeaking = speakers.some((speaker) => !speaker.isLocal)
-      report()
-    })
-    .on(RoomEvent.Reconnecting, () => {
-      isReconnecting = true
-      report()
-    })
-    .on(RoomEvent.Reconnected, () => {
-      isReconnecting = false
-      report()
-    })
+    .on(RoomEvent.ActiveSpeakersChanged, (speakers) =>
+      call.update({ isAgentSpeaking: speakers.some((speaker) => !speaker.isLocal) }),
+    )
+    .on(RoomEvent.Reconnecting, () => call.update({ isReconnecting: true }))
+    .on(RoomEvent.Reconnected, () => call.update({ isReconnecting: false }))
     // The agent hung up, the room was closed or the network is gone for good.
-    .on(RoomEvent.Disconnected, () => isConnected && finish())
+    .on(RoomEvent.Disconnected, () => {
+      if (call.isConnected()) finish({})
+    })
 
   // The microphone first: a visitor who refuses it costs no room, no agent and no minutes.
   void (async () => {
     try {
       const track = await askForMicrophone()
-      if (isOver) return track.stop()
+      if (call.isOver()) return track.stop()
       microphone = track
-      if (wantsMuted) await track.mute()
+      if (call.isMuted()) await track.mute()
       const session = await createVoiceSession({ baseUrl, apiKey, agentId })
-      if (isOver) return
+      if (call.isOver()) return
       await room.connect(session.url, session.token)
-      if (isOver) return
+      if (call.isOver()) return
       await room.localParticipant.publishTrack(track)
-      isConnected = true
-      report()
+      call.update({ isConnected: true })
     } catch (error) {
-      finish(error instanceof CallFailure ? error.failure : 'media_error')
+      finish({ failure: error instanceof CallFailure ? error.failure : 'media_error' })
     }
   })()
 
   return {
     setMuted: (muted) => {
-      wantsMuted = muted
       // A press is a user gesture: the moment to lift a blocked autoplay of the agent's voice.
       void room.startAudio()
       void (muted ? microphone?.mute() : microphone?.unmute())
-      report()
+      call.update({ isMuted: muted })
     },
-    end: stop,
+    end: () => finish(null),
   }
 }

@@ -222,7 +222,3 @@ export const benchDialThroughput = async () => {
     removeDataDir()
   }
 }
-
-export const run = async () => {
-  process.stdout.write(`${(await benchDialThroughput()).join('\n')}\n`)
-}

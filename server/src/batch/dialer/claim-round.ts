@@ -3,6 +3,7 @@ import { getBalanceMicros } from '../../billing/service.ts'
 import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/store.ts'
+import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
 import { chooseContacts } from './choose.ts'
 import type { DialTarget } from './dial-contact.ts'
 import * as store from './store.ts'
@@ -39,7 +40,7 @@ const findDialTarget = async (
   const balance = await getBalanceMicros(ctx.db, job.organizationId)
   if (balance < estimateCallMicros(agent.agentArchitecture))
     return { failure: 'Credits ran out: the balance is below the cost of one average call' }
-  return { job, agent, phoneNumber }
+  return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent), phoneNumber }
 }
 
 export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact }) => void

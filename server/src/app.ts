@@ -7,6 +7,7 @@ import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
 import { registerBatchControlRoutes } from './batch/control-routes.ts'
 import { registerBatchRoutes } from './batch/routes.ts'
+import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
@@ -23,6 +24,7 @@ import { registerOrganizationRoutes } from './orgs/routes.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
+import { registerVoiceRoutes } from './voice/routes.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
@@ -78,6 +80,8 @@ export const createApp = (
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
+  // LiveKit signs the exact bytes of its webhooks (application/webhook+json): keep them as text.
+  app.use('/livekit/webhook', express.text({ type: () => true, limit: JSON_BODY_LIMIT }))
   app.use(express.json({ limit: JSON_BODY_LIMIT }))
 
   const registry = createRegistry()
@@ -100,6 +104,8 @@ export const createApp = (
   registerChatRoutes(routes, ctx)
   registerBatchControlRoutes(routes, ctx)
   registerPhoneNumberRoutes(routes, ctx)
+  registerVoiceRoutes(routes, ctx)
+  registerCallRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 

@@ -185,6 +185,12 @@ const ZEnvironment = z.object({
     .transform(Number)
     .refine((seconds) => seconds >= 1, 'must be at least 1')
     .default(1800),
+  CALL_CHECK_INTERVAL_SECONDS: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .refine((seconds) => seconds >= 1, 'must be at least 1')
+    .default(60),
   CHAT_RESUME_GRACE_MS: z
     .string()
     .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
@@ -266,6 +272,8 @@ export type Config = Readonly<{
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
   chatIdleTimeoutMs: number
+  /** How often running calls are swept (vanished rooms) and their credits re-checked. */
+  callCheckIntervalMs: number
   /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
   chatResumeGraceMs: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
@@ -406,6 +414,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     memoryUrl: vars.MEMORY_URL ?? null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
+    callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     batchTickMs: vars.BATCH_TICK_MS,

@@ -4,6 +4,7 @@ import type { Express } from 'express'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/dialer/worker.ts'
+import { scheduleCallJobs } from './calls/jobs.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -93,6 +94,7 @@ export const start = async ({
       livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
+    if (config.role !== 'api') await scheduleCallJobs(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null

@@ -43,7 +43,7 @@ describe('error body shapes by area', () => {
 
   it('chat, voice and batch: {detail, code}', async () => {
     // Unknown paths of each area (the chat API's own routes answer their codes; see chat tests).
-    for (const path of ['/v1/chat/unknown', '/v1/chat/voice-sessions', '/batch/abc']) {
+    for (const path of ['/v1/chat/unknown', '/v1/chat/voice-unknown', '/batch/abc']) {
       const response = await server.request(path, { method: 'POST' })
       expect(response.status).toBe(404)
       const body = await response.json()

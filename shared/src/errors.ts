@@ -72,5 +72,10 @@ export const errorCodes = [
   'csv_processing_failure',
   // batch job control
   'invalid_job_state',
+  // voice sessions and calls
+  'not_voice_agent',
+  'media_server_error',
+  'invalid_signature',
+  'invalid_worker_token',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

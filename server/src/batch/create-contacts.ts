@@ -39,11 +39,13 @@ export const requireValidJsonContacts = (contacts: BatchContactInput[]): ValidCo
         `contacts[${index}].phone must be a valid E.164 number (leading +, digits only, e.g. +14155550123)`,
         'invalid_phone_format',
       )
+    // A name that is not text is not lost: it stays among the fields, as given.
+    const isTextName = typeof name === 'string'
     return {
       phone,
       region: checked.region,
-      name: typeof name === 'string' && name.trim() !== '' ? name : null,
-      fields,
+      name: isTextName && name.trim() !== '' ? name : null,
+      fields: isTextName || name === undefined ? fields : { name, ...fields },
     }
   })
 

@@ -22,11 +22,15 @@ export const requireTimezone = (zone: string) => {
  * without is wall-clock time in `timezone`, so "2030-03-01T09:00" with America/New_York is 14:00
  * UTC. A start in the past is refused; null means "start now".
  */
-export const resolveScheduledStart = (
-  text: string | null | undefined,
-  timezone: string,
-  now = new Date(),
-) => {
+export const resolveScheduledStart = ({
+  text,
+  timezone,
+  now,
+}: {
+  text: string | null | undefined
+  timezone: string
+  now: Date
+}) => {
   if (text === null || text === undefined) return null
   const start = DateTime.fromISO(text, { zone: timezone })
   if (!start.isValid)

@@ -90,7 +90,11 @@ export const createBatchJob = async (
   { fields, source }: { fields: BatchCreateFields; source: ContactSource },
 ): Promise<BatchCreated> => {
   const timezone = requireTimezone(fields.timezone)
-  const scheduledStartTime = resolveScheduledStart(fields.scheduledStartTime, timezone)
+  const scheduledStartTime = resolveScheduledStart({
+    text: fields.scheduledStartTime,
+    timezone,
+    now: ctx.clock.now(),
+  })
 
   const { contacts, skipped } = readValidContacts(source)
   if (contacts.length === 0)

@@ -122,6 +122,15 @@ describe('POST /batch/create, JSON mode', () => {
     expect(new Date(queued?.next_run_at ?? 0).toISOString()).toBe('2031-07-01T13:30:00.000Z')
   })
 
+  it('keeps a name that is not text among the fields, as given', async () => {
+    const response = await createBatchJson(server, tenant.key, {
+      ...fields(),
+      contacts: [{ phone: '+14155550111', name: 42, vip: true }],
+    })
+    const [contact] = await contactsOf((await response.json()).batchJobId)
+    expect(contact).toMatchObject({ name: null, fields: { name: 42, vip: true } })
+  })
+
   it('keeps the offset of a scheduled time that has one', async () => {
     const response = await createBatchJson(server, tenant.key, {
       ...fields(),

@@ -1,8 +1,15 @@
 import type { AgentArchitecture } from '@parley/shared'
+import { ESTIMATED_CALL_MINUTES, estimateCallMicros } from '../calls/pricing.ts'
 
-/** The spec's stated estimate: one call of about 2 minutes costs 0.035 USD (pipeline) or 0.07 USD (realtime). */
-export const PRICE_PER_CALL_MICROS = { pipeline: 35_000, realtime: 70_000 } as const
-export const MINUTES_PER_CALL = 2
+/**
+ * The spec's stated estimate: one call of about 2 minutes costs 0.035 USD (pipeline) or 0.07 USD
+ * (realtime): the per-minute prices calls are billed at (calls/pricing.ts), over 2 minutes.
+ */
+export const PRICE_PER_CALL_MICROS = {
+  pipeline: estimateCallMicros('pipeline'),
+  realtime: estimateCallMicros('realtime'),
+} as const
+export const MINUTES_PER_CALL = ESTIMATED_CALL_MINUTES
 
 export type VoiceArchitecture = Exclude<AgentArchitecture, 'text'>
 

@@ -143,11 +143,26 @@ describe('closing a call', () => {
     const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
     // Long enough to cost more than the whole balance.
     await backdate(roomName, Math.ceil((balance / 35_000) * 60) + 600)
-    const closed = await closeCall(server.ctx, { roomName, reason: 'room_finished', status: 'failed' })
-    expect(closed?.status).toBe('failed')
+    const closed = await closeCall(server.ctx, { roomName, reason: 'room_finished' })
     expect(closed?.costMicros).toBe(balance)
     expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
     expect((await ledgerOf(call.id)).map((row) => row.reason)).toEqual(['Outbound call'])
+  })
+
+  it('does not bill a failed call (it never connected)', async () => {
+    const agent = await voiceAgent('pipeline')
+    const roomName = `agent_${agent.id}_${team.owner.userId}_3`
+    const call = await openCall(server.ctx, {
+      organizationId: team.organizationId,
+      agentId: agent.id,
+      roomName,
+      architecture: 'pipeline',
+      direction: 'outbound',
+    })
+    await backdate(roomName, 40)
+    const closed = await closeCall(server.ctx, { roomName, reason: 'no_answer', status: 'failed' })
+    expect([closed?.status, closed?.costMicros]).toEqual(['failed', 0])
+    expect(await ledgerOf(call.id)).toEqual([])
   })
 
   it('answers null for a room without an active call', async () => {

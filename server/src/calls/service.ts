@@ -46,9 +46,11 @@ export const openCall = (ctx: AppContext, input: OpenCallInput) =>
 
 /**
  * Debits the call's minutes inside the closing transaction. The call already happened, so when
- * the balance cannot cover it the rest of the balance is taken (never below zero).
+ * the balance cannot cover it the rest of the balance is taken (never below zero). A `failed`
+ * call never connected (unanswered dial, failed dispatch) and costs nothing.
  */
 const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) => {
+  if (call.status === 'failed') return 0
   const cost = priceCall(call.architecture, call.durationSeconds ?? 0)
   if (cost <= 0) return 0
   const debit = (amount: number) =>

@@ -129,3 +129,97 @@ export const listActiveCalls = (
     .orderBy('started_at')
     .limit(limit)
     .execute()
+
+export type CallFilter = {
+  organizationId: string
+  agentId?: string | undefined
+  status?: CallRow['status'] | undefined
+  batchJobId?: string | undefined
+}
+
+const filtered = (db: Executor, filter: CallFilter) => {
+  let query = db.selectFrom('calls').where('organization_id', '=', filter.organizationId)
+  if (filter.agentId) query = query.where('agent_id', '=', filter.agentId)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.batchJobId) query = query.where('batch_job_id', '=', filter.batchJobId)
+  return query
+}
+
+/** Newest first, one page of an organization's calls and the total for its pagination. */
+export const listCalls = async (
+  db: Executor,
+  filter: CallFilter & { limit: number; offset: number },
+): Promise<{ calls: CallRow[]; total: number }> => {
+  const calls = await filtered(db, filter)
+    .select(callColumns)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute()
+  const counted = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<string>().as('total'))
+    .executeTakeFirstOrThrow()
+  return { calls, total: Number(counted.total) }
+}
+
+export type TranscriptLineRow = {
+  position: number
+  role: 'user' | 'assistant'
+  content: string
+  spokenAt: Date
+}
+
+export const listTranscript = (db: Executor, callId: string): Promise<TranscriptLineRow[]> =>
+  db
+    .selectFrom('call_transcript_lines')
+    .select(['position', 'role', 'content', 'spoken_at as spokenAt'])
+    .where('call_id', '=', callId)
+    .orderBy('position')
+    .execute()
+
+/**
+ * Appends after the last stored line. Run inside a transaction that locked the call row
+ * (`lockCall`), so two concurrent appends cannot take the same positions.
+ */
+export const appendTranscript = async (
+  db: Executor,
+  {
+    callId,
+    organizationId,
+    lines,
+  }: {
+    callId: string
+    organizationId: string
+    lines: Array<{ id: string; role: 'user' | 'assistant'; content: string; spokenAt: Date }>
+  },
+) => {
+  const last = await db
+    .selectFrom('call_transcript_lines')
+    .select((eb) => eb.fn.max<number | null>('position').as('position'))
+    .where('call_id', '=', callId)
+    .executeTakeFirst()
+  const start = (last?.position ?? 0) + 1
+  await db
+    .insertInto('call_transcript_lines')
+    .values(
+      lines.map((line, index) => ({
+        id: line.id,
+        call_id: callId,
+        organization_id: organizationId,
+        role: line.role,
+        content: line.content,
+        spoken_at: line.spokenAt,
+        position: start + index,
+      })),
+    )
+    .execute()
+  return start + lines.length - 1
+}
+
+/** Takes the call row's lock for the rest of the transaction. */
+export const lockCall = (db: Executor, id: string): Promise<CallRow | undefined> =>
+  db.selectFrom('calls').select(callColumns).where('id', '=', id).forUpdate().executeTakeFirst()
+
+export const findCallById = (db: Executor, id: string): Promise<CallRow | undefined> =>
+  db.selectFrom('calls').select(callColumns).where('id', '=', id).executeTakeFirst()

@@ -199,6 +199,53 @@ describe('resumable replies (Idempotency-Key + Last-Event-ID)', () => {
     expect(late.at(-1)?.event).toBe('stream_end')
   })
 
+  it('a client following the reply again keeps it going past the grace when the first one drops', async () => {
+    const session = await startSession(impatient)
+    // 100 ms between chunks: the rest of the reply outlasts the 200 ms grace after the drop.
+    llm.queue({ text: WORDS, delayMs: 100, usage: { input: 12, output: 10 } })
+    const key = 'followed-twice'
+    const first = new AbortController()
+    const original = await send(impatient, session, { key, signal: first.signal })
+    const originalEvents: ChatEvent[] = []
+    let sawThreeChunks: () => void = () => undefined
+    const threeChunks = new Promise<void>((resolve) => {
+      sawThreeChunks = resolve
+    })
+    const reading = readChatStream(original, (event) => {
+      originalEvents.push(event)
+      if (originalEvents.filter((e) => e.event === 'chunk').length === 3) sawThreeChunks()
+    }).catch(() => undefined)
+    await threeChunks
+    // A second client follows from where the first one is, then the first one drops.
+    const follower = await send(impatient, session, { key, lastEventId: Number(originalEvents.at(-1)?.id) })
+    const following: ChatEvent[] = []
+    let attached: () => void = () => undefined
+    const isAttached = new Promise<void>((resolve) => {
+      attached = resolve
+    })
+    const followed = readChatStream(follower, (event) => {
+      following.push(event)
+      attached()
+    })
+    // The follower's first event is only sent after it announced itself to the generating instance.
+    await isAttached
+    first.abort()
+    await reading
+    const rest = await followed
+    // As the widget does: an id seen on both streams is the same event, shown once.
+    const byId = new Map<string, ChatEvent>()
+    for (const event of [...originalEvents, ...rest]) {
+      const seen = byId.get(event.id ?? '')
+      if (seen) expect(seen).toEqual(event)
+      byId.set(event.id ?? '', event)
+    }
+    expect(textOf([...byId.values()])).toBe(FULL_REPLY)
+    expect(rest.at(-1)?.event).toBe('stream_end')
+    expect(await assistantRows(impatient, session.conversation_id)).toEqual([
+      { status: 'complete', content: FULL_REPLY },
+    ])
+  })
+
   it('an upstream error mid-stream is replayed as the error event, with the partial reply stored', async () => {
     const session = await startSession(server)
     llm.queue({ text: ['Half an ', 'answer'], breakAfterText: true })

@@ -71,9 +71,12 @@ export const runReply = async ({
     error: null,
   }
   let agent = firstAgent
-  const { system, history } = await buildPrompt(ctx, { conversation, agent })
+  const [{ system, history }, firstToolset] = await Promise.all([
+    buildPrompt(ctx, { conversation, agent }),
+    buildToolset(ctx, agent),
+  ])
   const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history]
-  let toolset = await buildToolset(ctx, agent)
+  let toolset = firstToolset
   emit('stream_start', { agent_name: agent.name })
 
   try {

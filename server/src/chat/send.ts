@@ -22,31 +22,24 @@ const STALE_REPLY_MS = 10 * 60 * 1000
 
 /**
  * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
- * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot.
+ * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot. The slot is
+ * taken together with storing the user's message: fewer round trips before the first chunk.
  */
 const claimReplySlot = async (ctx: AppContext, conversation: ConversationRow, message: string) => {
-  await assertCredits(ctx, conversation.organizationId)
-  const agent = await agentStore.findAgent(ctx.db, {
-    organizationId: conversation.organizationId,
-    id: conversation.currentAgentId,
-  })
+  const [, agent] = await Promise.all([
+    assertCredits(ctx, conversation.organizationId),
+    agentStore.findAgent(ctx.db, {
+      organizationId: conversation.organizationId,
+      id: conversation.currentAgentId,
+    }),
+  ])
   if (!agent) throw sessionNotFound()
-  const staleBefore = new Date(Date.now() - STALE_REPLY_MS)
-  if (!(await store.claimReply(ctx.db, { id: conversation.id, staleBefore })))
-    throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
-  try {
-    await store.insertMessage(ctx.db, {
-      id: ulid(),
-      conversationId: conversation.id,
-      role: 'user',
-      content: message,
-      tokenCount: estimateTokens(message),
-      status: 'complete',
-    })
-  } catch (error) {
-    await store.releaseReply(ctx.db, conversation.id)
-    throw error
-  }
+  const claimed = await store.claimReplyWithMessage(ctx.db, {
+    id: conversation.id,
+    staleBefore: new Date(Date.now() - STALE_REPLY_MS),
+    message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
+  })
+  if (!claimed) throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
   return agent
 }
 

@@ -83,19 +83,32 @@ export const findConversation = async (db: Executor, id: string) => {
 }
 
 /**
- * Takes the session's one reply slot. A claim older than `staleBefore` belongs to an instance that
- * died mid-reply and is taken over rather than blocking the session for good.
+ * Takes the session's one reply slot and stores the user's message, in one statement: one round
+ * trip before the reply can start, and never a message without its claim. A claim older than
+ * `staleBefore` belongs to an instance that died mid-reply and is taken over rather than blocking
+ * the session for good. False when another reply holds the slot (or the session is not active).
  */
-export const claimReply = async (db: Executor, { id, staleBefore }: { id: string; staleBefore: Date }) => {
-  const claimed = await db
-    .updateTable('conversations')
-    .set({ reply_started_at: new Date(), last_activity_at: new Date() })
-    .where('id', '=', id)
-    .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('reply_started_at', 'is', null), eb('reply_started_at', '<', staleBefore)]))
-    .returning('id')
-    .executeTakeFirst()
-  return claimed !== undefined
+export const claimReplyWithMessage = async (
+  db: Executor,
+  {
+    id,
+    staleBefore,
+    message,
+  }: { id: string; staleBefore: Date; message: { id: string; content: string; tokenCount: number } },
+) => {
+  const now = new Date()
+  const inserted = await sql<{ id: string }>`
+    with claimed as (
+      update conversations set reply_started_at = ${now}, last_activity_at = ${now}
+      where id = ${id} and status = 'active'
+        and (reply_started_at is null or reply_started_at < ${staleBefore})
+      returning id
+    )
+    insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
+    select ${message.id}, claimed.id, 'user', ${message.content}, ${message.tokenCount}, 'complete', ${now}
+    from claimed
+    returning id`.execute(db)
+  return inserted.rows.length > 0
 }
 
 export const releaseReply = async (db: Executor, id: string) => {

@@ -55,16 +55,15 @@ const handoffTools = (targets: AgentRow[]) => {
  * offered (the catalogue lists it as unavailable).
  */
 export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
-  const box = createSecretBox(ctx.config.encryptionKey)
-  const functions = (await functionStore.listFunctionsOfAgents(ctx.db, [agent.id])).filter((fn) =>
-    agent.enabledCustomFunctions.includes(fn.id),
+  // Both reads are skipped when there is nothing to read: they sit before the first chunk.
+  const [enabled, handoffTargets] = await Promise.all([
+    agent.enabledCustomFunctions.length > 0 ? functionStore.listFunctionsOfAgents(ctx.db, [agent.id]) : [],
+    agentStore.findAgentsByIds(ctx.db, { organizationId: agent.organizationId, ids: agent.handoffAgentIds }),
+  ])
+  const functions = enabled.filter((fn) => agent.enabledCustomFunctions.includes(fn.id))
+  const targets = handoffTargets.filter(
+    (target) => target.agentArchitecture === 'text' && target.id !== agent.id,
   )
-  const targets = (
-    await agentStore.findAgentsByIds(ctx.db, {
-      organizationId: agent.organizationId,
-      ids: agent.handoffAgentIds,
-    })
-  ).filter((target) => target.agentArchitecture === 'text' && target.id !== agent.id)
   const transfers = handoffTools(targets)
   const hasEndCall = agent.enabledFunctions.includes('end_call')
 
@@ -89,6 +88,7 @@ export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<To
       kind: 'function',
       name: fn.name,
       run: async (args) => {
+        const box = createSecretBox(ctx.config.encryptionKey)
         const headers = JSON.parse(box.open(fn.headersBox)) as Record<string, string>
         const result = await invokeFunction({
           fn: { endpoint: fn.endpoint, method: fn.method, headers, parameters: fn.parameters },

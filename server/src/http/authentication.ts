@@ -103,6 +103,21 @@ const requireChatSession =
     next()
   }
 
+/**
+ * The voice agent worker: `Authorization: Bearer <WORKER_TOKEN>`. Unset WORKER_TOKEN refuses
+ * everyone, so a deployment without a worker exposes nothing.
+ */
+const requireWorker =
+  (ctx: AppContext): RequestHandler =>
+  (req, _res, next) => {
+    const token = bearerOf(req)
+    const expected = ctx.config.workerToken
+    if (!expected || !token || !isSameSecret(token, expected))
+      throw AppError.unauthorized('A valid worker token is required', 'invalid_worker_token')
+    req.actor = { kind: 'worker' }
+    next()
+  }
+
 /** The v1 budget of the key's organization: its tier's requests per minute, or its custom limit. */
 const limitV1 = (ctx: AppContext) =>
   limitRequests({
@@ -119,6 +134,7 @@ export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestH
   chatSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: true })],
   voiceSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: false })],
   chatSession: [requireChatSession(ctx)],
+  worker: [requireWorker(ctx)],
 })
 
 /** The studio actor of a route declared with `auth: 'studio'`. */

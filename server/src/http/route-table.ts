@@ -14,6 +14,7 @@ export type AuthKind =
   | 'chatSessionCreator'
   | 'voiceSessionCreator'
   | 'chatSession'
+  | 'worker'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type AnyObject = z.ZodObject
@@ -64,6 +65,7 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
   voiceSessionCreator: [{ apiKeyHeader: [] }],
   chatSession: [{ chatSessionToken: [] }],
+  worker: [{ workerToken: [] }],
 }
 
 const errorSchemaFor = (path: string) =>

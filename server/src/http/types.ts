@@ -19,7 +19,9 @@ export type ChatSessionActor = {
   agentId: string
   keyId: string | null
 }
-export type Actor = StudioActor | OperatorActor | ApiKeyActor | ChatSessionActor
+/** The voice agent worker, holding WORKER_TOKEN. */
+export type WorkerActor = { kind: 'worker' }
+export type Actor = StudioActor | OperatorActor | ApiKeyActor | ChatSessionActor | WorkerActor
 
 declare module 'express-serve-static-core' {
   interface Request {

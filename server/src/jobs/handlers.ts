@@ -1,4 +1,5 @@
 import { registerBatchJobs } from '../batch/dialer/jobs.ts'
+import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'
@@ -7,5 +8,6 @@ import { registerWebhookJobs } from '../webhooks/service.ts'
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
+  registerCallJobs(ctx)
   registerBatchJobs(ctx)
 }

@@ -14,6 +14,8 @@ export type Jobs = {
   ) => void
   now: (name: string, data: Record<string, unknown>) => Promise<void>
   schedule: (when: Date, name: string, data: Record<string, unknown>) => Promise<void>
+  /** One repeating job of this name for the whole deployment (Agenda keeps a single record). */
+  every: (intervalMs: number, name: string) => Promise<void>
   /** Starts processing (ROLE worker or all); enqueueing works without it. */
   start: () => Promise<void>
   stop: () => Promise<void>
@@ -67,6 +69,10 @@ export const createJobs = ({
     schedule: async (when, name, data) => {
       await ready
       await agenda.schedule(when, name, data)
+    },
+    every: async (intervalMs, name) => {
+      await ready
+      await agenda.every(intervalMs, name, undefined, { skipImmediate: true })
     },
     start: async () => {
       await agenda.start()

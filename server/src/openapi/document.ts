@@ -31,6 +31,11 @@ export const createRegistry = () => {
     name: 'X-Studio-Token',
     description: 'A studio session token (chat session creation only)',
   })
+  registry.registerComponent('securitySchemes', 'workerToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The voice agent worker’s token (WORKER_TOKEN)',
+  })
   registry.registerComponent('securitySchemes', 'chatSessionToken', {
     type: 'http',
     scheme: 'bearer',

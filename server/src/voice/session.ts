@@ -1,0 +1,104 @@
+import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
+import * as agentStore from '../agents/store.ts'
+import { closeCall, openCall } from '../calls/service.ts'
+import { assertCredits } from '../chat/billing.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import type { ApiKeyActor } from '../http/types.ts'
+import { findKeyCreator } from '../keys/store.ts'
+import type { LiveKit } from '../providers/livekit.ts'
+import { agentRuntimeConfig, type DispatchMetadata } from './runtime-config.ts'
+
+/** A room nobody joins is closed by LiveKit after this long (and then its call by the webhook). */
+const EMPTY_ROOM_TIMEOUT_SECONDS = 120
+
+export const mediaServerError = (cause?: unknown) =>
+  new AppError({
+    status: 500,
+    code: 'media_server_error',
+    message: 'Failed to create the voice session: the media server is unavailable',
+    cause,
+  })
+
+const requireLiveKit = (ctx: AppContext): LiveKit => {
+  if (!ctx.livekit)
+    throw mediaServerError(new Error('LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are unset'))
+  return ctx.livekit
+}
+
+/** The key's creator is the participant (spec: identity is the user id). */
+const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
+  const creator = await findKeyCreator(ctx.db, actor.keyId)
+  // A key whose creator was removed still works; its key id stands in as the identity.
+  return creator?.userId ?? `key-${actor.keyId}`
+}
+
+const findVoiceAgent = async (ctx: AppContext, organizationId: string, agentId: string) => {
+  const agent = await agentStore.findAgent(ctx.db, { organizationId, id: agentId })
+  if (!agent) throw AppError.notFound('agent')
+  const architecture = agent.agentArchitecture
+  if (architecture === 'text')
+    throw AppError.badRequest('Agent must be pipeline or realtime for voice sessions', 'not_voice_agent')
+  return { agent, architecture }
+}
+
+const assertVoiceCredits = async (ctx: AppContext, organizationId: string) => {
+  try {
+    await assertCredits(ctx, organizationId)
+  } catch (error) {
+    if (error instanceof AppError && error.status === 402)
+      throw AppError.paymentRequired('Insufficient credits: add credits to start a voice session')
+    throw error
+  }
+}
+
+/**
+ * The spec's steps in order: key → organization and user; agent in the organization and of a
+ * voice architecture; credits; room created and the agent dispatched at once (the call record
+ * opens between the two, so the worker gets its id); participant token.
+ */
+export const createVoiceSession = async (
+  ctx: AppContext,
+  { actor, input }: { actor: ApiKeyActor; input: CreateVoiceSession },
+): Promise<VoiceSession> => {
+  const userId = await userIdOf(ctx, actor)
+  const { agent, architecture } = await findVoiceAgent(ctx, actor.organizationId, input.agent_id)
+  await assertVoiceCredits(ctx, actor.organizationId)
+  const livekit = requireLiveKit(ctx)
+
+  const roomName = `agent_${agent.id}_${userId}_${Date.now()}`
+  try {
+    await livekit.createRoom({ name: roomName, emptyTimeoutSeconds: EMPTY_ROOM_TIMEOUT_SECONDS })
+  } catch (error) {
+    throw mediaServerError(error)
+  }
+  const call = await openCall(ctx, {
+    organizationId: actor.organizationId,
+    agentId: agent.id,
+    userId,
+    keyId: actor.keyId,
+    roomName,
+    architecture,
+    direction: 'web',
+  })
+  const metadata: DispatchMetadata = {
+    callId: call.id,
+    organizationId: actor.organizationId,
+    roomName,
+    direction: 'web',
+    userId,
+    agent: await agentRuntimeConfig(ctx, agent),
+  }
+  try {
+    await livekit.dispatchAgent({ roomName, metadata: JSON.stringify(metadata) })
+    const token = await livekit.createParticipantToken({ identity: userId, roomName })
+    return { room_name: roomName, token, livekit_url: livekit.clientUrl, agent_name: agent.name }
+  } catch (error) {
+    // Nobody can join: the call never ran (not billed) and the room goes.
+    await closeCall(ctx, { roomName, reason: 'dispatch_failed', status: 'failed' })
+    await livekit.deleteRoom(roomName).catch((cause: unknown) => {
+      ctx.logger.warn({ err: cause, roomName }, 'could not delete the room of a failed voice session')
+    })
+    throw mediaServerError(error)
+  }
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod'
+import { ZPageQuery } from './agents.ts'
+import { ZIsoDateTime } from './common.ts'
+
+export const callStatuses = ['active', 'ended', 'failed'] as const
+export const ZCallStatus = z.enum(callStatuses)
+export type CallStatus = z.infer<typeof ZCallStatus>
+
+/** A voice session (direction `web`) or an outbound phone call of a batch (`outbound`). */
+export const ZCall = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    userId: z.string().nullable(),
+    roomName: z.string(),
+    architecture: z.enum(['pipeline', 'realtime']),
+    direction: z.enum(['web', 'outbound']),
+    status: ZCallStatus,
+    startedAt: ZIsoDateTime,
+    endedAt: ZIsoDateTime.nullable(),
+    durationSeconds: z.number().int().nullable(),
+    costUsd: z.number(),
+    endReason: z.string().nullable(),
+    phoneNumber: z.string().nullable(),
+    batchJobId: z.string().nullable(),
+    batchContactId: z.string().nullable(),
+    createdAt: ZIsoDateTime,
+  })
+  .meta({ id: 'Call' })
+export type Call = z.infer<typeof ZCall>
+
+export const ZTranscriptRole = z.enum(['user', 'assistant'])
+
+export const ZCallTranscriptLine = z
+  .object({
+    position: z.number().int(),
+    role: ZTranscriptRole,
+    content: z.string(),
+    spokenAt: ZIsoDateTime,
+  })
+  .meta({ id: 'CallTranscriptLine' })
+export type CallTranscriptLine = z.infer<typeof ZCallTranscriptLine>
+
+export const ZListCallsQuery = ZPageQuery.extend({
+  agentId: z.string().min(1).max(100).optional(),
+  status: ZCallStatus.optional(),
+  batchJobId: z.string().min(1).max(100).optional(),
+})
+export type ListCallsQuery = z.infer<typeof ZListCallsQuery>
+
+export const ZCallIdParams = z.object({ callId: z.string().min(1).max(100) })
+
+export const ZCallList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(ZCall),
+    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+  })
+  .meta({ id: 'CallList' })
+
+export const ZCallDetail = z
+  .object({ success: z.literal(true), data: ZCall.extend({ transcript: z.array(ZCallTranscriptLine) }) })
+  .meta({ id: 'CallDetail' })
+export type CallDetail = z.infer<typeof ZCallDetail>
+
+/** The voice worker's transcript lines, appended in order after those already stored. */
+export const ZAppendTranscript = z
+  .object({
+    lines: z
+      .array(
+        z.object({
+          role: ZTranscriptRole,
+          content: z.string().trim().min(1).max(10_000),
+          spokenAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
+        }),
+      )
+      .min(1)
+      .max(200),
+  })
+  .meta({ id: 'AppendCallTranscriptRequest' })
+export type AppendTranscript = z.infer<typeof ZAppendTranscript>
+
+export const ZTranscriptAppended = z
+  .object({
+    success: z.literal(true),
+    data: z.object({ appended: z.number().int(), total: z.number().int() }),
+  })
+  .meta({ id: 'CallTranscriptAppended' })
+
+/** Custom functions of a call's agent, for the voice worker only (headers opened). */
+export const ZWorkerFunctionList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        endpoint: z.string(),
+        method: z.enum(['GET', 'POST', 'PUT', 'PATCH']),
+        headers: z.record(z.string(), z.string()),
+        parameters: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  })
+  .meta({ id: 'WorkerFunctionList' })
+
+export const ZLiveKitWebhookAck = z.object({ received: z.literal(true) }).meta({ id: 'LiveKitWebhookAck' })

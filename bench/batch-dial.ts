@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import * as attemptStore from '../server/src/batch/dialer/attempt-store.ts'
 import * as dialerStore from '../server/src/batch/dialer/store.ts'
 import { changeBalance } from '../server/src/billing/service.ts'
 import { closeCall } from '../server/src/calls/service.ts'
@@ -133,9 +134,9 @@ const measureBookkeepingPerContact = async (
     })
     if (!claim) throw new Error('nothing to claim')
     const callId = `bench-call-${i}`
-    await dialerStore.tieAttemptToCall(db, { attemptId: claim.attemptId, callId })
-    await dialerStore.recordAnswered(db, { attemptId: claim.attemptId, now })
-    await dialerStore.completeAnsweredCall(db, { callId, now })
+    await attemptStore.tieAttemptToCall(db, { attemptId: claim.attemptId, callId })
+    await attemptStore.recordAnswered(db, { attemptId: claim.attemptId, now })
+    await attemptStore.completeAnsweredCall(db, { callId, now })
   }
   const perContact = (performance.now() - started) / BOOKKEEPING_CONTACTS
   await db.updateTable('batch_jobs').set({ status: 'cancelled' }).where('id', '=', jobId).execute()

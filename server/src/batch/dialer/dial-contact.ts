@@ -4,6 +4,7 @@ import * as callStore from '../../calls/store.ts'
 import type { AppContext } from '../../context.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
+import * as attemptStore from './attempt-store.ts'
 import { retryDelayMs } from './backoff.ts'
 import { type AgentRuntimeConfig, buildDispatchMetadata } from './metadata.ts'
 import * as store from './store.ts'
@@ -76,7 +77,7 @@ export const dialContact = async (
       batchContactId: contact.contactId,
     })
   } catch (error) {
-    await store.releaseUndialledClaim(ctx.db, { ...contact, now: ctx.clock.now() })
+    await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now: ctx.clock.now() })
     throw error
   }
   const { metadata, unknownPlaceholders } = buildDispatchMetadata({
@@ -90,7 +91,7 @@ export const dialContact = async (
   })
   await reportUnknownPlaceholders(ctx, job, unknownPlaceholders)
 
-  const isTied = await store.tieAttemptToCall(ctx.db, { ...contact, callId: call.id })
+  const isTied = await attemptStore.tieAttemptToCall(ctx.db, { ...contact, callId: call.id })
   if (!isTied) {
     // Recovery released this claim first (it judged this worker gone): dial nothing.
     await closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })
@@ -111,7 +112,7 @@ export const dialContact = async (
     const failure = toSipDialError(error)
     const now = ctx.clock.now()
     const hasAttemptsLeft = contact.attemptNumber < job.maxAttempts
-    await store.recordUnanswered(ctx.db, {
+    await attemptStore.recordUnanswered(ctx.db, {
       ...contact,
       outcome: failure.outcome,
       sipStatus: failure.sipStatus,
@@ -131,10 +132,10 @@ export const dialContact = async (
     return
   }
 
-  await store.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
+  await attemptStore.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
   // LiveKit may have ended the call before the answer was recorded; its close found no answered
   // attempt then, so complete it here.
   const current = await callStore.findCall(ctx.db, { organizationId: job.organizationId, id: call.id })
   if (current && current.status !== 'active')
-    await store.completeAnsweredCall(ctx.db, { callId: call.id, now: ctx.clock.now() })
+    await attemptStore.completeAnsweredCall(ctx.db, { callId: call.id, now: ctx.clock.now() })
 }

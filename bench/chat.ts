@@ -95,7 +95,12 @@ const forkServer = async (env: Record<string, string>) => {
 export const run = async () => {
   const llm = await startFakeLlm()
   llm.setFallback({ text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `), delayMs: CHUNK_DELAY_MS })
-  const server = await forkServer({ LLM_BASE_URL: llm.baseUrl, TRIAL_CREDITS_USD: '10000' })
+  // Errors only: a refused request in (c) should say why.
+  const server = await forkServer({
+    LLM_BASE_URL: llm.baseUrl,
+    TRIAL_CREDITS_USD: '10000',
+    LOG_LEVEL: 'error',
+  })
   try {
     const base = server.url
     const signup = (await (
@@ -193,7 +198,8 @@ export const run = async () => {
         body: JSON.stringify({ message: 'Hold on' }),
         signal: controller.signal,
       })
-      if (response.status !== 200) throw new Error(`stream ${open.length}: ${response.status}`)
+      if (response.status !== 200)
+        throw new Error(`stream ${open.length}: ${response.status} ${await response.text()}`)
       open.push(controller)
       // Keep reading: an unread body can be collected, which closes the connection and the stream.
       void (async () => {

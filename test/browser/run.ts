@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
+import { changeBalance, getBalanceMicros } from '../../server/src/billing/service.ts'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
@@ -96,10 +97,22 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   const voiceServer = await startTestServer({
     seedDemo: true,
     env: liveKit.env,
-    extendApp: ({ app }) => {
+    extendApp: ({ app, ctx }) => {
       // What the server asked of LiveKit, for the test that follows a call up to the connection.
       app.get('/test-only/livekit-calls', cors({ origin: '*' }), (_req, res) => {
         res.json({ methods: liveKit.calls.map((call) => call.method) })
+      })
+      // Empties the demo organization's credits (the 402 test runs last for that reason).
+      app.post('/test-only/drain-credits', cors({ origin: '*' }), async (_req, res) => {
+        const organizationId = voiceServer.demo?.tenant.organizationId ?? ''
+        const balance = await getBalanceMicros(ctx.db, organizationId)
+        await changeBalance(ctx, {
+          organizationId,
+          amountMicros: -balance,
+          kind: 'correction',
+          reason: 'test',
+        })
+        res.json({ drained: true })
       })
     },
   })

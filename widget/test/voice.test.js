@@ -28,6 +28,16 @@ const createVoiceWidget = (attributes = {}) => {
   return { widget, states }
 }
 
+/** A voice-first widget on the second server, whose LiveKit is the fake Twirp server. */
+const createLiveKitWidget = () =>
+  createVoiceWidget({
+    'agent-id': settings.liveKit.voiceAgentId,
+    'voice-agent-id': settings.liveKit.voiceAgentId,
+    'base-url': settings.liveKit.baseUrl,
+    key: settings.liveKit.key,
+    mode: 'voice',
+  })
+
 const pressMicrophone = async (widget) =>
   (await waitFor(() => find(widget, '[part~="voice-start"]'), { message: 'microphone button' })).click()
 
@@ -70,5 +80,52 @@ describe('voice', () => {
     assert(find(widget, 'textarea'), 'the text box appears in the same panel')
     await screenshot(widget, 'voice-first-microphone-denied')
     equal(resources(VOICE_SESSIONS, since).length, 0, 'voice session requests:')
+  })
+
+  it('shows the media-server error when the server cannot create the room', async () => {
+    const { widget, states } = createVoiceWidget()
+    await pressMicrophone(widget)
+    equal(await failureOf(widget), 'The voice service is not reachable right now. Please try again later.')
+    equal(states, ['connecting', 'ended:media_error'], 'voice states:')
+  })
+
+  it('loads and runs the voice chunk under a strict CSP host page', async () => {
+    await executeServerCommand('parley-microphone', { origin: settings.baseUrl, isAllowed: true })
+    const result = new Promise((resolve) =>
+      window.addEventListener(
+        'message',
+        (event) => event.data?.type === 'csp-voice-probe' && resolve(event.data),
+      ),
+    )
+    const frame = document.createElement('iframe')
+    frame.allow = 'microphone'
+    frame.src = `${settings.baseUrl}/csp-test/voice?agent=${settings.voiceAgentId}&key=${encodeURIComponent(settings.key)}`
+    document.body.append(frame)
+    const outcome = await result
+    equal(outcome.violations, [], 'CSP violations:')
+    equal(outcome.chunks, 1, 'voice chunk loads:')
+    // The chunk ran: it got the microphone and asked the server, which has no LiveKit.
+    equal(outcome.reason, 'media_error', 'how the call ended:')
+  })
+
+  it('fires the state events in order up to the connection attempt (LiveKit configured)', async () => {
+    const { widget, states } = createLiveKitWidget()
+    await widget.startVoice()
+    await waitFor(() => states.at(-1)?.startsWith('ended'), { message: 'the connection attempt' })
+    // The server made the room and dispatched the agent; the fake media server takes no WebSocket.
+    const { methods } = await (await fetch(`${settings.liveKit.baseUrl}/test-only/livekit-calls`)).json()
+    assert(methods.includes('RoomService/CreateRoom'), `room created: ${methods}`)
+    equal(states, ['connecting', 'ended:media_error'], 'voice states:')
+    assert(resources(/\/rtc(\/v\d+)?\/validate/).length > 0, 'the media server connection was attempted')
+  })
+
+  // Last: it leaves the LiveKit server's demo organization without credits.
+  it('says voice is unavailable when the organization is out of credits (402)', async () => {
+    const drained = await fetch(`${settings.liveKit.baseUrl}/test-only/drain-credits`, { method: 'POST' })
+    equal(drained.status, 200, 'credits emptied:')
+    const { widget, states } = createLiveKitWidget()
+    await widget.startVoice()
+    equal(await failureOf(widget), 'Voice calls are unavailable right now.')
+    equal(states, ['connecting', 'ended:insufficient_credits'], 'voice states:')
   })
 })

@@ -1,4 +1,4 @@
-import type { BatchContactInput } from '@parley/shared'
+import { type BatchContactInput, batchLimits } from '@parley/shared'
 import { monotonicFactory } from 'ulid'
 import { AppError } from '../http/app-error.ts'
 import { checkE164, onlyZoneOfRegion } from '../phone-numbers/e164.ts'
@@ -20,12 +20,35 @@ export type ValidContact = {
   fields: Record<string, unknown>
 }
 
-/** CSV mode: rows with a bad phone are skipped and counted; the rest go on. */
+export const tooManyContacts = (detail: string) =>
+  AppError.badRequest(
+    `${detail}; a job takes at most ${batchLimits.maxContacts} contacts`,
+    'too_many_contacts',
+  )
+
+/**
+ * CSV mode: rows with a bad phone are skipped and counted; the rest go on. A 10 MiB upload can
+ * hold 800,000 rows and each check costs tens of microseconds, so a repeated phone is checked
+ * once, and the list is refused as soon as it holds more unique valid phones than a job takes
+ * instead of checking every row first.
+ */
 export const keepValidCsvRows = (rows: CsvContact[]) => {
   const valid: ValidContact[] = []
+  // Each phone seen so far: its region (null when none), undefined when the phone is invalid.
+  const regionOf = new Map<string, string | null | undefined>()
+  let uniqueValid = 0
   for (const row of rows) {
-    const checked = checkE164(row.phone)
-    if (checked) valid.push({ ...row, region: checked.region })
+    if (!regionOf.has(row.phone)) {
+      const region = checkE164(row.phone)?.region
+      regionOf.set(row.phone, region)
+      if (region !== undefined) uniqueValid += 1
+      if (uniqueValid > batchLimits.maxContacts)
+        throw tooManyContacts(
+          `The file holds more than ${batchLimits.maxContacts} unique valid phone numbers`,
+        )
+    }
+    const region = regionOf.get(row.phone)
+    if (region !== undefined) valid.push({ ...row, region })
   }
   return { valid, invalidRows: rows.length - valid.length }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBatchCsv, createBatchJson, createBatchTenant } from '../../test/helpers/batch.ts'
+import { createBatchCsv, createBatchJson, createBatchTenant, validPhones } from '../../test/helpers/batch.ts'
 import { makeAgent } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { insertPhoneNumber } from '../phone-numbers/store.ts'
@@ -63,6 +63,20 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
       400,
       'invalid_phone_format',
       /contacts\[0\]/,
+    )
+  })
+
+  it('too_many_contacts in JSON mode: 10,001 unique valid phones', async () => {
+    const contacts = validPhones(10_001).map((phone) => ({ phone }))
+    await expectError(await json({ contacts }), 400, 'too_many_contacts', /^10001 unique valid contacts/)
+  })
+
+  it('too_many_contacts for a CSV longer than 50,000 rows, before any row is checked', async () => {
+    await expectError(
+      await csv(`phone\n${'x\n'.repeat(50_001)}`),
+      400,
+      'too_many_contacts',
+      /more than 50000 rows/,
     )
   })
 

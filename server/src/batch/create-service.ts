@@ -12,6 +12,7 @@ import {
   removeDuplicates,
   requireValidJsonContacts,
   toNewContacts,
+  tooManyContacts,
 } from './create-contacts.ts'
 import { readCsvContacts } from './create-csv.ts'
 import { requireTimezone, resolveScheduledStart } from './create-schedule.ts'
@@ -109,10 +110,7 @@ export const createBatchJob = async (
   )
   const { unique, duplicates } = removeDuplicates(contacts)
   if (unique.length > batchLimits.maxContacts)
-    throw AppError.badRequest(
-      `${unique.length} unique valid contacts exceed the limit of ${batchLimits.maxContacts} per job`,
-      'too_many_contacts',
-    )
+    throw tooManyContacts(`${unique.length} unique valid contacts were given`)
   const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
   await requireCredits(ctx, actor.organizationId, costMicros)
 

@@ -223,7 +223,7 @@ describe('POST /batch/create, CSV mode', () => {
     const refused = await createBatchCsv(server, tenant.key, `phone\n${phones.join('\n')}\n`, fields())
     expect(refused.status).toBe(400)
     expect(await refused.json()).toEqual({
-      detail: '10001 unique valid contacts exceed the limit of 10000 per job',
+      detail: 'The file holds more than 10000 unique valid phone numbers; a job takes at most 10000 contacts',
       code: 'too_many_contacts',
     })
   })

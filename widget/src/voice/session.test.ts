@@ -11,7 +11,7 @@ const answers: Record<string, { status: number; body: unknown }> = {
   },
   broke: { status: 402, body: { detail: 'Insufficient credits', code: 'insufficient_credits' } },
   media: { status: 500, body: { detail: 'Failed to create the voice session', code: 'media_server_error' } },
-  text: { status: 400, body: { detail: 'Agent must be pipeline or realtime', code: 'invalid_architecture' } },
+  text: { status: 400, body: { detail: 'Agent must be pipeline or realtime', code: 'not_voice_agent' } },
   garbled: { status: 200, body: { token: 42 } },
 }
 

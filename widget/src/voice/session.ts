@@ -2,6 +2,7 @@
  * POST /v1/chat/voice-sessions with the widget key (spec "Voice session", "Voice session errors"):
  * part of the voice chunk, so none of it weighs on the first load.
  */
+import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
 import type { VoiceFailure } from './contract.ts'
 
 /** A call that cannot start or go on, with the code the widget shows a line for. */
@@ -11,8 +12,8 @@ export class CallFailure extends Error {
   }
 }
 
-/** The voice session's fields as the spec names them; nothing from the network is trusted unchecked. */
-type WireVoiceSession = { room_name?: unknown; token?: unknown; livekit_url?: unknown; agent_name?: unknown }
+/** The wire shape with no field checked yet: nothing from the network is trusted as it comes. */
+type Unchecked<T> = { [K in keyof T]?: unknown }
 
 // 402 is the spec's "insufficient credits"; 500 (and a 502/503 from a proxy) the media server failing.
 const failureFor = (status: number): VoiceFailure =>
@@ -32,13 +33,13 @@ export const createVoiceSession = async ({
     response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/voice-sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ agent_id: agentId }),
+      body: JSON.stringify({ agent_id: agentId } satisfies CreateVoiceSession),
     })
   } catch {
     throw new CallFailure('network')
   }
   if (!response.ok) throw new CallFailure(failureFor(response.status))
-  const body = (await response.json().catch(() => null)) as WireVoiceSession | null
+  const body = (await response.json().catch(() => null)) as Unchecked<VoiceSession> | null
   if (typeof body?.token !== 'string' || typeof body.livekit_url !== 'string') throw new CallFailure('error')
   return { url: body.livekit_url, token: body.token }
 }

@@ -1,5 +1,5 @@
 import type { AgentRow } from '../../agents/store.ts'
-import { closeCall, openCall } from '../../calls/service.ts'
+import { closeCall, markCallConnected, openCall } from '../../calls/service.ts'
 import * as callStore from '../../calls/store.ts'
 import type { AppContext } from '../../context.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
@@ -132,6 +132,8 @@ export const dialContact = async (
     return
   }
 
+  // Billing starts at the answer, not at the ringing (LiveKit's participant_joined may say so too).
+  await markCallConnected(ctx, roomName)
   await attemptStore.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
   // LiveKit may have ended the call before the answer was recorded; its close found no answered
   // attempt then, so complete it here.

@@ -72,7 +72,7 @@ describe('dialing from several workers', () => {
       )
       await Promise.all([server.dialer?.tick(), second.dialer?.tick()])
       expect(await attemptsOf(server, batchJobId)).toHaveLength(done + 3)
-      await hangUpAnswered(server, batchJobId)
+      await hangUpAnswered(server, fake, batchJobId)
     }
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'), {
       timeout: 15_000,
@@ -123,7 +123,7 @@ describe('dialing from several workers', () => {
         fake.releaseSip()
         const replacement = await spawnWorker(server, dialerEnv)
         workers.push(replacement)
-        await hangUpAnswered(api, batchJobId)
+        await hangUpAnswered(api, fake, batchJobId)
         const attempts = await attemptsOf(server, batchJobId)
         const lost = attempts.filter((a) => a.phone === ringing1 || a.phone === ringing2)
         for (const attempt of lost) {
@@ -138,7 +138,7 @@ describe('dialing from several workers', () => {
         }
         await vi.waitFor(
           async () => {
-            await hangUpAnswered(api, batchJobId)
+            await hangUpAnswered(api, fake, batchJobId)
             expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
           },
           { timeout: 60_000, interval: 100 },

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import { retryDelayMs } from './backoff.ts'
-import { buildDispatchMetadata } from './metadata.ts'
+import { type AgentRuntimeConfig, buildDispatchMetadata } from './metadata.ts'
 import * as store from './store.ts'
 
 /** How long LiveKit lets the phone ring before it answers CreateSIPParticipant with no-answer. */
@@ -14,7 +14,12 @@ export const RINGING_TIMEOUT_SECONDS = 30
 const EMPTY_ROOM_SECONDS = 30
 
 /** Everything a dial needs beyond the contact, looked up once per claim round. */
-export type DialTarget = { job: store.DialerJob; agent: AgentRow; phoneNumber: PhoneNumberRow }
+export type DialTarget = {
+  job: store.DialerJob
+  agent: AgentRow
+  runtimeConfig: AgentRuntimeConfig
+  phoneNumber: PhoneNumberRow
+}
 
 /**
  * One room per attempt, named from ids the attempt row already holds: recovery finds the room of
@@ -48,7 +53,7 @@ export const dialContact = async (
   ctx: AppContext,
   { target, contact }: { target: DialTarget; contact: store.ClaimedContact },
 ) => {
-  const { job, agent, phoneNumber } = target
+  const { job, agent, runtimeConfig, phoneNumber } = target
   const livekit = ctx.livekit
   const roomName = roomNameFor({
     jobId: job.id,
@@ -75,9 +80,11 @@ export const dialContact = async (
     throw error
   }
   const { metadata, unknownPlaceholders } = buildDispatchMetadata({
-    agent,
+    runtimeConfig,
     contact,
     callId: call.id,
+    organizationId: job.organizationId,
+    roomName,
     batchJobId: job.id,
     fromNumber: phoneNumber.number,
   })

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts'
-import { type Launch, runClaimRound } from './claim-round.ts'
+import { type Launch, runClaimRound, type TargetCache } from './claim-round.ts'
 import { dialContact } from './dial-contact.ts'
 import { recoverStaleClaims } from './recover.ts'
 import * as store from './store.ts'
@@ -27,6 +27,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
   const rounds = new Set<Promise<void>>()
   // A job with a round running gets at most one more pass after it, however many signals arrive.
   const wanted = new Map<string, boolean>()
+  const targets: TargetCache = new Map()
   let isStopping = false
 
   /** Keeps a promise (which never rejects) in `set` until it settles, for stop() to wait on. */
@@ -55,7 +56,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
       try {
         while (wanted.get(jobId) && !isStopping) {
           wanted.set(jobId, false)
-          if (await runClaimRound(ctx, { jobId, launch })) void announce(ctx, jobId)
+          if (await runClaimRound(ctx, { jobId, launch, targets })) void announce(ctx, jobId)
         }
       } catch (error) {
         ctx.logger.error({ err: error, batchJobId: jobId }, 'batch claim round failed')

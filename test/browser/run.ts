@@ -153,7 +153,8 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
         concurrency: 1,
         watch: false,
         staticLogging: true,
-        testFramework: { config: { timeout: 15_000 } },
+        // Generous: a whole conversation is one test, and shared CI machines can be slow.
+        testFramework: { config: { timeout: 30_000 } },
         testsFinishTimeout: 180_000,
         testRunnerHtml: (framework) => `<!doctype html><html><head><meta charset="utf-8"></head><body>
           <script>window.PARLEY_TEST = ${JSON.stringify(settings)}</script>

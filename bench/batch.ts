@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { availableParallelism, loadavg } from 'node:os'
 import { changeBalance } from '../server/src/billing/service.ts'
 import { type RunningServer, start } from '../server/src/server.ts'
+import { benchDialThroughput } from './batch-dial.ts'
 import { benchConfig } from './bench-config.ts'
 
 const CREATE_RUNS = 5
@@ -129,6 +130,6 @@ export const benchCreateFromCsv = async () => {
 
 /** `npm run bench -- batch`: each part in its own function, printed in order. */
 export const run = async () => {
-  const lines = await benchCreateFromCsv()
-  process.stdout.write(`${lines.join('\n')}\n`)
+  process.stdout.write(`${(await benchCreateFromCsv()).join('\n')}\n`)
+  process.stdout.write(`${(await benchDialThroughput()).join('\n')}\n`)
 }

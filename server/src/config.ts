@@ -144,6 +144,8 @@ const ZEnvironment = z.object({
     'must be at least 32 characters',
   ),
   MEMORY_URL: urlWithSchemes(['http', 'https']),
+  SEARCH_URL: urlWithSchemes(['http', 'https']),
+  SEARCH_API_KEY: optionalText,
   TRIAL_CREDITS_USD: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
@@ -242,6 +244,7 @@ const secretVariables = new Set([
   'WORKER_TOKEN',
   'DATABASE_URL',
   'REDIS_URL',
+  'SEARCH_API_KEY',
 ])
 
 export type Config = Readonly<{
@@ -268,6 +271,8 @@ export type Config = Readonly<{
   /** Null: the voice worker's endpoints (call transcripts) refuse every request. */
   workerToken: string | null
   memoryUrl: string | null
+  /** Null: the web_search built-in is not offered (SEARCH_URL, a Tavily-compatible search endpoint). */
+  search: Readonly<{ url: string; apiKey: string | null }> | null
   /** USD per million tokens by model id, with a `default` entry (LLM_PRICES overrides). */
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
@@ -412,6 +417,9 @@ export const loadConfig = (env: Environment = process.env): Config => {
         : null,
     workerToken: vars.WORKER_TOKEN ?? null,
     memoryUrl: vars.MEMORY_URL ?? null,
+    search: vars.SEARCH_URL
+      ? Object.freeze({ url: vars.SEARCH_URL, apiKey: vars.SEARCH_API_KEY ?? null })
+      : null,
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,

@@ -67,7 +67,7 @@ describe('the dialer', () => {
       await server.dialer?.tick()
       expect(await countAttempts(batchJobId)).toBe(phones.length - remaining + wave)
       expect(fake.sipInFlight(prefix)).toBe(0)
-      await hangUpAnswered(server, batchJobId)
+      await hangUpAnswered(server, fake, batchJobId)
       remaining -= wave
     }
 
@@ -95,7 +95,7 @@ describe('the dialer', () => {
 
     await vi.waitFor(
       async () => {
-        await hangUpAnswered(server, batchJobId)
+        await hangUpAnswered(server, fake, batchJobId)
         expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
       },
       { timeout: 20_000, interval: 50 },
@@ -149,7 +149,7 @@ describe('the dialer', () => {
     })
     await vi.waitFor(
       async () => {
-        await hangUpAnswered(server, batchJobId)
+        await hangUpAnswered(server, fake, batchJobId)
         expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
       },
       { timeout: 15_000, interval: 50 },
@@ -158,14 +158,17 @@ describe('the dialer', () => {
       .callsTo('AgentDispatchService/CreateDispatch')
       .find((call) => String(call.body.room).startsWith(jobRoomPrefix(batchJobId)))
     const metadata = JSON.parse(String(dispatch?.body.metadata)) as {
-      agent: { systemPrompt: string; greetingMessage: string }
-      contact: { phone: string; name: string; fields: Record<string, string> }
+      agent: { prompt: string; greeting: string; model: string }
+      contact: Record<string, string>
+      direction: string
       batchJobId: string
       callId: string
     }
-    expect(metadata.agent.systemPrompt).toBe('You call Amna about the Gold plan, due .')
-    expect(metadata.agent.greetingMessage).toBe('Hello Amna, this is Parley about your Gold plan.')
-    expect(metadata.contact).toEqual({ phone, name: 'Amna', fields: { plan: 'Gold', Region: 'Sindh' } })
+    expect(metadata.agent.prompt).toBe('You call Amna about the Gold plan, due .')
+    expect(metadata.agent.greeting).toBe('Hello Amna, this is Parley about your Gold plan.')
+    expect(metadata.agent.model).toBe('gpt-4o-mini')
+    expect(metadata.contact).toEqual({ phone, name: 'Amna', plan: 'Gold', Region: 'Sindh' })
+    expect(metadata.direction).toBe('outbound')
     expect(metadata.batchJobId).toBe(batchJobId)
     const [attempt] = await attemptsOf(server, batchJobId)
     expect(metadata.callId).toBe(attempt?.callId)
@@ -187,7 +190,7 @@ describe('the dialer', () => {
     expect(((await paused.json()) as { data: { status: string } }).data.status).toBe('paused')
     fake.releaseSip()
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
-    await hangUpAnswered(server, batchJobId)
+    await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
     await server.dialer?.tick()
     expect(await countAttempts(batchJobId)).toBe(1)
@@ -202,7 +205,7 @@ describe('the dialer', () => {
     expect(((await resumed.json()) as { data: { status: string } }).data.status).toBe('running')
     await vi.waitFor(
       async () => {
-        await hangUpAnswered(server, batchJobId)
+        await hangUpAnswered(server, fake, batchJobId)
         expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
       },
       { timeout: 15_000, interval: 50 },
@@ -239,7 +242,7 @@ describe('the dialer', () => {
     expect(cancelled.status).toBe(200)
     fake.releaseSip()
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
-    await hangUpAnswered(server, batchJobId)
+    await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
     await server.dialer?.tick()
     expect((await contactsOf(server, batchJobId)).map((c) => c.status)).toEqual([
@@ -252,8 +255,27 @@ describe('the dialer', () => {
     const dispatch = fake
       .callsTo('AgentDispatchService/CreateDispatch')
       .find((call) => String(call.body.room).startsWith(prefix))
-    const metadata = JSON.parse(String(dispatch?.body.metadata)) as { agent: { systemPrompt: string } }
-    expect(metadata.agent.systemPrompt).toBe('You call Caller 0 about the Silver plan, due .')
+    const metadata = JSON.parse(String(dispatch?.body.metadata)) as { agent: { prompt: string } }
+    expect(metadata.agent.prompt).toBe('You call Caller 0 about the Silver plan, due .')
+
+    // Dialer calls are call rows like any other: listed by GET /v1/calls with their batch job id.
+    const listed = await server.request(`/v1/calls?batchJobId=${batchJobId}`, { token: tenant.key })
+    expect(listed.status).toBe(200)
+    const calls = ((await listed.json()) as { data: Array<Record<string, unknown>> }).data
+    const [attempt] = await attemptsOf(server, batchJobId)
+    expect(calls).toEqual([
+      expect.objectContaining({
+        id: attempt?.callId,
+        direction: 'outbound',
+        status: 'ended',
+        endReason: 'room_finished',
+        phoneNumber: phones[0],
+        batchJobId,
+        batchContactId: (await contactsOf(server, batchJobId))[0]?.id,
+      }),
+    ])
+    // Billed from the answer: the dialer marked the call connected, so it no longer starts at creation.
+    expect(calls[0]?.startedAt).not.toBe(calls[0]?.createdAt)
   })
 
   it('fails the job with a reason when its phone number is deleted, and retry-failed resumes it', async () => {

@@ -65,7 +65,7 @@ describe('scheduled starts and calling windows on a fake clock', () => {
     expect(started.status).toBe('running')
     expect(started.startedAt).toEqual(new Date('2027-03-14T13:00:00Z'))
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
-    await hangUpAnswered(server, batchJobId)
+    await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'))
   })
 
@@ -90,7 +90,7 @@ describe('scheduled starts and calling windows on a fake clock', () => {
     expect(waiting?.status).toBe('pending')
     expect(waiting?.next_attempt_at).toEqual(new Date('2027-06-09T13:00:00Z'))
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
-    await hangUpAnswered(server, batchJobId)
+    await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () =>
       expect((await contactsOf(server, batchJobId)).find((c) => c.phone === karachi)?.status).toBe(
         'completed',
@@ -105,7 +105,7 @@ describe('scheduled starts and calling windows on a fake clock', () => {
     await tick()
     await vi.waitFor(async () => expect(await attemptsOf(server, batchJobId)).toHaveLength(2))
     expect((await attemptsOf(server, batchJobId)).map((a) => a.phone)).toEqual([newYork, karachi])
-    await vi.waitFor(async () => expect(await hangUpAnswered(server, batchJobId)).toBe(1))
+    await vi.waitFor(async () => expect(await hangUpAnswered(server, fake, batchJobId)).toBe(1))
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'))
   })
 
@@ -133,7 +133,7 @@ describe('scheduled starts and calling windows on a fake clock', () => {
     await tick()
     const seen: Array<{ event: string; data: { status: string; counters: Record<string, number> } }> = []
     for (;;) {
-      await hangUpAnswered(server, batchJobId)
+      await hangUpAnswered(server, fake, batchJobId)
       const next = (await events.next()) as (typeof seen)[number] | null
       if (!next) break
       seen.push(next)

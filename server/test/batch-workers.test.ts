@@ -72,7 +72,7 @@ describe('dialing from several workers', () => {
       )
       await Promise.all([server.dialer?.tick(), second.dialer?.tick()])
       expect(await attemptsOf(server, batchJobId)).toHaveLength(done + 3)
-      await hangUpAnswered(server, batchJobId)
+      await hangUpAnswered(server, fake, batchJobId)
     }
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'), {
       timeout: 15_000,
@@ -123,22 +123,13 @@ describe('dialing from several workers', () => {
         fake.releaseSip()
         const replacement = await spawnWorker(server, dialerEnv)
         workers.push(replacement)
-        await hangUpAnswered(api, batchJobId)
+        await hangUpAnswered(api, fake, batchJobId)
         const attempts = await attemptsOf(server, batchJobId)
         const lost = attempts.filter((a) => a.phone === ringing1 || a.phone === ringing2)
-        for (const attempt of lost) {
-          const contact = (await contactsOf(server, batchJobId)).find((c) => c.phone === attempt.phone)
-          fake.vanishRoom(
-            roomNameFor({
-              jobId: batchJobId,
-              contactId: contact?.id ?? '',
-              attemptNumber: attempt.attemptNumber,
-            }),
-          )
-        }
+        for (const attempt of lost) fake.vanishRoom(roomNameFor({ jobId: batchJobId, attemptId: attempt.id }))
         await vi.waitFor(
           async () => {
-            await hangUpAnswered(api, batchJobId)
+            await hangUpAnswered(api, fake, batchJobId)
             expect((await jobStatusOf(server, batchJobId)).status).toBe('completed')
           },
           { timeout: 60_000, interval: 100 },

@@ -59,6 +59,16 @@ describe('keyboard, screen readers, languages, themes', () => {
     equal(find(widget, 'textarea').placeholder, 'پیغام لکھیں…', 'Urdu strings')
     await type(widget, 'salaam')
     await waitFor(() => messages(widget).length === 3)
+    // English text in the Urdu panel keeps its own direction: "…Bot!", not "!…Bot".
+    const greeting = find(widget, '.assistant p').firstChild
+    const leftOf = (offset) => {
+      const character = document.createRange()
+      character.setStart(greeting, offset)
+      character.setEnd(greeting, offset + 1)
+      return character.getBoundingClientRect().left
+    }
+    const last = greeting.textContent.length - 1
+    assert(leftOf(last) > leftOf(0), `"${greeting.textContent.at(-1)}" ends the line, right of "H"`)
     await screenshot(widget, 'rtl-ur')
   })
 

@@ -78,10 +78,19 @@ const builtIn: Catalogue = {
  * The catalogue this deployment offers: CATALOGUE_FILE when set, the built-in one otherwise.
  * The `offline` stand-in exists only outside production.
  */
-export const loadCatalogue = (config: Pick<Config, 'catalogueFile' | 'isProduction'>): Catalogue => {
-  const source = config.catalogueFile
+export const loadCatalogue = (
+  config: Pick<Config, 'catalogueFile' | 'isProduction' | 'search'>,
+): Catalogue => {
+  const file = config.catalogueFile
     ? ZCatalogue.parse(JSON.parse(readFileSync(config.catalogueFile, 'utf8')))
     : builtIn
+  // web_search works only with a search provider; the catalogue says whether this deployment has one.
+  const source = {
+    ...file,
+    functions: file.functions.map((fn) =>
+      fn.id === 'web_search' ? { ...fn, available: config.search !== null } : fn,
+    ),
+  }
   return config.isProduction
     ? { ...source, models: source.models.filter((model) => model.id !== 'offline') }
     : source

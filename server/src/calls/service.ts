@@ -47,10 +47,11 @@ export const openCall = (ctx: AppContext, input: OpenCallInput) =>
 /**
  * Debits the call's minutes inside the closing transaction. The call already happened, so when
  * the balance cannot cover it the rest of the balance is taken (never below zero). A `failed`
- * call never connected (unanswered dial, failed dispatch) and costs nothing.
+ * call (unanswered dial, failed dispatch) and a web session nobody joined cost nothing.
  */
 const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) => {
   if (call.status === 'failed') return 0
+  if (call.direction === 'web' && !store.hasConnected(call)) return 0
   const cost = priceCall(call.architecture, call.durationSeconds ?? 0)
   if (cost <= 0) return 0
   const debit = (amount: number) =>
@@ -116,6 +117,13 @@ const sendCallEnded = async (ctx: AppContext, call: store.CallRow) => {
     ctx.logger.error({ err: error, callId: call.id }, 'could not queue the call.ended webhook')
   }
 }
+
+/**
+ * The person joined (LiveKit participant_joined, or the batch dialer's answered dial): billing
+ * starts now. Only the first join counts. Returns whether this call moved the clock.
+ */
+export const markCallConnected = (ctx: AppContext, roomName: string) =>
+  store.markCallConnected(ctx.db, roomName)
 
 /**
  * Closes the active call of a room: duration fixed, minutes billed at the architecture's price

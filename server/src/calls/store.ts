@@ -37,6 +37,9 @@ export type NewCall = Pick<
   | 'batchContactId'
 >
 
+/** Still started_at = created_at: nobody ever joined (see markCallConnected). */
+export const hasConnected = (call: CallRow) => call.startedAt.getTime() !== call.createdAt.getTime()
+
 const callColumns = [
   'id',
   'organization_id as organizationId',
@@ -111,6 +114,23 @@ export const markCallClosed = (
     .where('status', '=', 'active')
     .returning(callColumns)
     .executeTakeFirst()
+
+/**
+ * The first join of the person (browser user or answered callee) restarts the billing clock, so
+ * waiting and ringing are not billed. A call row is inserted with started_at = created_at (both
+ * the insert's now()); once they differ the call has connected, and later joins (reconnects)
+ * change nothing. At least 1 ms after created_at, so the two differ in a JavaScript Date too.
+ */
+export const markCallConnected = async (db: Executor, roomName: string) => {
+  const result = await db
+    .updateTable('calls')
+    .set({ started_at: sql`greatest(now(), created_at + interval '1 millisecond')` })
+    .where('room_name', '=', roomName)
+    .where('status', '=', 'active')
+    .whereRef('started_at', '=', 'created_at')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
 
 export const setCallCost = async (db: Executor, { id, costMicros }: { id: string; costMicros: number }) => {
   await db.updateTable('calls').set({ cost_micros: costMicros }).where('id', '=', id).execute()

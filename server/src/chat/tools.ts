@@ -5,6 +5,7 @@ import { createSecretBox } from '../crypto/secret-box.ts'
 import { invokeFunction } from '../functions/invoker.ts'
 import * as functionStore from '../functions/store.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
+import { searchWeb, WEB_SEARCH_TOOL } from './web-search.ts'
 
 /** What the reply loop does with a call the model made. */
 export type ToolAction =
@@ -51,8 +52,8 @@ const handoffTools = (targets: AgentRow[]) => {
 
 /**
  * The tools an agent offers: its enabled custom functions, end_call when enabled, a transfer tool
- * per handoff target. web_search needs a search provider, and none is configured, so it is never
- * offered (the catalogue lists it as unavailable).
+ * per handoff target, and web_search when enabled and a search provider is configured (SEARCH_URL;
+ * without one it is never offered, and the catalogue lists it as unavailable).
  */
 export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
   // Both reads are skipped when there is nothing to read: they sit before the first chunk.
@@ -66,6 +67,7 @@ export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<To
   )
   const transfers = handoffTools(targets)
   const hasEndCall = agent.enabledFunctions.includes('end_call')
+  const hasWebSearch = agent.enabledFunctions.includes('web_search') && ctx.config.search !== null
 
   const tools: LlmTool[] = [
     ...functions.map(
@@ -75,11 +77,14 @@ export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<To
       }),
     ),
     ...(hasEndCall ? [END_CALL_TOOL] : []),
+    ...(hasWebSearch ? [WEB_SEARCH_TOOL] : []),
     ...transfers.map((transfer) => transfer.tool),
   ]
 
   const actionFor = (call: ToolCall): ToolAction | undefined => {
     if (call.name === 'end_call' && hasEndCall) return { kind: 'end_call', name: call.name }
+    if (call.name === 'web_search' && hasWebSearch)
+      return { kind: 'function', name: call.name, run: (args) => searchWeb(ctx, args) }
     const transfer = transfers.find((entry) => entry.name === call.name)
     if (transfer) return { kind: 'handoff', name: call.name, target: transfer.target }
     const fn = functions.find((entry) => entry.name === call.name)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type FakeLiveKit, postLiveKitWebhook, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
@@ -115,6 +116,55 @@ describe('POST /livekit/webhook', () => {
     })
     expect(fake.callsTo('RoomService/DeleteRoom').map((call) => call.body.room)).toContain(session.room_name)
     expect(fake.rooms.has(session.room_name)).toBe(false)
+  })
+
+  it('starts billing when the user joins; a session nobody joined costs nothing', async () => {
+    const agent = await voiceAgentWithWebhook()
+    const joined = await startVoiceSession(server, { key, agentId: agent.id })
+    const event = (name: string, roomName: string, identity: string, kind: string) => ({
+      event: name,
+      room: { sid: 'RM_x', name: roomName },
+      participant: { sid: 'PA_x', identity, kind },
+    })
+    const before = await findCallOfRoom(server, joined.room_name)
+    expect(before.started_at.getTime()).toBe(before.created_at.getTime())
+    // The agent joining first starts nothing; the user does; a reconnect does not move it again.
+    await postLiveKitWebhook(
+      server.url,
+      fake,
+      event('participant_joined', joined.room_name, 'agent', 'AGENT'),
+    )
+    expect((await findCallOfRoom(server, joined.room_name)).started_at).toEqual(before.started_at)
+    await postLiveKitWebhook(
+      server.url,
+      fake,
+      event('participant_joined', joined.room_name, team.owner.userId, 'STANDARD'),
+    )
+    const connected = await findCallOfRoom(server, joined.room_name)
+    expect(connected.started_at.getTime()).toBeGreaterThan(before.created_at.getTime())
+    await postLiveKitWebhook(
+      server.url,
+      fake,
+      event('participant_joined', joined.room_name, team.owner.userId, 'STANDARD'),
+    )
+    expect((await findCallOfRoom(server, joined.room_name)).started_at).toEqual(connected.started_at)
+
+    const unjoined = await startVoiceSession(server, { key, agentId: agent.id })
+    // LiveKit closes the empty room after its time-out: no minutes billed.
+    await server.ctx.db
+      .updateTable('calls')
+      .set({
+        created_at: sql`now() - interval '130 seconds'`,
+        started_at: sql`now() - interval '130 seconds'`,
+      })
+      .where('room_name', '=', unjoined.room_name)
+      .execute()
+    await postLiveKitWebhook(server.url, fake, roomFinished(unjoined.room_name))
+    const closed = await findCallOfRoom(server, unjoined.room_name)
+    expect(closed.status).toBe('ended')
+    expect(closed.duration_seconds).toBeGreaterThanOrEqual(130)
+    expect(Number(closed.cost_micros)).toBe(0)
+    expect(await ledgerOfCall(server, unjoined.callId)).toEqual([])
   })
 
   it('is listed in the OpenAPI document', async () => {

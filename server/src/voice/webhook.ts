@@ -1,4 +1,4 @@
-import { closeCall } from '../calls/service.ts'
+import { closeCall, markCallConnected } from '../calls/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { WebhookEvent } from '../providers/livekit.ts'
@@ -21,9 +21,10 @@ export const receiveLiveKitWebhook = async (
 }
 
 /**
- * room_finished ends the room's call; participant_left ends it when the person (browser user or
- * SIP callee) left, and then removes the room so the worker stops too. closeCall bills once
- * however many of these arrive, in whatever order.
+ * participant_joined of the person (not the agent) starts billing; room_finished ends the room's
+ * call; participant_left ends it when the person (browser user or SIP callee) left, and then
+ * removes the room so the worker stops too. closeCall bills once however many of these arrive,
+ * in whatever order.
  */
 export const handleLiveKitEvent = async (ctx: AppContext, event: WebhookEvent) => {
   const roomName = event.room?.name
@@ -32,8 +33,12 @@ export const handleLiveKitEvent = async (ctx: AppContext, event: WebhookEvent) =
     await closeCall(ctx, { roomName, reason: 'room_finished' })
     return
   }
-  if (event.event !== 'participant_left' || !event.participant) return
-  if (event.participant.kind === AGENT_KIND) return
+  if (!event.participant || event.participant.kind === AGENT_KIND) return
+  if (event.event === 'participant_joined') {
+    await markCallConnected(ctx, roomName)
+    return
+  }
+  if (event.event !== 'participant_left') return
   const closed = await closeCall(ctx, { roomName, reason: 'participant_left' })
   if (closed)
     await ctx.livekit?.deleteRoom(roomName).catch((error: unknown) => {

@@ -2,9 +2,11 @@ import type { BatchCounters, CallingWindow } from '@parley/shared'
 import { ulid } from 'ulid'
 import { BATCH_START_JOB } from '../../src/batch/job-names.ts'
 import * as batchStore from '../../src/batch/store.ts'
-import { closeCall } from '../../src/calls/service.ts'
+import { type FakeLiveKit, postLiveKitWebhook } from './fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from './organization.ts'
 import type { TestServer } from './test-server.ts'
+
+type LiveKitKeys = Pick<FakeLiveKit, 'apiKey' | 'apiSecret'>
 
 export type BatchTenant = Awaited<ReturnType<typeof setUpBatchTenant>>
 
@@ -106,6 +108,7 @@ export const attemptsOf = (server: TestServer, batchJobId: string) =>
     .selectFrom('batch_attempts')
     .innerJoin('batch_contacts', 'batch_contacts.id', 'batch_attempts.batch_contact_id')
     .select([
+      'batch_attempts.id',
       'batch_contacts.phone',
       'batch_attempts.attempt_number as attemptNumber',
       'batch_attempts.outcome',
@@ -132,10 +135,11 @@ export const jobStatusOf = async (server: TestServer, batchJobId: string) =>
     .executeTakeFirstOrThrow()
 
 /**
- * Ends every answered call of the job the way LiveKit's room_finished does (through the calls
- * service, which bills it and tells the dialer): the callee hung up.
+ * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
+ * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
+ * dialer).
  */
-export const hangUpAnswered = async (server: TestServer, batchJobId: string) => {
+export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
   const live = await server.ctx.db
     .selectFrom('batch_attempts')
     .innerJoin('calls', 'calls.id', 'batch_attempts.call_id')
@@ -144,6 +148,12 @@ export const hangUpAnswered = async (server: TestServer, batchJobId: string) => 
     .where('batch_attempts.outcome', '=', 'answered')
     .where('calls.status', '=', 'active')
     .execute()
-  for (const { roomName } of live) await closeCall(server.ctx, { roomName, reason: 'hangup' })
+  for (const { roomName } of live) {
+    const response = await postLiveKitWebhook(server.url, livekit, {
+      event: 'room_finished',
+      room: { sid: `RM_${roomName}`, name: roomName },
+    })
+    if (!response.ok) throw new Error(`room_finished: ${response.status} ${await response.text()}`)
+  }
   return live.length
 }

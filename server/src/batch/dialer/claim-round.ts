@@ -3,12 +3,23 @@ import { getBalanceMicros } from '../../billing/service.ts'
 import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/store.ts'
+import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
+import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import type { DialTarget } from './dial-contact.ts'
 import * as store from './store.ts'
 
 /** Due contacts read per free slot: room to skip those outside their window in one round. */
 const SCAN_FACTOR = 4
+/**
+ * How long a worker reuses a job's number, agent and credit check between rounds. A round runs
+ * after every finished call; three lookups each time would cost more than the claim itself, and
+ * a deleted number or drained balance is noticed within this delay.
+ */
+const TARGET_TTL_MS = 1000
+
+/** Per worker: the dial target of each job it dials, while fresh. */
+export type TargetCache = Map<string, { target: DialTarget; expiresAt: number }>
 
 /**
  * What the job dials with, or why it cannot dial at all: these do not heal by retrying a contact,
@@ -30,7 +41,7 @@ const findDialTarget = async (
   const balance = await getBalanceMicros(ctx.db, job.organizationId)
   if (balance < estimateCallMicros(agent.agentArchitecture))
     return { failure: 'Credits ran out: the balance is below the cost of one average call' }
-  return { job, agent, phoneNumber }
+  return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent), phoneNumber }
 }
 
 export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact }) => void
@@ -42,7 +53,7 @@ export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact
  */
 export const runClaimRound = async (
   ctx: AppContext,
-  { jobId, launch }: { jobId: string; launch: Launch },
+  { jobId, launch, targets }: { jobId: string; launch: Launch; targets: TargetCache },
 ) => {
   const job = await store.findDialerJob(ctx.db, jobId)
   if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
@@ -59,13 +70,17 @@ export const runClaimRound = async (
       : []
   if (claimed.length === 0) return store.completeJobIfDone(ctx.db, { jobId, now })
 
-  const target = await findDialTarget(ctx, job)
+  const cached = targets.get(jobId)
+  const target =
+    cached && cached.expiresAt > performance.now() ? cached.target : await findDialTarget(ctx, job)
   if ('failure' in target) {
-    for (const contact of claimed) await store.releaseUndialledClaim(ctx.db, { ...contact, now })
+    targets.delete(jobId)
+    for (const contact of claimed) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
     await store.failJob(ctx.db, { jobId, reason: target.failure, now })
     ctx.logger.warn({ batchJobId: jobId, reason: target.failure }, 'batch job failed')
     return true
   }
-  for (const contact of claimed) launch({ target, contact })
+  if (target !== cached?.target) targets.set(jobId, { target, expiresAt: performance.now() + TARGET_TTL_MS })
+  for (const contact of claimed) launch({ target: { ...target, job }, contact })
   return true
 }

@@ -1,6 +1,8 @@
-import type { AgentRow } from '../../agents/store.ts'
+import type { agentRuntimeConfig, DispatchMetadata } from '../../voice/runtime-config.ts'
 import { fillAll } from './placeholders.ts'
 import type { ClaimedContact } from './store.ts'
+
+export type AgentRuntimeConfig = Awaited<ReturnType<typeof agentRuntimeConfig>>
 
 /** Contact fields as text for placeholders: strings as given, other JSON values in their JSON form. */
 const asText = (fields: Record<string, unknown>) =>
@@ -12,19 +14,24 @@ const asText = (fields: Record<string, unknown>) =>
   )
 
 /**
- * What the voice agent worker receives in its dispatch: the agent's runtime configuration with
- * prompts and greeting filled from this contact's fields, the contact itself, and the call's ids.
+ * The dispatch metadata of an outbound batch call, in the shape every call's worker reads: the
+ * agent's runtime configuration with prompt, greeting and last message filled from this contact's
+ * fields, the contact itself, and the batch ids. Answers the placeholders no field filled.
  */
 export const buildDispatchMetadata = ({
-  agent,
+  runtimeConfig,
   contact,
   callId,
+  organizationId,
+  roomName,
   batchJobId,
   fromNumber,
 }: {
-  agent: AgentRow
+  runtimeConfig: AgentRuntimeConfig
   contact: ClaimedContact
   callId: string
+  organizationId: string
+  roomName: string
   batchJobId: string
   fromNumber: string
 }) => {
@@ -34,36 +41,24 @@ export const buildDispatchMetadata = ({
     ...(contact.name === null ? {} : { name: contact.name }),
   }
   const { filled, unknown } = fillAll(
-    { systemPrompt: agent.sysMsg, greetingMessage: agent.greetingMessage, lastMessage: agent.lastMessage },
+    {
+      prompt: runtimeConfig.prompt,
+      greeting: runtimeConfig.greeting,
+      lastMessage: runtimeConfig.lastMessage,
+    },
     fields,
   )
-  const metadata = {
+  const metadata: DispatchMetadata & { batchJobId: string; batchContactId: string; fromNumber: string } = {
     callId,
-    direction: 'outbound' as const,
+    organizationId,
+    roomName,
+    direction: 'outbound',
+    userId: null,
+    agent: { ...runtimeConfig, ...filled },
+    contact: { ...contact.fields, phone: contact.phone, name: contact.name },
     batchJobId,
     batchContactId: contact.contactId,
     fromNumber,
-    contact: { phone: contact.phone, name: contact.name, fields: contact.fields },
-    agent: {
-      id: agent.id,
-      name: agent.name,
-      architecture: agent.agentArchitecture,
-      model: agent.model,
-      stt: agent.stt,
-      tts: agent.tts,
-      voiceId: agent.voiceId,
-      realtimeProvider: agent.realtimeProvider,
-      systemPrompt: filled.systemPrompt,
-      greetingType: agent.greetingType,
-      greetingMessage: filled.greetingMessage,
-      lastMessage: filled.lastMessage,
-      temperature: agent.temperature,
-      inactivityTimeout: agent.inactivityTimeout,
-      languages: agent.languages,
-      functionCallingEnabled: agent.functionCallingEnabled,
-      enabledFunctions: agent.enabledFunctions,
-      enabledCustomFunctions: agent.enabledCustomFunctions,
-    },
   }
   return { metadata: JSON.stringify(metadata), unknownPlaceholders: unknown }
 }

@@ -32,8 +32,6 @@ export type ClaimCandidate = { id: string; timeZone: string | null }
 /** Which due contacts to claim now and which to put off until their window opens. */
 export type ClaimChoice = { claim: string[]; defer: Array<{ id: string; until: Date }> }
 
-export type UnansweredOutcome = 'busy' | 'no_answer' | 'failed'
-
 const jobColumns = [
   'id',
   'organization_id as organizationId',
@@ -121,261 +119,54 @@ export const claimContacts = async (
       .forUpdate()
       .executeTakeFirst()
     if (job?.status !== 'running') return []
-    const { inFlight } = await trx
-      .selectFrom('batch_contacts')
-      .select(sql<number>`count(*)::int`.as('inFlight'))
-      .where('batch_job_id', '=', jobId)
-      .where('status', '=', 'in_progress')
-      .executeTakeFirstOrThrow()
-    const freeSlots = job.concurrent_call_limit - inFlight
-    if (freeSlots <= 0) return []
-    const candidates = await trx
-      .selectFrom('batch_contacts')
-      .select(['id', 'time_zone as timeZone'])
-      .where('batch_job_id', '=', jobId)
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .orderBy('position')
-      .limit(freeSlots * scanFactor)
-      .execute()
-    if (candidates.length === 0) return []
-    const { claim, defer } = choose(candidates, freeSlots)
-    for (const { id, until } of defer) {
-      await trx
-        .updateTable('batch_contacts')
-        .set({ next_attempt_at: until, updated_at: now })
-        .where('id', '=', id)
-        .execute()
-    }
-    if (claim.length === 0) return []
-    const contacts = await trx
-      .updateTable('batch_contacts')
-      .set({ status: 'in_progress', attempts: sql`attempts + 1`, updated_at: now })
-      .where('id', 'in', claim.slice(0, freeSlots))
-      .where('status', '=', 'pending')
-      .returning(['id', 'attempts', 'phone', 'name', 'fields'])
-      .execute()
-    const claimed = contacts.map(
-      (contact): ClaimedContact => ({
-        contactId: contact.id,
-        attemptId: ulid(),
-        attemptNumber: contact.attempts,
-        phone: contact.phone,
-        name: contact.name,
-        fields: contact.fields,
-      }),
-    )
-    await trx
-      .insertInto('batch_attempts')
-      .values(
-        claimed.map((contact) => ({
-          id: contact.attemptId,
-          batch_contact_id: contact.contactId,
-          batch_job_id: jobId,
-          attempt_number: contact.attemptNumber,
-          started_at: now,
-        })),
+    // Read after the lock, in a statement of its own, so the count includes every claim committed
+    // before this one took the lock (READ COMMITTED gives each statement a fresh snapshot).
+    const { rows } = await sql<{ inFlight: number; id: string | null; timeZone: string | null }>`
+      with flight as (
+        select count(*)::int as n from batch_contacts where batch_job_id = ${jobId} and status = 'in_progress'
       )
-      .execute()
-    return claimed
+      select flight.n as "inFlight", due.id, due.time_zone as "timeZone"
+      from flight left join lateral (
+        select id, time_zone, next_attempt_at, position from batch_contacts
+        where batch_job_id = ${jobId} and status = 'pending' and next_attempt_at <= ${now}
+        order by next_attempt_at, position
+        limit greatest(${job.concurrent_call_limit}::int - flight.n, 0) * ${scanFactor}::int
+      ) due on true
+      order by due.next_attempt_at, due.position
+    `.execute(trx)
+    const freeSlots = job.concurrent_call_limit - (rows[0]?.inFlight ?? 0)
+    const candidates = rows.flatMap((row) => (row.id ? [{ id: row.id, timeZone: row.timeZone }] : []))
+    if (freeSlots <= 0 || candidates.length === 0) return []
+    const { claim, defer } = choose(candidates, freeSlots)
+    if (defer.length > 0)
+      await sql`
+        update batch_contacts set next_attempt_at = later.until, updated_at = ${now}
+        from unnest(${defer.map((d) => d.id)}::text[], ${defer.map((d) => d.until.toISOString())}::timestamptz[])
+          as later(id, until)
+        where batch_contacts.id = later.id
+      `.execute(trx)
+    const chosen = claim.slice(0, freeSlots)
+    if (chosen.length === 0) return []
+    const attemptIds = chosen.map(() => ulid())
+    const claimed = await sql<ClaimedContact>`
+      with claimed as (
+        update batch_contacts set status = 'in_progress', attempts = attempts + 1, updated_at = ${now}
+        where id = any(${chosen}::text[]) and status = 'pending'
+        returning id, attempts, phone, name, fields
+      ),
+      attempt as (
+        insert into batch_attempts (id, batch_contact_id, batch_job_id, attempt_number, started_at)
+        select ids.attempt_id, claimed.id, ${jobId}, claimed.attempts, ${now}
+        from claimed join unnest(${chosen}::text[], ${attemptIds}::text[]) as ids(contact_id, attempt_id)
+          on ids.contact_id = claimed.id
+        returning id, batch_contact_id
+      )
+      select claimed.id as "contactId", attempt.id as "attemptId", claimed.attempts as "attemptNumber",
+        claimed.phone, claimed.name, claimed.fields
+      from claimed join attempt on attempt.batch_contact_id = claimed.id
+    `.execute(trx)
+    return claimed.rows
   })
-
-/**
- * Ties the attempt to its call just before the first LiveKit request. Only an attempt nobody has
- * resolved yet can be tied: when recovery released the claim first, this answers false and the
- * dialer stops without dialling. The two conditional UPDATEs meet on one row, so exactly one wins.
- */
-export const tieAttemptToCall = async (
-  db: Executor,
-  { attemptId, contactId, callId }: { attemptId: string; contactId: string; callId: string },
-) =>
-  db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('batch_attempts')
-      .set({ call_id: callId })
-      .where('id', '=', attemptId)
-      .where('call_id', 'is', null)
-      .where('finished_at', 'is', null)
-      .executeTakeFirst()
-    if (Number(result.numUpdatedRows) === 0) return false
-    await trx.updateTable('batch_contacts').set({ call_id: callId }).where('id', '=', contactId).execute()
-    return true
-  })
-
-/**
- * Undoes a claim that never reached LiveKit: the attempt row goes (no dial was made, so none is
- * recorded or counted) and the contact waits again. Only while the attempt has no call tied.
- */
-export const releaseUndialledClaim = async (
-  db: Executor,
-  { attemptId, contactId, now }: { attemptId: string; contactId: string; now: Date },
-) =>
-  db.transaction().execute(async (trx) => {
-    const deleted = await trx
-      .deleteFrom('batch_attempts')
-      .where('id', '=', attemptId)
-      .where('call_id', 'is', null)
-      .where('finished_at', 'is', null)
-      .executeTakeFirst()
-    if (Number(deleted.numDeletedRows) === 0) return false
-    await trx
-      .updateTable('batch_contacts')
-      .set({
-        status: sql`case when (select status from batch_jobs where id = batch_contacts.batch_job_id) = 'cancelled' then 'cancelled' else 'pending' end`,
-        attempts: sql`greatest(attempts - 1, 0)`,
-        updated_at: now,
-      } as never)
-      .where('id', '=', contactId)
-      .where('status', '=', 'in_progress')
-      .execute()
-    return true
-  })
-
-/** The callee picked up: the contact stays in flight (holding its slot) until the call closes. */
-export const recordAnswered = async (
-  db: Executor,
-  { attemptId, contactId, now }: { attemptId: string; contactId: string; now: Date },
-) =>
-  db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('batch_attempts')
-      .set({ outcome: 'answered', sip_status: 200 })
-      .where('id', '=', attemptId)
-      .where('finished_at', 'is', null)
-      .execute()
-    await trx
-      .updateTable('batch_contacts')
-      .set({ last_outcome: 'answered', last_error: null, updated_at: now })
-      .where('id', '=', contactId)
-      .execute()
-  })
-
-/**
- * A dial ended without a conversation. The contact waits until `retryAt` for its next attempt, or
- * fails when there is none left; a job cancelled meanwhile cancels it instead.
- */
-export const recordUnanswered = async (
-  db: Executor,
-  {
-    attemptId,
-    contactId,
-    outcome,
-    sipStatus,
-    error,
-    now,
-    retryAt,
-  }: {
-    attemptId: string
-    contactId: string
-    outcome: UnansweredOutcome
-    sipStatus: number | null
-    error: string
-    now: Date
-    retryAt: Date | null
-  },
-) =>
-  db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('batch_attempts')
-      .set({ outcome, sip_status: sipStatus, error, finished_at: now })
-      .where('id', '=', attemptId)
-      .execute()
-    const next = retryAt ? sql`'pending'` : sql`'failed'`
-    await trx
-      .updateTable('batch_contacts')
-      .set({
-        status: sql`case when (select status from batch_jobs where id = batch_contacts.batch_job_id) = 'cancelled' then 'cancelled' else ${next} end`,
-        last_outcome: outcome,
-        last_error: error,
-        next_attempt_at: retryAt ?? now,
-        updated_at: now,
-      } as never)
-      .where('id', '=', contactId)
-      .where('status', '=', 'in_progress')
-      .execute()
-  })
-
-/**
- * The call of an answered attempt closed: attempt and contact complete. Answers the job id, or
- * undefined when the call was no answered, unfinished batch attempt (then nothing changes).
- */
-export const completeAnsweredCall = async (db: Executor, { callId, now }: { callId: string; now: Date }) =>
-  db.transaction().execute(async (trx) => {
-    const attempt = await trx
-      .updateTable('batch_attempts')
-      .set({ outcome: 'completed', finished_at: now })
-      .where('call_id', '=', callId)
-      .where('outcome', '=', 'answered')
-      .where('finished_at', 'is', null)
-      .returning(['batch_contact_id', 'batch_job_id'])
-      .executeTakeFirst()
-    if (!attempt) return undefined
-    await trx
-      .updateTable('batch_contacts')
-      .set({ status: 'completed', last_outcome: 'completed', updated_at: now })
-      .where('id', '=', attempt.batch_contact_id)
-      .where('status', '=', 'in_progress')
-      .execute()
-    return attempt.batch_job_id
-  })
-
-/**
- * A dial whose result was lost with its worker, resolved once its call is over. The dial may have
- * connected, so the contact is not redialled: it fails with the reason (retry-failed can re-queue
- * it on purpose). Conditional on the attempt still being unresolved.
- */
-export const resolveLostDial = async (
-  db: Executor,
-  { attemptId, error, now }: { attemptId: string; error: string; now: Date },
-) =>
-  db.transaction().execute(async (trx) => {
-    const attempt = await trx
-      .updateTable('batch_attempts')
-      .set({ outcome: 'failed', error, finished_at: now })
-      .where('id', '=', attemptId)
-      .where('outcome', 'is', null)
-      .where('finished_at', 'is', null)
-      .returning(['batch_contact_id'])
-      .executeTakeFirst()
-    if (!attempt) return false
-    await trx
-      .updateTable('batch_contacts')
-      .set({ status: 'failed', last_outcome: 'failed', last_error: error, updated_at: now })
-      .where('id', '=', attempt.batch_contact_id)
-      .where('status', '=', 'in_progress')
-      .execute()
-    return true
-  })
-
-export type StaleAttempt = {
-  attemptId: string
-  contactId: string
-  jobId: string
-  attemptNumber: number
-  callId: string | null
-}
-
-/** Attempts claimed before `claimedBefore` whose dial result was never recorded. */
-export const listStaleAttempts = async (
-  db: Executor,
-  { claimedBefore, limit }: { claimedBefore: Date; limit: number },
-): Promise<StaleAttempt[]> =>
-  db
-    .selectFrom('batch_attempts')
-    .select([
-      'id as attemptId',
-      'batch_contact_id as contactId',
-      'batch_job_id as jobId',
-      'attempt_number as attemptNumber',
-      'call_id as callId',
-    ])
-    .where('finished_at', 'is', null)
-    .where('outcome', 'is', null)
-    .where('started_at', '<', claimedBefore)
-    .orderBy('started_at')
-    .limit(limit)
-    .execute()
 
 /** running or paused → completed once no contact waits or is in flight. */
 export const completeJobIfDone = async (db: Executor, { jobId, now }: { jobId: string; now: Date }) => {
@@ -439,17 +230,3 @@ export const addUnknownPlaceholders = async (
     .where('id', '=', jobId)
     .execute()
 }
-
-/** The job the contact of this call belongs to, for calls that close outside the dialer. */
-export const findAttemptOfCall = async (db: Executor, callId: string) =>
-  db
-    .selectFrom('batch_attempts')
-    .select([
-      'id as attemptId',
-      'batch_job_id as jobId',
-      'outcome',
-      'started_at as startedAt',
-      'finished_at as finishedAt',
-    ])
-    .where('call_id', '=', callId)
-    .executeTakeFirst()

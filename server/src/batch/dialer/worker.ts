@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts'
-import { type Launch, runClaimRound } from './claim-round.ts'
+import { type Launch, runClaimRound, type TargetCache } from './claim-round.ts'
 import { dialContact } from './dial-contact.ts'
 import { recoverStaleClaims } from './recover.ts'
 import * as store from './store.ts'
@@ -27,6 +27,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
   const rounds = new Set<Promise<void>>()
   // A job with a round running gets at most one more pass after it, however many signals arrive.
   const wanted = new Map<string, boolean>()
+  const targets: TargetCache = new Map()
   let isStopping = false
 
   /** Keeps a promise (which never rejects) in `set` until it settles, for stop() to wait on. */
@@ -55,7 +56,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
       try {
         while (wanted.get(jobId) && !isStopping) {
           wanted.set(jobId, false)
-          if (await runClaimRound(ctx, { jobId, launch })) void announce(ctx, jobId)
+          if (await runClaimRound(ctx, { jobId, launch, targets })) void announce(ctx, jobId)
         }
       } catch (error) {
         ctx.logger.error({ err: error, batchJobId: jobId }, 'batch claim round failed')
@@ -69,12 +70,19 @@ export const startDialer = (ctx: AppContext): Dialer => {
     return round
   }
 
+  // Looking for lost claims scans unfinished attempts; a claim is only stale after
+  // BATCH_STALE_CLAIM_MS, so looking a few times per that period is soon enough.
+  const recoveryEveryMs = Math.max(ctx.config.batchTickMs, ctx.config.batchStaleClaimMs / 4)
+  let nextRecoveryAt = 0
   const sweep = async () => {
     const now = ctx.clock.now()
     for (const jobId of await store.listStartableJobIds(ctx.db, { now })) {
       if (await store.startJob(ctx.db, { id: jobId, now })) await announce(ctx, jobId)
     }
-    for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
+    if (performance.now() >= nextRecoveryAt) {
+      nextRecoveryAt = performance.now() + recoveryEveryMs
+      for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
+    }
     await Promise.all((await store.listRunningJobIds(ctx.db)).map(wake))
   }
 

@@ -85,6 +85,12 @@ export const createTestControl = ({ llm }: { llm: FakeLlm }) => {
       scripts.set(when, [...(scripts.get(when) ?? []), ...scripted])
       res.json({ queued: scripted.length })
     })
+    /** What the model was told tools answered, in the rounds that followed the visitor's `when`. */
+    router.get('/llm/tool-results', (req, res) => {
+      const rounds = llm.requests.filter((request) => lastUserMessage(request) === req.query.when)
+      const results = rounds.flatMap((request) => request.messages.filter((item) => item.role === 'tool'))
+      res.json([...new Set(results.map((item) => String(item.content)))])
+    })
     router.post('/llm/release', (req, res) => {
       gates.open(String(req.body.name))
       res.json({ released: true })

@@ -38,8 +38,14 @@ const createLiveKitWidget = () =>
     mode: 'voice',
   })
 
-const pressMicrophone = async (widget) =>
-  (await waitFor(() => find(widget, '[part~="voice-start"]'), { message: 'microphone button' })).click()
+/** Presses the microphone button as a keyboard user would: focus, then activate. */
+const pressMicrophone = async (widget) => {
+  const microphone = await waitFor(() => find(widget, '[part~="voice-start"]'), {
+    message: 'microphone button',
+  })
+  microphone.focus()
+  microphone.click()
+}
 
 const failureOf = async (widget) =>
   (await waitFor(() => find(widget, '[part~="voice-failure"]'), { message: 'voice failure line' }))
@@ -87,6 +93,10 @@ describe('voice', () => {
     await pressMicrophone(widget)
     equal(await failureOf(widget), 'The voice service is not reachable right now. Please try again later.')
     equal(states, ['connecting', 'ended:media_error'], 'voice states:')
+    // Keyboard users are not dropped to the page's start when the call bar goes.
+    await waitFor(() => widget.shadowRoot.activeElement === find(widget, '[part~="voice-start"]'), {
+      message: 'focus back on the microphone',
+    })
   })
 
   it('loads and runs the voice chunk under a strict CSP host page', async () => {

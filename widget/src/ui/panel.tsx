@@ -1,4 +1,4 @@
-import type { Ref } from 'preact'
+import type { Ref, RefObject } from 'preact'
 import type { ChatModel } from '../chat/model.ts'
 import type { Language, Strings } from '../i18n.ts'
 import { isTextFallback, type VoiceModel } from '../voice/model.ts'
@@ -12,7 +12,7 @@ type PanelProps = {
   strings: Strings
   suggestions: string[]
   inputRef: Ref<HTMLTextAreaElement>
-  micRef: Ref<HTMLButtonElement>
+  micRef: RefObject<HTMLButtonElement | null>
   /** Absent for an inline widget, which cannot be closed. */
   onClose?: () => void
   /** Absent when the widget has no voice agent. */
@@ -67,7 +67,13 @@ export const Panel = ({ model, strings, suggestions, inputRef, onClose, ...call 
       <Transcript model={model} strings={strings} />
       <Notice model={model} strings={strings} suggestions={suggestions} />
       {voice && (
-        <VoiceBar voice={voice} strings={strings} language={call.language} isPushToTalk={isPushToTalk} />
+        <VoiceBar
+          voice={voice}
+          strings={strings}
+          language={call.language}
+          isPushToTalk={isPushToTalk}
+          micRef={call.micRef}
+        />
       )}
       {!isVoiceFirst || isTextFallback(voice?.failure.value ?? null) ? (
         <Composer model={model} strings={strings} inputRef={inputRef}>

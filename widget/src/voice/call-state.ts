@@ -2,7 +2,7 @@ import type { CallEvents, VoiceFailure, VoiceState } from './contract.ts'
 
 type Facts = { isConnected: boolean; isReconnecting: boolean; isMuted: boolean; isAgentSpeaking: boolean }
 
-const stateOf = (facts: Facts): VoiceState =>
+const toState = (facts: Facts): VoiceState =>
   !facts.isConnected
     ? 'connecting'
     : facts.isReconnecting
@@ -27,7 +27,7 @@ export const createCallState = ({ onState }: Pick<CallEvents, 'onState'>, isMute
     isMuted: () => facts.isMuted,
     update: (change: Partial<Facts>) => {
       Object.assign(facts, change)
-      const state = stateOf(facts)
+      const state = toState(facts)
       if (isOver || state === reported || state === 'connecting' || state === 'idle' || state === 'ended')
         return
       reported = state

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { microphoneFailure, startCall } from './call.ts'
+import { startCall, toMicrophoneFailure } from './call.ts'
 import type { VoiceFailure, VoiceState } from './contract.ts'
 
 const named = (name: string) => Object.assign(new Error(name), { name })
 
 describe('voice chunk', () => {
   it('tells a denied microphone from a missing one and from a browser that will not', () => {
-    expect(microphoneFailure(named('NotAllowedError'))).toBe('mic_denied')
-    expect(microphoneFailure(named('SecurityError'))).toBe('mic_denied')
-    expect(microphoneFailure(named('NotFoundError'))).toBe('no_device')
-    expect(microphoneFailure(named('NotReadableError'))).toBe('no_device')
-    expect(microphoneFailure(named('TypeError'))).toBe('webrtc_blocked')
+    expect(toMicrophoneFailure(named('NotAllowedError'))).toBe('mic_denied')
+    expect(toMicrophoneFailure(named('SecurityError'))).toBe('mic_denied')
+    expect(toMicrophoneFailure(named('NotFoundError'))).toBe('no_device')
+    expect(toMicrophoneFailure(named('NotReadableError'))).toBe('no_device')
+    expect(toMicrophoneFailure(named('TypeError'))).toBe('webrtc_blocked')
   })
 
   it('ends at once with webrtc_blocked where there is no WebRTC (here: Node), asking no server', async () => {

@@ -24,7 +24,7 @@ export { voiceStringsFor as stringsFor }
 const TRANSCRIPTION_TOPIC = 'lk.transcription'
 
 /** What getUserMedia's refusal means for the visitor. */
-export const microphoneFailure = (error: unknown): VoiceFailure => {
+export const toMicrophoneFailure = (error: unknown): VoiceFailure => {
   const name = error instanceof Error ? error.name : ''
   if (name === 'NotAllowedError' || name === 'SecurityError') return 'mic_denied'
   if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError')
@@ -33,15 +33,15 @@ export const microphoneFailure = (error: unknown): VoiceFailure => {
 }
 
 const askForMicrophone = async () => {
-  const canCall =
+  const hasWebRtc =
     typeof navigator !== 'undefined' &&
     typeof navigator.mediaDevices?.getUserMedia === 'function' &&
     typeof RTCPeerConnection === 'function'
-  if (!canCall) throw new CallFailure('webrtc_blocked')
+  if (!hasWebRtc) throw new CallFailure('webrtc_blocked')
   try {
     return await createLocalAudioTrack({ echoCancellation: true, noiseSuppression: true })
   } catch (error) {
-    throw new CallFailure(microphoneFailure(error))
+    throw new CallFailure(toMicrophoneFailure(error))
   }
 }
 

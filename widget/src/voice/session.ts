@@ -16,7 +16,7 @@ export class CallFailure extends Error {
 type Unchecked<T> = { [K in keyof T]?: unknown }
 
 // 402 is the spec's "insufficient credits"; 500 (and a 502/503 from a proxy) the media server failing.
-const failureFor = (status: number): VoiceFailure =>
+const toFailure = (status: number): VoiceFailure =>
   status === 402 ? 'insufficient_credits' : status >= 500 ? 'media_error' : 'error'
 
 export const createVoiceSession = async ({
@@ -38,7 +38,7 @@ export const createVoiceSession = async ({
   } catch {
     throw new CallFailure('network')
   }
-  if (!response.ok) throw new CallFailure(failureFor(response.status))
+  if (!response.ok) throw new CallFailure(toFailure(response.status))
   const body = (await response.json().catch(() => null)) as Unchecked<VoiceSession> | null
   if (typeof body?.token !== 'string' || typeof body.livekit_url !== 'string') throw new CallFailure('error')
   return { url: body.livekit_url, token: body.token }

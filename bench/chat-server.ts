@@ -18,7 +18,9 @@ process.on('message', async (request: Request) => {
     send({
       type: 'stats',
       openStreams: keyIds.reduce((sum, id) => sum + server.ctx.streams.countOpen(id), 0),
-      rssMiB: process.memoryUsage().rss / 2 ** 20,
+      ...Object.fromEntries(
+        Object.entries(process.memoryUsage()).map(([name, bytes]) => [`${name}MiB`, bytes / 2 ** 20]),
+      ),
     })
   } else {
     await server.stop()

@@ -53,7 +53,14 @@ const timeStream = async (
 
 type ServerMessage =
   | { type: 'ready'; url: string }
-  | { type: 'stats'; openStreams: number; rssMiB: number }
+  | {
+      type: 'stats'
+      openStreams: number
+      rssMiB: number
+      heapUsedMiB: number
+      externalMiB: number
+      arrayBuffersMiB: number
+    }
   | { type: 'stopped' }
 
 /** The next message of `type` from the forked server. */
@@ -187,6 +194,7 @@ export const run = async () => {
     const sessionsPerSecond = SESSIONS / ((performance.now() - started) / 1000)
 
     // (c) open streams held at once: replies that never finish, opened 16 at a time.
+    const idle = await server.stats()
     llm.setFallback({ hang: true })
     const open: AbortController[] = []
     const openStream = async () => {
@@ -207,15 +215,19 @@ export const run = async () => {
       })().catch(() => undefined)
     }
     let requested = 0
+    /** The first refusal stops the ramp: the figures then say how far one process got. */
+    let refusal: string | null = null
     await Promise.all(
       Array.from({ length: 16 }, async () => {
-        while (requested < STREAMS) {
+        while (requested < STREAMS && refusal === null) {
           requested++
-          await openStream()
+          await openStream().catch((error: unknown) => {
+            refusal ??= error instanceof Error ? error.message : String(error)
+          })
         }
       }),
     )
-    const { openStreams, rssMiB } = await server.stats()
+    const { openStreams, rssMiB, heapUsedMiB, externalMiB } = await server.stats()
 
     const fmt = (n: number) => n.toFixed(2)
     process.stdout.write(
@@ -224,11 +236,16 @@ export const run = async () => {
         `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
         `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
-        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (the server runs in a process of its own; target 5,000 under 1 GiB)`,
+        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
+        ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),
+        `    before the streams: RSS ${fmt(idle.rssMiB)} MiB (external incl. WASM ${fmt(idle.externalMiB)} MiB); each open stream adds about ${fmt(((rssMiB - idle.rssMiB) * 1024) / Math.max(1, openStreams))} KiB`,
         '',
       ].join('\n'),
     )
     for (const controller of open) controller.abort()
+    // Each aborted reply still records its partial text: let them finish before the server stops.
+    for (let waited = 0; waited < 120 && (await server.stats()).openStreams > 0; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 500))
   } finally {
     await server.stop()
     await llm.close()

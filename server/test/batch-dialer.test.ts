@@ -274,6 +274,8 @@ describe('the dialer', () => {
         batchContactId: (await contactsOf(server, batchJobId))[0]?.id,
       }),
     ])
+    // Billed from the answer: the dialer marked the call connected, so it no longer starts at creation.
+    expect(calls[0]?.startedAt).not.toBe(calls[0]?.createdAt)
   })
 
   it('fails the job with a reason when its phone number is deleted, and retry-failed resumes it', async () => {

@@ -4,6 +4,7 @@ import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/store.ts'
 import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
+import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import type { DialTarget } from './dial-contact.ts'
 import * as store from './store.ts'
@@ -74,7 +75,7 @@ export const runClaimRound = async (
     cached && cached.expiresAt > performance.now() ? cached.target : await findDialTarget(ctx, job)
   if ('failure' in target) {
     targets.delete(jobId)
-    for (const contact of claimed) await store.releaseUndialledClaim(ctx.db, { ...contact, now })
+    for (const contact of claimed) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
     await store.failJob(ctx.db, { jobId, reason: target.failure, now })
     ctx.logger.warn({ batchJobId: jobId, reason: target.failure }, 'batch job failed')
     return true

@@ -1,9 +1,10 @@
 import type { AgentRow } from '../../agents/store.ts'
-import { closeCall, openCall } from '../../calls/service.ts'
+import { closeCall, markCallConnected, openCall } from '../../calls/service.ts'
 import * as callStore from '../../calls/store.ts'
 import type { AppContext } from '../../context.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
+import * as attemptStore from './attempt-store.ts'
 import { retryDelayMs } from './backoff.ts'
 import { type AgentRuntimeConfig, buildDispatchMetadata } from './metadata.ts'
 import * as store from './store.ts'
@@ -22,18 +23,12 @@ export type DialTarget = {
 }
 
 /**
- * One room per attempt, named from ids the attempt row already holds: recovery finds the room of
- * an attempt without the worker that claimed it, and every room of a job shares one prefix.
+ * One room per attempt row, named from its ids: recovery finds the room of an attempt without the
+ * worker that claimed it, every room of a job shares one prefix, and a claim that was released
+ * and claimed again gets a new room (a room name is unique among call rows).
  */
-export const roomNameFor = ({
-  jobId,
-  contactId,
-  attemptNumber,
-}: {
-  jobId: string
-  contactId: string
-  attemptNumber: number
-}) => `${jobRoomPrefix(jobId)}${contactId}-${attemptNumber}`
+export const roomNameFor = ({ jobId, attemptId }: { jobId: string; attemptId: string }) =>
+  `${jobRoomPrefix(jobId)}${attemptId}`
 
 export const jobRoomPrefix = (jobId: string) => `batch-${jobId}-`
 
@@ -55,11 +50,7 @@ export const dialContact = async (
 ) => {
   const { job, agent, runtimeConfig, phoneNumber } = target
   const livekit = ctx.livekit
-  const roomName = roomNameFor({
-    jobId: job.id,
-    contactId: contact.contactId,
-    attemptNumber: contact.attemptNumber,
-  })
+  const roomName = roomNameFor({ jobId: job.id, attemptId: contact.attemptId })
   if (!livekit) throw new Error('dialContact needs LiveKit; the claim round checks it first')
 
   let call: callStore.CallRow
@@ -76,7 +67,7 @@ export const dialContact = async (
       batchContactId: contact.contactId,
     })
   } catch (error) {
-    await store.releaseUndialledClaim(ctx.db, { ...contact, now: ctx.clock.now() })
+    await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now: ctx.clock.now() })
     throw error
   }
   const { metadata, unknownPlaceholders } = buildDispatchMetadata({
@@ -90,7 +81,7 @@ export const dialContact = async (
   })
   await reportUnknownPlaceholders(ctx, job, unknownPlaceholders)
 
-  const isTied = await store.tieAttemptToCall(ctx.db, { ...contact, callId: call.id })
+  const isTied = await attemptStore.tieAttemptToCall(ctx.db, { ...contact, callId: call.id })
   if (!isTied) {
     // Recovery released this claim first (it judged this worker gone): dial nothing.
     await closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })
@@ -111,7 +102,7 @@ export const dialContact = async (
     const failure = toSipDialError(error)
     const now = ctx.clock.now()
     const hasAttemptsLeft = contact.attemptNumber < job.maxAttempts
-    await store.recordUnanswered(ctx.db, {
+    await attemptStore.recordUnanswered(ctx.db, {
       ...contact,
       outcome: failure.outcome,
       sipStatus: failure.sipStatus,
@@ -131,10 +122,12 @@ export const dialContact = async (
     return
   }
 
-  await store.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
+  // Billing starts at the answer, not at the ringing (LiveKit's participant_joined may say so too).
+  await markCallConnected(ctx, roomName)
+  await attemptStore.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
   // LiveKit may have ended the call before the answer was recorded; its close found no answered
   // attempt then, so complete it here.
   const current = await callStore.findCall(ctx.db, { organizationId: job.organizationId, id: call.id })
   if (current && current.status !== 'active')
-    await store.completeAnsweredCall(ctx.db, { callId: call.id, now: ctx.clock.now() })
+    await attemptStore.completeAnsweredCall(ctx.db, { callId: call.id, now: ctx.clock.now() })
 }

@@ -1,7 +1,7 @@
 import { closeCall } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
+import * as store from './attempt-store.ts'
 import { roomNameFor } from './dial-contact.ts'
-import * as store from './store.ts'
 
 const STALE_ROWS_PER_TICK = 100
 
@@ -42,7 +42,13 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
     const liveRooms = ctx.livekit ? await ctx.livekit.listRoomNames([roomName]) : []
     if (liveRooms.includes(roomName)) continue
     await closeCall(ctx, { roomName, reason: 'dial_result_lost', status: 'failed' })
-    if (await store.resolveLostDial(ctx.db, { attemptId: attempt.attemptId, error: LOST_DIAL_ERROR, now }))
+    if (
+      await store.resolveLostDial(ctx.db, {
+        attemptId: attempt.attemptId,
+        error: LOST_DIAL_ERROR,
+        now,
+      })
+    )
       changed.add(attempt.jobId)
   }
   return [...changed]

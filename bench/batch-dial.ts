@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { cpus, loadavg } from 'node:os'
 import * as attemptStore from '../server/src/batch/dialer/attempt-store.ts'
 import * as dialerStore from '../server/src/batch/dialer/store.ts'
 import { changeBalance } from '../server/src/billing/service.ts'
@@ -7,7 +8,7 @@ import { type RunningServer, start } from '../server/src/server.ts'
 import { startFakeLiveKit } from '../server/test/helpers/fake-livekit.ts'
 import { benchConfig } from './bench-config.ts'
 
-const CONTACTS = Number(process.env.BENCH_DIAL_CONTACTS ?? 2000)
+const CONTACTS = Number(process.env.BENCH_DIAL_CONTACTS ?? 1000)
 const CONCURRENCY = 50
 const LIVEKIT_SAMPLES = 200
 const BOOKKEEPING_CONTACTS = 500
@@ -211,7 +212,7 @@ export const benchDialThroughput = async () => {
     const perSecond = CONTACTS / seconds
     const slotMsPerContact = (CONCURRENCY * (finished - started)) / CONTACTS
     return [
-      `batch (b) dial throughput, ${CONTACTS.toLocaleString('en-US')} contacts at concurrency ${CONCURRENCY}, instant fake calls, ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}`,
+      `batch (b) dial throughput, ${CONTACTS.toLocaleString('en-US')} contacts at concurrency ${CONCURRENCY}, instant fake calls, ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs`,
       `  ${perSecond.toFixed(0)} contacts/s (${seconds.toFixed(2)} s from create to completed; target ≥ 200: ${perSecond >= 200 ? 'met' : 'NOT met'})`,
       `  per contact: ${slotMsPerContact.toFixed(1)} ms of a slot, of which LiveKit's three requests ${liveKitMs.toFixed(1)} ms (measured alone)`,
       `  of the rest, closing a call (calls service: billing on the organization's balance row) took ${mean(closeMs).toFixed(1)} ms on average (p90 ${percentile(closeMs, 90).toFixed(1)} ms)`,

@@ -9,13 +9,13 @@ describe('HTTPS guard', () => {
   let productionDirect: TestServer
   let productionBehindProxy: TestServer
   beforeAll(async () => {
-    ;[development, behindProxy, productionDirect, productionBehindProxy] = await Promise.all([
-      startTestServer(),
-      startTestServer({ env: { TRUST_PROXY: 'loopback' } }),
-      startTestServer({ env: production }),
-      startTestServer({ env: { ...production, TRUST_PROXY: 'loopback' } }),
-    ])
-  })
+    // One after another: four embedded databases booting at once in one event loop starve each
+    // other's connections past the pool's connect time-out on a busy machine.
+    development = await startTestServer()
+    behindProxy = await startTestServer({ env: { TRUST_PROXY: 'loopback' } })
+    productionDirect = await startTestServer({ env: production })
+    productionBehindProxy = await startTestServer({ env: { ...production, TRUST_PROXY: 'loopback' } })
+  }, 120_000)
   afterAll(async () => {
     await Promise.all(
       [development, behindProxy, productionDirect, productionBehindProxy].map((s) => s?.destroy()),

@@ -51,7 +51,8 @@ const admin = (url: string, ...args: string[]) =>
     encoding: 'utf8',
   })
 
-describe('npm start on an empty DATA_DIR', () => {
+// A start waits up to 45 s for the block (a busy machine, every migration on a fresh PGlite).
+describe('npm start on an empty DATA_DIR', { timeout: 120_000 }, () => {
   let first: Awaited<ReturnType<typeof startMain>>
 
   it('seeds the demo tenant and prints the demo URL, owner login, widget key and admin token', async () => {

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -68,9 +67,7 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   const { chromeLauncher } = await import('@web/test-runner-chrome')
   // The third parties, as real HTTP servers: the model provider and the shop behind lookup_order.
   const llm = await startFakeLlm()
-  let serverUrl = ''
-  const adminToken = randomBytes(32).toString('hex')
-  const control = createTestControl({ llm, adminToken, baseUrl: () => serverUrl })
+  const control = createTestControl({ llm })
   // The shop answers once the test opens its gate, so the tool status line can be seen for sure.
   const shop = await startHttpTarget((_request, response) => {
     void control.gate('shop').then(() => respondJson(response, 200, { order: 'A1', status: 'shipped' }))
@@ -78,7 +75,6 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   const server = await startTestServer({
     seedDemo: true,
     env: {
-      ADMIN_TOKEN: adminToken,
       LLM_BASE_URL: llm.baseUrl,
       LLM_API_KEY: 'browser-test-llm-key',
       // Custom functions call out only to public https hosts; the local shop is allowed by name.
@@ -89,7 +85,6 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
       app.use('/csp-test', createCspPage())
     },
   })
-  serverUrl = server.url
   const demo = server.demo?.tenant
   if (!demo) throw new Error('the demo tenant was not seeded')
   const fixtures = await createFixtures({ baseUrl: server.url, demo, customerOrigin: shop.origin })
@@ -158,7 +153,8 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
         concurrency: 1,
         watch: false,
         staticLogging: true,
-        testFramework: { config: { timeout: 15_000 } },
+        // Generous: a whole conversation is one test, and shared CI machines can be slow.
+        testFramework: { config: { timeout: 30_000 } },
         testsFinishTimeout: 180_000,
         testRunnerHtml: (framework) => `<!doctype html><html><head><meta charset="utf-8"></head><body>
           <script>window.PARLEY_TEST = ${JSON.stringify(settings)}</script>

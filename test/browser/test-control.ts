@@ -45,15 +45,7 @@ const createGates = () => {
   return { wait: (name: string) => gate(name).promise, open: (name: string) => gate(name).open() }
 }
 
-export const createTestControl = ({
-  llm,
-  adminToken,
-  baseUrl,
-}: {
-  llm: FakeLlm
-  adminToken: string
-  baseUrl: () => string
-}) => {
+export const createTestControl = ({ llm }: { llm: FakeLlm }) => {
   const scripts = new Map<string, FakeReply[]>()
   const gates = createGates()
   const sends = new Map<string, SendRecord[]>()
@@ -77,67 +69,76 @@ export const createTestControl = ({
     next()
   }
 
-  const router: Router = express.Router()
-  router.use(cors({ origin: '*' }), express.json())
+  const createRouter = (ctx: AppContext): Router => {
+    const router = express.Router()
+    router.use(cors({ origin: '*' }), express.json())
 
-  /** {when, replies}: what the fake LLM answers, in turn, to the visitor's message `when`. */
-  router.post('/llm', (req, res) => {
-    const { when, replies } = req.body as { when: string; replies: ScriptedReply[] }
-    const scripted = replies.map(
-      ({ hold, ...reply }): FakeReply => ({
-        ...reply,
-        ...(hold ? { hold: { atChunk: hold.atChunk, until: gates.wait(hold.name) } } : {}),
-      }),
-    )
-    scripts.set(when, [...(scripts.get(when) ?? []), ...scripted])
-    res.json({ queued: scripted.length })
-  })
-  router.post('/llm/release', (req, res) => {
-    gates.open(String(req.body.name))
-    res.json({ released: true })
-  })
-
-  /** Destroys the socket of the conversation's latest reply stream: a network drop, server side. */
-  router.post('/drop', (req, res) => {
-    const latest = sends.get(String(req.body.conversation_id))?.at(-1)
-    if (!latest?.res.socket) return void res.status(404).json({ dropped: false })
-    latest.res.socket.destroy()
-    res.json({ dropped: true })
-  })
-  /** The headers of every send-message request of a conversation (resumes repeat the key). */
-  router.get('/sends/:conversationId', (req, res) => {
-    const records = sends.get(req.params.conversationId) ?? []
-    res.json(records.map(({ idempotencyKey, lastEventId }) => ({ idempotencyKey, lastEventId })))
-  })
-
-  /** Forwards a call to the real operator API (/admin/...) with the server's ADMIN_TOKEN. */
-  router.post('/operator', async (req, res) => {
-    const { method, path, body } = req.body as { method: string; path: string; body?: unknown }
-    if (!path.startsWith('/admin/')) return void res.status(400).json({ error: 'operator paths only' })
-    const response = await fetch(`${baseUrl()}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    /** {when, replies}: what the fake LLM answers, in turn, to the visitor's message `when`. */
+    router.post('/llm', (req, res) => {
+      const { when, replies } = req.body as { when: string; replies: ScriptedReply[] }
+      const scripted = replies.map(
+        ({ hold, ...reply }): FakeReply => ({
+          ...reply,
+          ...(hold ? { hold: { atChunk: hold.atChunk, until: gates.wait(hold.name) } } : {}),
+        }),
+      )
+      scripts.set(when, [...(scripts.get(when) ?? []), ...scripted])
+      res.json({ queued: scripted.length })
     })
-    res.status(response.status).json(await response.json())
-  })
+    /** What the model was told tools answered, in the rounds that followed the visitor's `when`. */
+    router.get('/llm/tool-results', (req, res) => {
+      const rounds = llm.requests.filter((request) => lastUserMessage(request) === req.query.when)
+      const results = rounds.flatMap((request) => request.messages.filter((item) => item.role === 'tool'))
+      res.json([...new Set(results.map((item) => String(item.content)))])
+    })
+    router.post('/llm/release', (req, res) => {
+      gates.open(String(req.body.name))
+      res.json({ released: true })
+    })
+
+    /** Destroys the socket of the conversation's latest reply stream: a network drop, server side. */
+    router.post('/drop', (req, res) => {
+      const latest = sends.get(String(req.body.conversation_id))?.at(-1)
+      if (!latest?.res.socket) return void res.status(404).json({ dropped: false })
+      latest.res.socket.destroy()
+      res.json({ dropped: true })
+    })
+    /** The headers of every send-message request of a conversation (resumes repeat the key). */
+    router.get('/sends/:conversationId', (req, res) => {
+      const records = sends.get(req.params.conversationId) ?? []
+      res.json(records.map(({ idempotencyKey, lastEventId }) => ({ idempotencyKey, lastEventId })))
+    })
+
+    /** Forwards a call to the real operator API (/admin/...) with the server's ADMIN_TOKEN. */
+    router.post('/operator', async (req, res) => {
+      const { method, path, body } = req.body as { method: string; path: string; body?: unknown }
+      if (!path.startsWith('/admin/')) return void res.status(400).json({ error: 'operator paths only' })
+      const response = await fetch(`${req.protocol}://${req.get('host')}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ctx.config.adminToken}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      res.status(response.status).json(await response.json())
+    })
+
+    /** How many conversation rows the server holds for an agent (two tabs must share one). */
+    router.get('/conversations', async (req, res) => {
+      const row = await ctx.db
+        .selectFrom('conversations')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .where('agent_id', '=', String(req.query.agent_id))
+        .executeTakeFirstOrThrow()
+      res.json({ count: Number(row.count) })
+    })
+    return router
+  }
 
   return {
-    router,
     /** Resolves once the test opens the gate `name` (POST /test-control/llm/release). */
     gate: gates.wait,
     /** Mounts the controls; the recorder goes first so it sees the chat routes' requests. */
     mount: ({ app, ctx }: { app: Express; ctx: AppContext }) => {
-      router.get('/conversations', async (req, res) => {
-        const agentId = String(req.query.agent_id)
-        const row = await ctx.db
-          .selectFrom('conversations')
-          .select(sql<number>`count(*)::int`.as('count'))
-          .where('agent_id', '=', agentId)
-          .executeTakeFirstOrThrow()
-        res.json({ count: Number(row.count) })
-      })
-      app.use('/test-control', router)
+      app.use('/test-control', createRouter(ctx))
       app.use(recordSends)
       // express runs middleware in the order added and the chat routes are already in place.
       const stack = (app.router as unknown as { stack: unknown[] }).stack

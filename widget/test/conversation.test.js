@@ -11,6 +11,7 @@ import {
   scriptLlm,
   storedSession,
   textOf,
+  toolResults,
   type,
   waitFor,
 } from './helpers.js'
@@ -50,6 +51,8 @@ describe('a conversation through the shadow DOM (real chat API, fake LLM)', () =
       message: 'reply after tool',
     })
     assert(!find(widget, '.tool'), 'the tool line goes away when the reply continues')
+    // The server really called the shop (allowed by OUTBOUND_ALLOW_HOSTS) and told the model.
+    equal(await toolResults('where is order A1?'), ['{"order":"A1","status":"shipped"}'], 'tool results:')
 
     await scriptLlm(
       'I want a refund',

@@ -93,6 +93,8 @@ const control = async (path, body) => {
  */
 export const scriptLlm = (when, ...replies) => control('/llm', { when, replies })
 export const release = (name) => control('/llm/release', { name })
+/** The tool results the model received after the visitor's message `when`. */
+export const toolResults = (when) => control(`/llm/tool-results?when=${encodeURIComponent(when)}`)
 /** Destroys, server side, the socket of the conversation's latest send-message stream. */
 export const dropStream = (conversationId) => control('/drop', { conversation_id: conversationId })
 /** The Idempotency-Key and Last-Event-ID of every send-message request of a conversation. */

@@ -99,6 +99,16 @@ describe('voice', () => {
     })
   })
 
+  it('endVoice() ends a call that is still starting, with no reason and no failure line', async () => {
+    const { widget, states } = createVoiceWidget()
+    const starting = widget.startVoice()
+    widget.endVoice()
+    await starting
+    equal(states, ['connecting', 'ended'], 'voice states:')
+    assert(!find(widget, '[part~="voice-failure"]'), 'no failure line for a call the page ended')
+    assert(find(widget, '[part~="voice-start"]'), 'the microphone is back')
+  })
+
   it('loads and runs the voice chunk under a strict CSP host page', async () => {
     await executeServerCommand('parley-microphone', { origin: settings.baseUrl, isAllowed: true })
     const result = new Promise((resolve) =>

@@ -47,7 +47,7 @@ const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, ph
       `The outbound agent of ${phoneNumber.number} is a text agent; batch calls need a pipeline or realtime agent`,
       'no_outbound_agent',
     )
-  return { phoneNumber, agent: { ...agent, agentArchitecture: agent.agentArchitecture } }
+  return { phoneNumber, agentId: agent.id, architecture: agent.agentArchitecture }
 }
 
 /** Step 6: the balance must cover the estimate (credits are charged per call, not reserved). */
@@ -103,7 +103,7 @@ export const createBatchJob = async (
       skipped ? `No valid contacts: all ${skipped} rows were invalid` : 'No valid contacts were given',
       'no_valid_contacts',
     )
-  const { phoneNumber, agent } = await resolveNumberAndAgent(
+  const { phoneNumber, agentId, architecture } = await resolveNumberAndAgent(
     ctx,
     actor.organizationId,
     fields.fromPhoneNumberId,
@@ -111,7 +111,7 @@ export const createBatchJob = async (
   const { unique, duplicates } = removeDuplicates(contacts)
   if (unique.length > batchLimits.maxContacts)
     throw tooManyContacts(`${unique.length} unique valid contacts were given`)
-  const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
+  const costMicros = estimateCostMicros(unique.length, architecture)
   await requireCredits(ctx, actor.organizationId, costMicros)
 
   const newContacts = toNewContacts(unique)
@@ -120,7 +120,7 @@ export const createBatchJob = async (
       id: ulid(),
       organizationId: actor.organizationId,
       phoneNumberId: phoneNumber.id,
-      agentId: agent.id,
+      agentId,
       keyId: actor.keyId,
       name: fields.name,
       description: fields.description ?? null,

@@ -80,11 +80,16 @@ describe('the credit re-check (repeating job)', () => {
       kind: 'correction',
       reason: 'test: out of credits',
     })
+    // The job closes the call, then deletes its room: wait for both.
     await vi.waitFor(
-      async () => expect(await statusOf(session.room_name)).toEqual(['ended', 'insufficient_credits']),
+      async () => {
+        expect(await statusOf(session.room_name)).toEqual(['ended', 'insufficient_credits'])
+        expect(fake.callsTo('RoomService/DeleteRoom').map((call) => call.body.room)).toContain(
+          session.room_name,
+        )
+      },
       { timeout: 20_000, interval: 200 },
     )
-    expect(fake.callsTo('RoomService/DeleteRoom').map((call) => call.body.room)).toContain(session.room_name)
     expect(fake.rooms.has(session.room_name)).toBe(false)
     const deliveries = () => receiver.received.filter((request) => request.body.includes(session.callId))
     await vi.waitFor(() => expect(deliveries()).toHaveLength(1), { timeout: 15_000 })

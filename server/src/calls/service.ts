@@ -87,9 +87,12 @@ const notifyClosed = async (ctx: AppContext, call: store.CallRow) => {
 }
 
 const sendCallEnded = async (ctx: AppContext, call: store.CallRow) => {
-  const agent = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: call.agentId })
-  if (!agent?.webhookUrl) return
   try {
+    const agent = await agentStore.findAgent(ctx.db, {
+      organizationId: call.organizationId,
+      id: call.agentId,
+    })
+    if (!agent?.webhookUrl) return
     await enqueueWebhook(ctx, {
       organizationId: call.organizationId,
       agentId: agent.id,
@@ -113,7 +116,8 @@ const sendCallEnded = async (ctx: AppContext, call: store.CallRow) => {
       },
     })
   } catch (error) {
-    // The call is closed and billed either way; the log names it so the webhook can be redone.
+    // The call is closed and billed either way (callers go on to end its room); the log names
+    // it so the webhook can be redone.
     ctx.logger.error({ err: error, callId: call.id }, 'could not queue the call.ended webhook')
   }
 }

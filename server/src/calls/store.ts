@@ -80,9 +80,6 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
     .returning(callColumns)
     .executeTakeFirstOrThrow()
 
-export const findCallByRoom = (db: Executor, roomName: string): Promise<CallRow | undefined> =>
-  db.selectFrom('calls').select(callColumns).where('room_name', '=', roomName).executeTakeFirst()
-
 export const findCall = (
   db: Executor,
   { organizationId, id }: { organizationId: string; id: string },

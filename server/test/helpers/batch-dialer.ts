@@ -108,6 +108,7 @@ export const attemptsOf = (server: TestServer, batchJobId: string) =>
     .selectFrom('batch_attempts')
     .innerJoin('batch_contacts', 'batch_contacts.id', 'batch_attempts.batch_contact_id')
     .select([
+      'batch_attempts.id',
       'batch_contacts.phone',
       'batch_attempts.attempt_number as attemptNumber',
       'batch_attempts.outcome',

@@ -15,7 +15,7 @@ type PanelProps = {
   micRef: RefObject<HTMLButtonElement | null>
   /** Absent for an inline widget, which cannot be closed. */
   onClose?: () => void
-  /** Absent when the widget has no voice agent. */
+  /** Null when the widget has no voice agent. */
   voice: VoiceModel | null
   language: Language
   /** mode="voice": the call leads and the text box appears only as the fallback. */

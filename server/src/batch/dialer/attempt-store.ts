@@ -101,7 +101,7 @@ export const recordUnanswered = async (
     with finished as (
       update batch_attempts
       set outcome = ${outcome}, sip_status = ${sipStatus}, error = ${error}, finished_at = ${now}
-      where id = ${attemptId}
+      where id = ${attemptId} and finished_at is null
       returning batch_contact_id
     )
     update batch_contacts

@@ -23,18 +23,12 @@ export type DialTarget = {
 }
 
 /**
- * One room per attempt, named from ids the attempt row already holds: recovery finds the room of
- * an attempt without the worker that claimed it, and every room of a job shares one prefix.
+ * One room per attempt row, named from its ids: recovery finds the room of an attempt without the
+ * worker that claimed it, every room of a job shares one prefix, and a claim that was released
+ * and claimed again gets a new room (a room name is unique among call rows).
  */
-export const roomNameFor = ({
-  jobId,
-  contactId,
-  attemptNumber,
-}: {
-  jobId: string
-  contactId: string
-  attemptNumber: number
-}) => `${jobRoomPrefix(jobId)}${contactId}-${attemptNumber}`
+export const roomNameFor = ({ jobId, attemptId }: { jobId: string; attemptId: string }) =>
+  `${jobRoomPrefix(jobId)}${attemptId}`
 
 export const jobRoomPrefix = (jobId: string) => `batch-${jobId}-`
 
@@ -56,11 +50,7 @@ export const dialContact = async (
 ) => {
   const { job, agent, runtimeConfig, phoneNumber } = target
   const livekit = ctx.livekit
-  const roomName = roomNameFor({
-    jobId: job.id,
-    contactId: contact.contactId,
-    attemptNumber: contact.attemptNumber,
-  })
+  const roomName = roomNameFor({ jobId: job.id, attemptId: contact.attemptId })
   if (!livekit) throw new Error('dialContact needs LiveKit; the claim round checks it first')
 
   let call: callStore.CallRow

@@ -70,12 +70,19 @@ export const startDialer = (ctx: AppContext): Dialer => {
     return round
   }
 
+  // Looking for lost claims scans unfinished attempts; a claim is only stale after
+  // BATCH_STALE_CLAIM_MS, so looking a few times per that period is soon enough.
+  const recoveryEveryMs = Math.max(ctx.config.batchTickMs, ctx.config.batchStaleClaimMs / 4)
+  let nextRecoveryAt = 0
   const sweep = async () => {
     const now = ctx.clock.now()
     for (const jobId of await store.listStartableJobIds(ctx.db, { now })) {
       if (await store.startJob(ctx.db, { id: jobId, now })) await announce(ctx, jobId)
     }
-    for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
+    if (performance.now() >= nextRecoveryAt) {
+      nextRecoveryAt = performance.now() + recoveryEveryMs
+      for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
+    }
     await Promise.all((await store.listRunningJobIds(ctx.db)).map(wake))
   }
 

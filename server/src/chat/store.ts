@@ -273,19 +273,3 @@ export const countMessages = async (db: Executor, conversationId: string) => {
     .executeTakeFirstOrThrow()
   return Number(row.count)
 }
-
-/** The newest `limit` messages, returned oldest first. */
-export const recentMessages = async (
-  db: Executor,
-  { conversationId, limit }: { conversationId: string; limit: number },
-) => {
-  const rows = await db
-    .selectFrom('chat_messages')
-    .select(messageColumns)
-    .where('conversation_id', '=', conversationId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
-  return rows.reverse()
-}

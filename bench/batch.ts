@@ -1,5 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os'
-import { type RunningServer, start } from '../server/src/server.ts'
+import { start } from '../server/src/server.ts'
 import { benchDialThroughput } from './batch-dial.ts'
 import { benchConfig } from './bench-config.ts'
 import { callJson, prepareBatchTenant } from './bench-tenant.ts'

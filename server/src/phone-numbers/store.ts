@@ -69,12 +69,6 @@ export const findPhoneNumber = async (
   return row ? toRow(row) : undefined
 }
 
-/** For workers, which act for every organization. */
-export const findPhoneNumberById = async (db: Executor, id: string) => {
-  const row = await db.selectFrom('phone_numbers').selectAll().where('id', '=', id).executeTakeFirst()
-  return row ? toRow(row) : undefined
-}
-
 export const listPhoneNumbers = async (
   db: Executor,
   query: { organizationId: string; offset: number; limit: number },

@@ -70,6 +70,17 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   updatedAt: row.updated_at,
 })
 
+/**
+ * An agent read as JSON inside another statement (the chat path reads it with its conversation in
+ * one round trip): JSON carries timestamps as strings, so they are revived first.
+ */
+export const agentFromJson = (json: Record<string, unknown>): AgentRow =>
+  toRow({
+    ...(json as unknown as Selectable<Database['agents']>),
+    created_at: new Date(json.created_at as string),
+    updated_at: new Date(json.updated_at as string),
+  })
+
 const toColumns = (fields: Partial<AgentFields>) => {
   const json = (value: string[] | undefined) => (value === undefined ? undefined : JSON.stringify(value))
   const columns = {

@@ -56,11 +56,15 @@ const registryOf = (ctx: AppContext): ActiveReplies => {
  */
 export const trackReply = (
   ctx: AppContext,
-  { conversationId, idempotencyKey }: { conversationId: string; idempotencyKey: string | null },
+  {
+    conversationId,
+    idempotencyKey,
+    controller = new AbortController(),
+  }: { conversationId: string; idempotencyKey: string | null; controller?: AbortController },
 ) => {
   const replies = registryOf(ctx)
   const reply: ActiveReply = {
-    controller: new AbortController(),
+    controller,
     idempotencyKey,
     listeners: 1,
     graceTimer: null,

@@ -17,7 +17,12 @@ export const assertCredits = async (ctx: AppContext, organizationId: string) => 
     if (error instanceof AppError) throw error
     throw AppError.unavailable('Billing service unavailable', error)
   }
-  if (balance < ctx.config.chatMinBalanceMicros || balance <= 0)
+  assertBalance(ctx, balance)
+}
+
+/** The credits rule on a balance already read (402 below the configured minimum). */
+export const assertBalance = (ctx: AppContext, balanceMicros: number) => {
+  if (balanceMicros < ctx.config.chatMinBalanceMicros || balanceMicros <= 0)
     throw AppError.paymentRequired('Insufficient credits: add credits to continue chatting')
 }
 

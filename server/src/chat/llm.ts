@@ -75,6 +75,26 @@ const streamFromProvider = async function* (
 }
 
 /**
+ * Starts `source` now (its first `next`) rather than when it is first read, so its request runs
+ * while the caller awaits other work. An error waits for the reader; one never read is dropped.
+ */
+export const startNow = <T>(source: AsyncIterable<T>): AsyncIterable<T> => {
+  const iterator = source[Symbol.asyncIterator]()
+  let first: Promise<IteratorResult<T>> | null = iterator.next()
+  first.catch(() => undefined)
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const next = first ?? iterator.next()
+        first = null
+        return next
+      },
+      return: async (value?: unknown) => (await iterator.return?.(value)) ?? { done: true, value },
+    }),
+  }
+}
+
+/**
  * The model source of an organization's agent: the `offline` stand-in when no LLM is configured
  * (never in production: config refuses it), else LLM_BASE_URL with the platform key, or the
  * organization's own key when the model's provider is not one the platform pays for.

@@ -2,12 +2,12 @@ import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { recallMemory } from '../memory/service.ts'
 import type { LlmMessage } from './llm.ts'
-import type { ConversationRow } from './store.ts'
-import * as store from './store.ts'
+import type { ConversationRow, MessageRow } from './store.ts'
 
 /** Room left for the conversation once the system prompt and the reply are accounted for. */
 export const HISTORY_TOKEN_BUDGET = 8000
-const HISTORY_ROWS = 200
+/** Messages read for the prompt, the user's new one included. */
+export const HISTORY_ROWS = 200
 
 /** About four characters a token for English text: good enough to bound a prompt, not to bill. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
@@ -33,10 +33,17 @@ export const fitHistory = <T extends { content: string }>(turns: T[], budget = H
   return kept
 }
 
-/** The system prompt (agent + recalled memory) and the conversation so far, within the budget. */
+/**
+ * The system prompt (agent + recalled memory) and the conversation so far, within the budget.
+ * `turns` are the session's latest messages, oldest first, the user's new message last.
+ */
 export const buildPrompt = async (
   ctx: AppContext,
-  { conversation, agent }: { conversation: ConversationRow; agent: AgentRow },
+  {
+    conversation,
+    agent,
+    turns,
+  }: { conversation: ConversationRow; agent: AgentRow; turns: Pick<MessageRow, 'role' | 'content'>[] },
 ): Promise<{ system: string; history: LlmMessage[] }> => {
   const memory = conversation.userIdentifier
     ? await recallMemory(ctx, {
@@ -44,8 +51,7 @@ export const buildPrompt = async (
         identity: conversation.userIdentifier,
       })
     : null
-  const rows = await store.recentMessages(ctx.db, { conversationId: conversation.id, limit: HISTORY_ROWS })
-  const history = fitHistory(rows.filter((row) => row.content.trim() !== '')).map(
+  const history = fitHistory(turns.filter((row) => row.content.trim() !== '')).map(
     (row): LlmMessage => ({ role: row.role, content: row.content }),
   )
   return { system: systemPromptFor(agent, memory), history }

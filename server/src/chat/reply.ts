@@ -2,11 +2,11 @@ import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { priceReply } from './billing.ts'
-import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
+import { completionSourceFor, type LlmEvent, type LlmMessage, startNow, type ToolCall } from './llm.ts'
 import { buildPrompt, estimateTokens, systemPromptFor } from './prompt.ts'
-import type { ConversationRow } from './store.ts'
+import type { ConversationRow, MessageRow } from './store.ts'
 import * as store from './store.ts'
-import { buildToolset } from './tools.ts'
+import { buildToolset, type Toolset } from './tools.ts'
 
 /** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
 export const MAX_TOOL_ROUNDS = 5
@@ -43,6 +43,45 @@ const toAssistantTurn = (text: string, calls: ToolCall[]): LlmMessage => ({
   })),
 })
 
+/** A reply ready to stream: its prompt and tools, and its first model round already under way. */
+export type PreparedReply = {
+  agent: AgentRow
+  messages: LlmMessage[]
+  toolset: Toolset
+  firstRound: AsyncIterable<LlmEvent>
+}
+
+/**
+ * Builds the prompt and the tools and starts the first model round at once, so the upstream's time
+ * to its first token overlaps the writes still ahead of the reply (claiming it, storing the user's
+ * message). A reply refused after all aborts `signal`, which cancels the upstream request.
+ */
+export const prepareReply = async ({
+  ctx,
+  conversation,
+  agent,
+  turns,
+  signal,
+}: {
+  ctx: AppContext
+  conversation: ConversationRow
+  agent: AgentRow
+  turns: Pick<MessageRow, 'role' | 'content'>[]
+  signal: AbortSignal
+}): Promise<PreparedReply> => {
+  const [{ system, history }, toolset] = await Promise.all([
+    buildPrompt(ctx, { conversation, agent, turns }),
+    buildToolset(ctx, agent),
+  ])
+  const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history]
+  const model = agent.model ?? 'offline'
+  const complete = await completionSourceFor(ctx, { organizationId: conversation.organizationId, model })
+  const firstRound = startNow(
+    complete({ model, messages, tools: toolset.tools, temperature: agent.temperature, signal }),
+  )
+  return { agent, messages, toolset, firstRound }
+}
+
 /**
  * One assistant reply: model rounds with tools in between, until the model answers in text, ends
  * the chat, or the round limit is reached. Text streams out as it arrives; a handoff switches the
@@ -51,13 +90,13 @@ const toAssistantTurn = (text: string, calls: ToolCall[]): LlmMessage => ({
 export const runReply = async ({
   ctx,
   conversation,
-  agent: firstAgent,
+  prepared,
   emit,
   signal,
 }: {
   ctx: AppContext
   conversation: ConversationRow
-  agent: AgentRow
+  prepared: PreparedReply
   emit: Emit
   signal: AbortSignal
 }): Promise<ReplyOutcome> => {
@@ -70,30 +109,28 @@ export const runReply = async ({
     status: 'complete',
     error: null,
   }
-  let agent = firstAgent
-  const [{ system, history }, firstToolset] = await Promise.all([
-    buildPrompt(ctx, { conversation, agent }),
-    buildToolset(ctx, agent),
-  ])
-  const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history]
-  let toolset = firstToolset
+  let { agent, toolset } = prepared
+  const { messages } = prepared
   emit('stream_start', { agent_name: agent.name })
 
   try {
     for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
       const model = agent.model ?? 'offline'
-      const complete = await completionSourceFor(ctx, { organizationId: conversation.organizationId, model })
+      const events =
+        round === 0
+          ? prepared.firstRound
+          : (await completionSourceFor(ctx, { organizationId: conversation.organizationId, model }))({
+              model,
+              messages,
+              tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
+              temperature: agent.temperature,
+              signal,
+            })
       let roundText = ''
       let calls: ToolCall[] = []
       let usage: { inputTokens: number; outputTokens: number } | null = null
       try {
-        for await (const event of complete({
-          model,
-          messages,
-          tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
-          temperature: agent.temperature,
-          signal,
-        })) {
+        for await (const event of events) {
           if (event.type === 'text') {
             roundText += event.delta
             outcome.text += event.delta

@@ -1,46 +1,76 @@
 import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
-import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { trackReply } from './active-replies.ts'
-import { assertCredits, chargeReply } from './billing.ts'
+import { assertBalance, assertCredits, chargeReply } from './billing.ts'
 import { scheduleExpiry } from './end.ts'
-import { estimateTokens } from './prompt.ts'
-import { type Emit, runReply } from './reply.ts'
+import { estimateTokens, HISTORY_ROWS } from './prompt.ts'
+import { type Emit, type PreparedReply, prepareReply, runReply } from './reply.ts'
 import { type ReplyScope, replyLogOf } from './reply-log.ts'
 import { followReply, HEARTBEAT_MS, reserveReply } from './resume.ts'
-import { assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
-import type { ConversationRow } from './store.ts'
+import { assertActive, assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
 import * as store from './store.ts'
 
 /** A reply slot older than this belongs to an instance that died mid-reply. */
 const STALE_REPLY_MS = 10 * 60 * 1000
 
 /**
- * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
- * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot. The slot is
- * taken together with storing the user's message: fewer round trips before the first chunk.
+ * The session's conversation (if active), balance, agent and latest messages, in one round trip.
+ * When that statement fails, the reads one by one say which part did: a billing store that cannot
+ * answer is the spec's 503, as it always was.
  */
-const claimReplySlot = async (ctx: AppContext, conversation: ConversationRow, message: string) => {
-  const [, agent] = await Promise.all([
-    assertCredits(ctx, conversation.organizationId),
-    agentStore.findAgent(ctx.db, {
-      organizationId: conversation.organizationId,
-      id: conversation.currentAgentId,
-    }),
-  ])
+const readReplyContext = async (ctx: AppContext, actor: ChatSessionActor) => {
+  let context: store.ReplyContext | undefined
+  try {
+    context = await store.findReplyContext(ctx.db, {
+      id: actor.conversationId,
+      historyLimit: HISTORY_ROWS - 1,
+    })
+  } catch (error) {
+    const conversation = await findActiveConversation(ctx, actor)
+    await assertCredits(ctx, conversation.organizationId)
+    throw error
+  }
+  const conversation = await assertActive(ctx, actor, context?.conversation)
+  return { ...(context as store.ReplyContext), conversation }
+}
+
+/**
+ * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
+ * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot. While the slot
+ * is claimed (together with storing the user's message), the reply is prepared and its upstream
+ * request started: the write no longer sits before the first chunk. A refusal cancels that request.
+ */
+const startReply = async (
+  ctx: AppContext,
+  { context, message, signal }: { context: store.ReplyContext; message: string; signal: AbortSignal },
+) => {
+  const { conversation, agent } = context
+  assertBalance(ctx, context.balanceMicros)
   if (!agent) throw sessionNotFound()
+  const preparing = prepareReply({
+    ctx,
+    conversation,
+    agent,
+    turns: [...context.history, { role: 'user', content: message }],
+    signal,
+  })
+  // Awaited below; a refused claim leaves it unread.
+  preparing.catch(() => undefined)
   const claimed = await store.claimReplyWithMessage(ctx.db, {
     id: conversation.id,
     staleBefore: new Date(Date.now() - STALE_REPLY_MS),
+    // The messages the prompt was built from are still the latest: nothing happened in between.
+    lastActivityAt: conversation.lastActivityAt,
     message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
   })
   if (!claimed) throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
-  return agent
+  // Wrapped: a reply that fails to prepare still opens its stream and says so there, as before.
+  return { preparing }
 }
 
 /**
@@ -58,7 +88,8 @@ export const sendMessage = async (
   }: { actor: ChatSessionActor; message: string; headers: SendChatMessageHeaders; res: Response },
 ) => {
   assertMessageLength(message)
-  const conversation = await findActiveConversation(ctx, actor)
+  const context = await readReplyContext(ctx, actor)
+  const { conversation } = context
   const key = headers['idempotency-key']
   const scope: ReplyScope | null = key ? { conversationId: conversation.id, idempotencyKey: key } : null
   if (scope && (await reserveReply(ctx, { scope, message })) === 'resume') {
@@ -66,10 +97,12 @@ export const sendMessage = async (
     return
   }
 
-  let agent: Awaited<ReturnType<typeof claimReplySlot>>
+  const controller = new AbortController()
+  let started: { preparing: Promise<PreparedReply> }
   try {
-    agent = await claimReplySlot(ctx, conversation, message)
+    started = await startReply(ctx, { context, message, signal: controller.signal })
   } catch (error) {
+    controller.abort('refused')
     // The key is free again: after fixing the cause (credits, a reply in progress) it may be reused.
     if (scope)
       await replyLogOf(ctx)
@@ -77,7 +110,7 @@ export const sendMessage = async (
         .catch(() => undefined)
     throw error
   }
-  const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null })
+  const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null, controller })
   const stream = openEventStream(res)
   if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
   const heartbeat = setInterval(() => stream.comment('heartbeat'), HEARTBEAT_MS)
@@ -92,7 +125,8 @@ export const sendMessage = async (
   }
 
   try {
-    const outcome = await runReply({ ctx, conversation, agent, emit, signal: reply.controller.signal })
+    const prepared = await started.preparing
+    const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
     if (outcome.text !== '' || outcome.status !== 'complete')
       await store.insertMessage(ctx.db, {
         id: ulid(),

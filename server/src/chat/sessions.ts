@@ -21,8 +21,15 @@ export const sessionNotFound = () => AppError.notFound('session', 'session_not_f
  * The conversation of a session call, if it is still active. One idle past the limit is expired
  * here and now (its end effects run once, whoever gets there first: this call or the job).
  */
-export const findActiveConversation = async (ctx: AppContext, actor: ChatSessionActor) => {
-  const conversation = await store.findConversation(ctx.db, actor.conversationId)
+export const findActiveConversation = async (ctx: AppContext, actor: ChatSessionActor) =>
+  assertActive(ctx, actor, await store.findConversation(ctx.db, actor.conversationId))
+
+/** The checks of `findActiveConversation` on a conversation already read (or not found). */
+export const assertActive = async (
+  ctx: AppContext,
+  actor: ChatSessionActor,
+  conversation: store.ConversationRow | undefined,
+) => {
   if (!conversation || conversation.organizationId !== actor.organizationId) throw sessionNotFound()
   if (conversation.status !== 'active') throw sessionNotFound()
   const idleBefore = new Date(Date.now() - ctx.config.chatIdleTimeoutMs)

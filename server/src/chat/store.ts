@@ -1,4 +1,6 @@
 import { type Selectable, sql } from 'kysely'
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
+import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
 
 export type ConversationStatus = 'active' | 'ended' | 'expired'
@@ -82,6 +84,60 @@ export const findConversation = async (db: Executor, id: string) => {
   return row ? toConversation(row) : undefined
 }
 
+/** What a new reply needs before it can start, read together by `findReplyContext`. */
+export type ReplyContext = {
+  conversation: ConversationRow
+  /** The credit balance of the conversation's organization. */
+  balanceMicros: number
+  /** The agent answering now, if it still exists in the conversation's organization. */
+  agent: AgentRow | undefined
+  /** The newest `historyLimit` messages, oldest first. */
+  history: Pick<MessageRow, 'role' | 'content'>[]
+}
+
+/**
+ * The conversation, its organization's balance, its current agent and its latest messages in one
+ * statement: each read is a round trip before the reply's first chunk, and there are four.
+ */
+export const findReplyContext = async (
+  db: Executor,
+  { id, historyLimit }: { id: string; historyLimit: number },
+): Promise<ReplyContext | undefined> => {
+  const row = await db
+    .selectFrom('conversations as c')
+    .innerJoin('organizations as o', 'o.id', 'c.organization_id')
+    .selectAll('c')
+    .select((eb) => [
+      'o.credit_balance_micros as balance_micros',
+      jsonObjectFrom(
+        eb
+          .selectFrom('agents as a')
+          .selectAll('a')
+          .whereRef('a.organization_id', '=', 'c.organization_id')
+          .where('a.id', '=', eb.fn.coalesce('c.current_agent_id', 'c.agent_id')),
+      ).as('agent'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('chat_messages as m')
+          .select(['m.role', 'm.content'])
+          .whereRef('m.conversation_id', '=', 'c.id')
+          .orderBy('m.created_at', 'desc')
+          .orderBy('m.id', 'desc')
+          .limit(historyLimit),
+      ).as('history'),
+    ])
+    .where('c.id', '=', id)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { balance_micros, agent, history, ...conversation } = row
+  return {
+    conversation: toConversation(conversation),
+    balanceMicros: Number(balance_micros),
+    agent: agent ? agentFromJson(agent as unknown as Record<string, unknown>) : undefined,
+    history: history.reverse(),
+  }
+}
+
 /**
  * Takes the session's one reply slot and stores the user's message, in one statement: one round
  * trip before the reply can start, and never a message without its claim. A claim older than
@@ -93,14 +149,22 @@ export const claimReplyWithMessage = async (
   {
     id,
     staleBefore,
+    lastActivityAt,
     message,
-  }: { id: string; staleBefore: Date; message: { id: string; content: string; tokenCount: number } },
+  }: {
+    id: string
+    staleBefore: Date
+    /** As the caller read it: any reply or end since then changed it, and the claim fails. */
+    lastActivityAt: Date
+    message: { id: string; content: string; tokenCount: number }
+  },
 ) => {
   const now = new Date()
   const inserted = await sql<{ id: string }>`
     with claimed as (
       update conversations set reply_started_at = ${now}, last_activity_at = ${now}
       where id = ${id} and status = 'active'
+        and date_trunc('milliseconds', last_activity_at) = ${lastActivityAt}
         and (reply_started_at is null or reply_started_at < ${staleBefore})
       returning id
     )

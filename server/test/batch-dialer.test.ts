@@ -31,11 +31,6 @@ afterAll(async () => {
   await fake?.close()
 })
 
-const dialsTo = (phone: string) =>
-  fake
-    .callsTo('SIP/CreateSIPParticipant')
-    .filter((call) => (call.body.sip_call_to ?? call.body.sipCallTo) === phone).length
-
 const countAttempts = async (batchJobId: string) => (await attemptsOf(server, batchJobId)).length
 
 describe('the dialer', () => {
@@ -79,7 +74,7 @@ describe('the dialer', () => {
     expect(contacts.map((contact) => [contact.status, contact.attempts])).toEqual(
       phones.map(() => ['completed', 1]),
     )
-    for (const phone of phones) expect(dialsTo(phone)).toBe(1)
+    for (const phone of phones) expect(fake.dialsTo(phone)).toBe(1)
   })
 
   it('retries busy, unanswered and failed dials with back-off up to maxAttempts, recording each', async () => {
@@ -310,7 +305,7 @@ describe('the dialer', () => {
     expect(body.data.status).toBe('running')
     // Still no number: it fails again, and no contact was dialled.
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'))
-    for (const phone of phones) expect(dialsTo(phone)).toBe(0)
+    for (const phone of phones) expect(fake.dialsTo(phone)).toBe(0)
   })
 
   it('fails the job when credits are below one average call', async () => {
@@ -327,7 +322,7 @@ describe('the dialer', () => {
       timeout: 15_000,
     })
     expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
-    expect(dialsTo('+14155556001')).toBe(0)
+    expect(fake.dialsTo('+14155556001')).toBe(0)
   })
 
   it('answers 404 for another organization’s job', async () => {

@@ -19,14 +19,19 @@ export const createBatchTenant = async (server: TestServer, { creditsUsd = 1000 
       reason: 'batch test credits',
     },
   )
-  const number = await server.request('/v1/phone-numbers', {
-    method: 'POST',
-    token: keys.owner,
-    json: { number: '+14155550100', outboundAgentId: agent.id, sipTrunkId: 'ST_test' },
+  const phoneNumberId = await registerPhoneNumber(server, keys.owner, {
+    number: '+14155550100',
+    outboundAgentId: agent.id,
+    sipTrunkId: 'ST_test',
   })
-  if (number.status !== 201) throw new Error(`phone number: ${number.status} ${await number.text()}`)
-  const phoneNumberId = ((await number.json()) as { data: { id: string } }).data.id
   return { team, keys, key: keys.owner, agent, phoneNumberId }
+}
+
+/** POST /v1/phone-numbers with `key`; the new number's id (any answer but 201 throws). */
+export const registerPhoneNumber = async (server: TestServer, key: string, body: Record<string, unknown>) => {
+  const created = await server.request('/v1/phone-numbers', { method: 'POST', token: key, json: body })
+  if (created.status !== 201) throw new Error(`phone number: ${created.status} ${await created.text()}`)
+  return ((await created.json()) as { data: { id: string } }).data.id
 }
 
 /** POST /batch/create in JSON mode. */

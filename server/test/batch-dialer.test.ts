@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
-import { changeBalance, getBalanceMicros } from '../src/billing/service.ts'
 import {
   attemptsOf,
   type BatchTenant,
@@ -11,6 +10,7 @@ import {
   phonesFor,
   setUpBatchTenant,
 } from './helpers/batch-dialer.ts'
+import { setBalanceMicros } from './helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -310,11 +310,9 @@ describe('the dialer', () => {
 
   it('fails the job when credits are below one average call', async () => {
     const own = await setUpBatchTenant(server, { number: '+14155550112' })
-    const balance = await getBalanceMicros(server.ctx.db, own.organizationId)
-    await changeBalance(server.ctx, {
+    await setBalanceMicros(server, {
       organizationId: own.organizationId,
-      amountMicros: -(balance - 1000),
-      kind: 'correction',
+      micros: 1000,
       reason: 'test: nearly empty',
     })
     const batchJobId = await createBatchJob(server, own, { contacts: [{ phone: '+14155556001' }] })

@@ -1,4 +1,4 @@
-import { changeBalance, getBalanceMicros } from '../../src/billing/service.ts'
+import { setBalanceMicros } from './billing.ts'
 import { createTeamWithKeys, makeAgent } from './organization.ts'
 import type { TestServer } from './test-server.ts'
 
@@ -9,16 +9,11 @@ import type { TestServer } from './test-server.ts'
 export const createBatchTenant = async (server: TestServer, { creditsUsd = 1000 } = {}) => {
   const { team, keys } = await createTeamWithKeys(server)
   const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
-  const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
-  await changeBalance(
-    { db: server.ctx.db },
-    {
-      organizationId: team.organizationId,
-      amountMicros: creditsUsd * 1_000_000 - balance,
-      kind: 'correction',
-      reason: 'batch test credits',
-    },
-  )
+  await setBalanceMicros(server, {
+    organizationId: team.organizationId,
+    micros: creditsUsd * 1_000_000,
+    reason: 'batch test credits',
+  })
   const phoneNumberId = await registerPhoneNumber(server, keys.owner, {
     number: '+14155550100',
     outboundAgentId: agent.id,

@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { cpus, loadavg } from 'node:os'
 import * as attemptStore from '../server/src/batch/dialer/attempt-store.ts'
 import * as dialerStore from '../server/src/batch/dialer/store.ts'
-import { changeBalance } from '../server/src/billing/service.ts'
 import { closeCall } from '../server/src/calls/service.ts'
 import { type RunningServer, start } from '../server/src/server.ts'
 import { startFakeLiveKit } from '../server/test/helpers/fake-livekit.ts'
 import { benchConfig } from './bench-config.ts'
+import { callJson, prepareBatchTenant } from './bench-tenant.ts'
 
 const CONTACTS = Number(process.env.BENCH_DIAL_CONTACTS ?? 1000)
 const CONCURRENCY = 50
@@ -17,70 +16,6 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-}
-
-const call = async (url: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-    },
-    ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-  })
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as Record<string, unknown>
-}
-
-/** A tenant with a key, ample credits, a pipeline agent with placeholders and a number. */
-const prepareTenant = async (server: RunningServer, adminToken: string) => {
-  const base = server.url
-  const signup = await call(`${base}/api/auth/signup`, {
-    method: 'POST',
-    json: {
-      organizationName: 'Dial bench',
-      name: 'Bench',
-      email: `dial-${randomBytes(4).toString('hex')}@example.com`,
-      password: 'bench password 123',
-    },
-  })
-  const organizationId = (signup.organization as { id: string }).id
-  await call(`${base}/admin/organizations/${organizationId}`, {
-    method: 'PATCH',
-    token: adminToken,
-    json: { tier: 'enterprise', rateLimitPerMinute: 1_000_000 },
-  })
-  await changeBalance(
-    { db: server.ctx.db },
-    { organizationId, amountMicros: 10_000 * 1_000_000, kind: 'grant', reason: 'bench credits' },
-  )
-  const { key } = (await call(`${base}/api/api-keys`, {
-    method: 'POST',
-    token: signup.token as string,
-    json: { name: 'bench', type: 'secret' },
-  })) as { key: string }
-  const agent = await call(`${base}/v1/agents`, {
-    method: 'POST',
-    token: key,
-    json: {
-      name: 'Bench caller',
-      agentArchitecture: 'pipeline',
-      model: 'gpt-4o-mini',
-      stt: 'deepgram-nova-3',
-      tts: 'cartesia-sonic-2',
-      systemPrompt: 'Call {{name}} about {{plan}}.',
-    },
-  })
-  const number = await call(`${base}/v1/phone-numbers`, {
-    method: 'POST',
-    token: key,
-    json: {
-      number: '+14155550100',
-      outboundAgentId: (agent.data as { id: string }).id,
-      sipTrunkId: 'ST_bench',
-    },
-  })
-  return { key, phoneNumberId: (number.data as { id: string }).id }
 }
 
 /** Milliseconds of the three LiveKit requests of one dial (room, dispatch, SIP), as the dialer makes them. */
@@ -109,7 +44,7 @@ const measureBookkeepingPerContact = async (
   const contacts = Array.from({ length: BOOKKEEPING_CONTACTS }, (_, i) => ({
     phone: `+1415${String(4_000_000 + i).padStart(7, '0')}`,
   }))
-  const created = await call(`${server.url}/batch/create`, {
+  const created = await callJson(`${server.url}/batch/create`, {
     method: 'POST',
     token: key,
     json: {
@@ -156,7 +91,10 @@ export const benchDialThroughput = async () => {
   const { config, removeDataDir } = benchConfig({ ...fake.env, LOG_LEVEL: 'silent' })
   const server = await start({ config })
   try {
-    const { key, phoneNumberId } = await prepareTenant(server, config.adminToken)
+    const { key, phoneNumberId } = await prepareBatchTenant(server, {
+      adminToken: config.adminToken,
+      label: 'Dial bench',
+    })
     const liveKitMs = await measureLiveKitPerDial(server)
 
     let seen = fake.callsTo('SIP/CreateSIPParticipant').length
@@ -181,7 +119,7 @@ export const benchDialThroughput = async () => {
       plan: 'gold',
     }))
     const started = performance.now()
-    const created = await call(`${server.url}/batch/create`, {
+    const created = await callJson(`${server.url}/batch/create`, {
       method: 'POST',
       token: key,
       json: {
@@ -194,7 +132,7 @@ export const benchDialThroughput = async () => {
     const batchJobId = created.batchJobId as string
     const finished = await new Promise<number>((resolve, reject) => {
       const check = async () => {
-        const job = await call(`${server.url}/batch/${batchJobId}`, { token: key })
+        const job = await callJson(`${server.url}/batch/${batchJobId}`, { token: key })
         const { status, counters } = job.data as { status: string; counters: Record<string, number> }
         if (process.env.BENCH_DEBUG)
           process.stdout.write(`${(performance.now() - started).toFixed(0)} ${JSON.stringify(counters)}\n`)

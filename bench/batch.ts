@@ -1,78 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { availableParallelism, loadavg } from 'node:os'
-import { changeBalance } from '../server/src/billing/service.ts'
-import { type RunningServer, start } from '../server/src/server.ts'
+import { start } from '../server/src/server.ts'
 import { benchDialThroughput } from './batch-dial.ts'
 import { benchConfig } from './bench-config.ts'
+import { callJson, prepareBatchTenant } from './bench-tenant.ts'
 
 const CREATE_RUNS = 5
 const CREATE_CONTACTS = 10_000
-
-const call = async (url: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
-  const { token, json, headers, ...rest } = init
-  const response = await fetch(url, {
-    ...rest,
-    headers: {
-      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(headers as Record<string, string>),
-    },
-    ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
-  })
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as Record<string, unknown>
-}
-
-/** An organization with a secret key, credits for every run, a pipeline agent and a number assigned to it. */
-const prepareTenant = async (server: RunningServer, adminToken: string) => {
-  const base = server.url
-  const signup = await call(`${base}/api/auth/signup`, {
-    method: 'POST',
-    json: {
-      organizationName: 'Bench',
-      name: 'Bench',
-      email: `bench-${randomBytes(4).toString('hex')}@example.com`,
-      password: 'bench password 123',
-    },
-  })
-  const organizationId = (signup.organization as { id: string }).id
-  await call(`${base}/admin/organizations/${organizationId}`, {
-    method: 'PATCH',
-    token: adminToken,
-    json: { tier: 'enterprise', rateLimitPerMinute: 1_000_000 },
-  })
-  await changeBalance(
-    { db: server.ctx.db },
-    { organizationId, amountMicros: 10_000 * 1_000_000, kind: 'grant', reason: 'bench credits' },
-  )
-  const { key } = (await call(`${base}/api/api-keys`, {
-    method: 'POST',
-    token: signup.token as string,
-    json: { name: 'bench', type: 'secret' },
-  })) as { key: string }
-  const agent = await call(`${base}/v1/agents`, {
-    method: 'POST',
-    token: key,
-    json: {
-      name: 'Bench caller',
-      agentArchitecture: 'pipeline',
-      model: 'gpt-4o-mini',
-      stt: 'deepgram-nova-3',
-      tts: 'cartesia-sonic-2',
-      systemPrompt: 'Call {{name}} about {{plan}}.',
-    },
-  })
-  const number = await call(`${base}/v1/phone-numbers`, {
-    method: 'POST',
-    token: key,
-    json: {
-      number: '+14155550100',
-      outboundAgentId: (agent.data as { id: string }).id,
-      sipTrunkId: 'ST_bench',
-    },
-  })
-  return { key, phoneNumberId: (number.data as { id: string }).id }
-}
 
 const csvOf = (contacts: number) => {
   const rows = Array.from(
@@ -96,7 +29,10 @@ export const benchCreateFromCsv = async () => {
   const { config, removeDataDir } = benchConfig({ ROLE: 'api' })
   const server = await start({ config })
   try {
-    const { key, phoneNumberId } = await prepareTenant(server, config.adminToken)
+    const { key, phoneNumberId } = await prepareBatchTenant(server, {
+      adminToken: config.adminToken,
+      label: 'Bench',
+    })
     const csv = csvOf(CREATE_CONTACTS)
     const createOnce = async () => {
       const form = new FormData()
@@ -105,7 +41,7 @@ export const benchCreateFromCsv = async () => {
       form.append('concurrentCallLimit', '50')
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv')
       const started = performance.now()
-      const body = await call(`${server.url}/batch/create`, { method: 'POST', token: key, body: form })
+      const body = await callJson(`${server.url}/batch/create`, { method: 'POST', token: key, body: form })
       const elapsed = performance.now() - started
       if (body.totalContacts !== CREATE_CONTACTS)
         throw new Error(`created ${String(body.totalContacts)} contacts`)

@@ -1,239 +1,24 @@
-import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { isIP } from 'node:net'
-import { join, resolve } from 'node:path'
-import { ZCatalogue } from '@parley/shared'
-import { z } from 'zod'
+import { resolve } from 'node:path'
+import type { z } from 'zod'
+import {
+  defaultLlmPrices,
+  type environments,
+  type logLevels,
+  type ModelPrice,
+  type roles,
+  ZEnvironment,
+} from './config-environment.ts'
+import {
+  type GeneratedSecretName,
+  type GeneratedSecrets,
+  generatedSecretNames,
+  readOrCreateSecrets,
+} from './config-secrets.ts'
 
 /** A configuration problem, reported as one line that names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
-
-const roles = ['api', 'worker', 'all'] as const
-const environments = ['development', 'test', 'production'] as const
-const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional()
-
-const urlWithSchemes = (schemes: string[]) =>
-  optionalText.refine(
-    (value) => {
-      if (value === undefined) return true
-      try {
-        return schemes.includes(new URL(value).protocol.replace(/:$/, ''))
-      } catch {
-        return false
-      }
-    },
-    { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
-  )
-
-const isCatalogueFile = (path: string) => {
-  try {
-    return ZCatalogue.safeParse(JSON.parse(readFileSync(path, 'utf8'))).success
-  } catch {
-    return false
-  }
-}
-
-const hostname =
-  /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)(?::\d{1,5})?$/i
-
-const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal'])
-
-const isProxyAddress = (entry: string) => {
-  if (proxyNames.has(entry)) return true
-  const [address = '', bits, ...rest] = entry.split('/')
-  const version = isIP(address)
-  if (version === 0 || rest.length > 0) return false
-  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128))
-}
-
-/**
- * Which proxies may set X-Forwarded-Proto/-For: off, a hop count (1-10), or a comma list of
- * addresses, CIDR ranges and express's names (loopback, linklocal, uniquelocal). "true" (trust
- * anyone) is refused: any client could then claim https or another address.
- */
-const ZTrustProxy = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .default('false')
-  .transform((value): false | number | string[] | null => {
-    if (value === '' || value === 'false' || value === '0') return false
-    if (/^\d{1,2}$/.test(value)) return Number(value) <= 10 ? Number(value) : null
-    const entries = value.split(',').map((entry) => entry.trim())
-    return entries.every(isProxyAddress) ? entries : null
-  })
-  .refine((value) => value !== null, {
-    message:
-      'must be false, a hop count from 1 to 10, or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal',
-  })
-  .transform((value) => value as false | number | string[])
-
-const safeJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-const ZModelPrice = z.object({
-  inputUsdPerMillion: z.number().nonnegative(),
-  outputUsdPerMillion: z.number().nonnegative(),
-})
-export type ModelPrice = z.infer<typeof ZModelPrice>
-const ZPriceTable = z.record(z.string().min(1), ZModelPrice)
-
-/**
- * USD per million tokens, list prices of the catalogue's models; `default` prices any model not
- * listed (a CATALOGUE_FILE may add models). LLM_PRICES entries replace these per model.
- */
-export const defaultLlmPrices: Readonly<Record<string, ModelPrice>> = {
-  offline: { inputUsdPerMillion: 0, outputUsdPerMillion: 0 },
-  'gpt-4o-mini': { inputUsdPerMillion: 0.15, outputUsdPerMillion: 0.6 },
-  'gpt-4o': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
-  'gpt-4.1-mini': { inputUsdPerMillion: 0.4, outputUsdPerMillion: 1.6 },
-  'llama-3.3-70b-versatile': { inputUsdPerMillion: 0.59, outputUsdPerMillion: 0.79 },
-  'gemini-2.0-flash': { inputUsdPerMillion: 0.1, outputUsdPerMillion: 0.4 },
-  default: { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
-}
-
-/** The environment as the table in DESIGN.md §2 defines it; every value arrives as a string. */
-const ZEnvironment = z.object({
-  NODE_ENV: z
-    .enum(environments, { message: `must be one of ${environments.join(', ')}` })
-    .default('development'),
-  PORT: z
-    .string()
-    .regex(/^\d{1,5}$/, 'must be an integer from 0 to 65535')
-    .transform(Number)
-    .refine((port) => port <= 65535, 'must be an integer from 0 to 65535')
-    .default(8787),
-  PUBLIC_BASE_URL: urlWithSchemes(['http', 'https']),
-  DATA_DIR: z.string().trim().min(1, 'must not be empty').default('.data'),
-  DATABASE_URL: urlWithSchemes(['postgres', 'postgresql']),
-  REDIS_URL: urlWithSchemes(['redis', 'rediss']),
-  JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
-  ADMIN_TOKEN: optionalText.refine(
-    (v) => v === undefined || v.length >= 32,
-    'must be at least 32 characters',
-  ),
-  ENCRYPTION_KEY: optionalText.refine(
-    (v) => v === undefined || v.length >= 32,
-    'must be at least 32 characters',
-  ),
-  LLM_BASE_URL: urlWithSchemes(['http', 'https']),
-  LLM_API_KEY: optionalText,
-  LIVEKIT_URL: urlWithSchemes(['http', 'https', 'ws', 'wss']),
-  LIVEKIT_API_KEY: optionalText,
-  LIVEKIT_API_SECRET: optionalText,
-  LIVEKIT_AGENT_NAME: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
-    .default('parley-agent'),
-  WORKER_TOKEN: optionalText.refine(
-    (v) => v === undefined || v.length >= 32,
-    'must be at least 32 characters',
-  ),
-  MEMORY_URL: urlWithSchemes(['http', 'https']),
-  SEARCH_URL: urlWithSchemes(['http', 'https']),
-  SEARCH_API_KEY: optionalText,
-  TRIAL_CREDITS_USD: z
-    .string()
-    .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
-    .transform(Number)
-    .refine((usd) => usd <= 10_000, 'must be at most 10000')
-    .default(5),
-  OUTBOUND_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((list) =>
-      list
-        .split(',')
-        .map((host) => host.trim().toLowerCase())
-        .filter(Boolean),
-    )
-    .refine(
-      (hosts) => hosts.every((host) => hostname.test(host)),
-      'must be a comma-separated list of host names',
-    ),
-  CATALOGUE_FILE: optionalText.refine((path) => path === undefined || isCatalogueFile(path), {
-    message: 'must name a readable JSON file holding a valid catalogue (see GET /v1/catalogue)',
-  }),
-  TRUST_PROXY: ZTrustProxy,
-  WEBHOOK_RETRY_BASE_MS: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .refine((ms) => ms >= 10, 'must be at least 10')
-    .default(10_000),
-  WEBHOOK_TIMEOUT_MS: z
-    .string()
-    .regex(/^\d{1,6}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .refine((ms) => ms >= 10, 'must be at least 10')
-    .default(7000),
-  CHAT_IDLE_TIMEOUT_SECONDS: z
-    .string()
-    .regex(/^\d{1,6}$/, 'must be a whole number of seconds')
-    .transform(Number)
-    .refine((seconds) => seconds >= 1, 'must be at least 1')
-    .default(1800),
-  CALL_CHECK_INTERVAL_SECONDS: z
-    .string()
-    .regex(/^\d{1,5}$/, 'must be a whole number of seconds')
-    .transform(Number)
-    .refine((seconds) => seconds >= 1, 'must be at least 1')
-    .default(60),
-  CHAT_RESUME_GRACE_MS: z
-    .string()
-    .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .default(10_000),
-  BATCH_TICK_MS: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .refine((ms) => ms >= 10, 'must be at least 10')
-    .default(1000),
-  BATCH_RETRY_BASE_MS: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .refine((ms) => ms >= 10, 'must be at least 10')
-    .default(120_000),
-  BATCH_STALE_CLAIM_MS: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number of milliseconds')
-    .transform(Number)
-    .refine((ms) => ms >= 100, 'must be at least 100')
-    .default(120_000),
-  CHAT_MIN_BALANCE_USD: z
-    .string()
-    .regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number of US dollars with at most six decimals')
-    .transform(Number)
-    .default(0.01),
-  LLM_PRICES: optionalText.transform((value, context) => {
-    if (value === undefined) return undefined
-    const parsed = ZPriceTable.safeParse(safeJson(value))
-    if (parsed.success) return parsed.data
-    context.addIssue({
-      code: 'custom',
-      message: 'must be JSON {"<model>": {"inputUsdPerMillion": n, "outputUsdPerMillion": n}, ...}',
-    })
-    return z.NEVER
-  }),
-  ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
-  LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
-})
 
 const secretVariables = new Set([
   'JWT_SECRET',
@@ -314,33 +99,6 @@ const describeIssue = (issue: z.core.$ZodIssue, env: Environment): string => {
 
 const fail = (message: string): never => {
   throw new ConfigError(`Invalid configuration: ${message}`)
-}
-
-const generatedSecretNames = ['JWT_SECRET', 'ADMIN_TOKEN', 'ENCRYPTION_KEY'] as const
-type GeneratedSecretName = (typeof generatedSecretNames)[number]
-type GeneratedSecrets = Record<GeneratedSecretName, string>
-
-/** Dev secrets live in DATA_DIR/secrets.json (mode 0600) so they survive restarts. */
-const readOrCreateSecrets = (dataDir: string): GeneratedSecrets => {
-  const file = join(dataDir, 'secrets.json')
-  if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<GeneratedSecrets>
-    if (generatedSecretNames.every((name) => typeof stored[name] === 'string'))
-      return stored as GeneratedSecrets
-  }
-  // Keep what an older DATA_DIR already has (tokens in use, data encrypted with it); add what is missing.
-  const previous = existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<GeneratedSecrets>)
-    : {}
-  const secrets: GeneratedSecrets = {
-    JWT_SECRET: previous.JWT_SECRET ?? randomBytes(48).toString('base64url'),
-    ADMIN_TOKEN: previous.ADMIN_TOKEN ?? randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: previous.ENCRYPTION_KEY ?? randomBytes(32).toString('base64url'),
-  }
-  mkdirSync(dataDir, { recursive: true })
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 })
-  chmodSync(file, 0o600)
-  return secrets
 }
 
 /**

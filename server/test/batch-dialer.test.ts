@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
-import { changeBalance, getBalanceMicros } from '../src/billing/service.ts'
 import {
   attemptsOf,
   type BatchTenant,
@@ -11,6 +10,7 @@ import {
   phonesFor,
   setUpBatchTenant,
 } from './helpers/batch-dialer.ts'
+import { setBalanceMicros } from './helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -30,11 +30,6 @@ afterAll(async () => {
   await server?.destroy()
   await fake?.close()
 })
-
-const dialsTo = (phone: string) =>
-  fake
-    .callsTo('SIP/CreateSIPParticipant')
-    .filter((call) => (call.body.sip_call_to ?? call.body.sipCallTo) === phone).length
 
 const countAttempts = async (batchJobId: string) => (await attemptsOf(server, batchJobId)).length
 
@@ -79,7 +74,7 @@ describe('the dialer', () => {
     expect(contacts.map((contact) => [contact.status, contact.attempts])).toEqual(
       phones.map(() => ['completed', 1]),
     )
-    for (const phone of phones) expect(dialsTo(phone)).toBe(1)
+    for (const phone of phones) expect(fake.dialsTo(phone)).toBe(1)
   })
 
   it('retries busy, unanswered and failed dials with back-off up to maxAttempts, recording each', async () => {
@@ -310,16 +305,14 @@ describe('the dialer', () => {
     expect(body.data.status).toBe('running')
     // Still no number: it fails again, and no contact was dialled.
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'))
-    for (const phone of phones) expect(dialsTo(phone)).toBe(0)
+    for (const phone of phones) expect(fake.dialsTo(phone)).toBe(0)
   })
 
   it('fails the job when credits are below one average call', async () => {
     const own = await setUpBatchTenant(server, { number: '+14155550112' })
-    const balance = await getBalanceMicros(server.ctx.db, own.organizationId)
-    await changeBalance(server.ctx, {
+    await setBalanceMicros(server, {
       organizationId: own.organizationId,
-      amountMicros: -(balance - 1000),
-      kind: 'correction',
+      micros: 1000,
       reason: 'test: nearly empty',
     })
     const batchJobId = await createBatchJob(server, own, { contacts: [{ phone: '+14155556001' }] })
@@ -327,7 +320,7 @@ describe('the dialer', () => {
       timeout: 15_000,
     })
     expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
-    expect(dialsTo('+14155556001')).toBe(0)
+    expect(fake.dialsTo('+14155556001')).toBe(0)
   })
 
   it('answers 404 for another organization’s job', async () => {

@@ -34,11 +34,6 @@ afterAll(async () => {
   await fake?.close()
 })
 
-const dialsTo = (phone: string) =>
-  fake
-    .callsTo('SIP/CreateSIPParticipant')
-    .filter((call) => (call.body.sip_call_to ?? call.body.sipCallTo) === phone).length
-
 describe('claims of a worker that stopped before dialling', () => {
   it('are released, their orphan call closed, and each contact dialled once afterwards', async () => {
     const [afterCallRow, afterClaim] = phonesFor(2, 8000) as [string, string]
@@ -106,6 +101,6 @@ describe('claims of a worker that stopped before dialling', () => {
       ['completed', 1],
       ['completed', 1],
     ])
-    expect([dialsTo(afterCallRow), dialsTo(afterClaim)]).toEqual([1, 1])
+    expect([fake.dialsTo(afterCallRow), fake.dialsTo(afterClaim)]).toEqual([1, 1])
   })
 })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ZIsoDateTime } from './common.ts'
+import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const architectures = ['pipeline', 'realtime', 'text'] as const
 export const ZAgentArchitecture = z.enum(architectures, {
@@ -301,7 +301,7 @@ export const ZAgentList = z
   .object({
     success: z.literal(true),
     data: z.array(ZAgentListItem),
-    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+    pagination: ZPagination,
   })
   .meta({ id: 'AgentList' })
 
@@ -369,7 +369,7 @@ export const ZWebhookDeliveryList = z
   .object({
     success: z.literal(true),
     data: z.array(ZWebhookDelivery),
-    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+    pagination: ZPagination,
   })
   .meta({ id: 'WebhookDeliveryList' })
 

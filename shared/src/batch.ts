@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { ZListAgentsQuery } from './agents.ts'
-import { ZIsoDateTime } from './common.ts'
+import { ZPageQuery } from './agents.ts'
+import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const batchJobStatuses = [
   'pending',
@@ -183,9 +183,7 @@ export const ZBatchJobResponse = z
   .object({ success: z.literal(true), data: ZBatchJob })
   .meta({ id: 'BatchJobResponse' })
 
-const ZPagination = z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() })
-
-export const ZListBatchJobsQuery = ZListAgentsQuery.omit({ mode: true }).extend({
+export const ZListBatchJobsQuery = ZPageQuery.extend({
   status: ZBatchJobStatus.optional(),
 })
 export type ListBatchJobsQuery = z.infer<typeof ZListBatchJobsQuery>
@@ -215,7 +213,7 @@ export const ZBatchContact = z
   .meta({ id: 'BatchContact' })
 export type BatchContact = z.infer<typeof ZBatchContact>
 
-export const ZListBatchContactsQuery = ZListAgentsQuery.omit({ mode: true }).extend({
+export const ZListBatchContactsQuery = ZPageQuery.extend({
   status: ZBatchContactStatus.optional(),
 })
 export type ListBatchContactsQuery = z.infer<typeof ZListBatchContactsQuery>

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ZPageQuery } from './agents.ts'
-import { ZIsoDateTime } from './common.ts'
+import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const callStatuses = ['active', 'ended', 'failed'] as const
 export const ZCallStatus = z.enum(callStatuses)
@@ -54,7 +54,7 @@ export const ZCallList = z
   .object({
     success: z.literal(true),
     data: z.array(ZCall),
-    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+    pagination: ZPagination,
   })
   .meta({ id: 'CallList' })
 

@@ -5,6 +5,9 @@ export const ZUlid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULI
 
 export const ZIsoDateTime = z.string().meta({ format: 'date-time' })
 
+/** The `pagination` block of every v1 list answer. */
+export const ZPagination = z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() })
+
 export const ZEmail = z
   .string()
   .trim()

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { ZListAgentsQuery } from './agents.ts'
-import { ZIsoDateTime } from './common.ts'
+import { ZPageQuery } from './agents.ts'
+import { ZIsoDateTime, ZPagination } from './common.ts'
 
 /**
  * E.164 as the contract writes it: a leading +, a non-zero country digit, at most 15 digits, no
@@ -58,7 +58,7 @@ export type PatchPhoneNumber = z.infer<typeof ZPatchPhoneNumber>
 
 export const ZPhoneNumberIdParams = z.object({ phoneNumberId: z.string().min(1).max(100) })
 
-export const ZListPhoneNumbersQuery = ZListAgentsQuery.omit({ mode: true })
+export const ZListPhoneNumbersQuery = ZPageQuery
 export type ListPhoneNumbersQuery = z.infer<typeof ZListPhoneNumbersQuery>
 
 export const ZPhoneNumberResponse = z
@@ -69,7 +69,7 @@ export const ZPhoneNumberList = z
   .object({
     success: z.literal(true),
     data: z.array(ZPhoneNumber),
-    pagination: z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() }),
+    pagination: ZPagination,
   })
   .meta({ id: 'PhoneNumberList' })
 

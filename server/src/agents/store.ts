@@ -1,6 +1,7 @@
 import type { AgentArchitecture, AgentMode } from '@parley/shared'
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
+import { countRows, newestFirstPage } from '../db/page-store.ts'
 
 export type AgentRow = {
   id: string
@@ -174,17 +175,11 @@ export const listVisibleAgents = async (
     .$if(!query.seesAllPrivate, (qb) =>
       qb.where((eb) => eb.or([eb('mode', '<>', 'private'), eb('user_id', '=', query.viewerId ?? '')])),
     )
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
-    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  const [rows, total] = await Promise.all([
+    base.selectAll().$call(newestFirstPage(query)).execute(),
+    countRows(base),
   ])
-  return { agents: rows.map(toRow), total: count.total }
+  return { agents: rows.map(toRow), total }
 }
 
 export const updateAgent = async (

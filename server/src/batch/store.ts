@@ -1,6 +1,7 @@
 import type { BatchContactStatus, BatchCounters, BatchJobStatus, CallingWindow } from '@parley/shared'
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
+import { countRows, newestFirstPage } from '../db/page-store.ts'
 
 export type BatchJobRow = {
   id: string
@@ -182,17 +183,11 @@ export const listJobs = async (
     .selectFrom('batch_jobs')
     .where('organization_id', '=', query.organizationId)
     .$if(query.status !== undefined, (qb) => qb.where('status', '=', query.status as BatchJobStatus))
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
-    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  const [rows, total] = await Promise.all([
+    base.selectAll().$call(newestFirstPage(query)).execute(),
+    countRows(base),
   ])
-  return { jobs: rows.map(toJobRow), total: count.total }
+  return { jobs: rows.map(toJobRow), total }
 }
 
 export const emptyCounters = (): BatchCounters => ({
@@ -234,11 +229,11 @@ export const listContacts = async (
     .selectFrom('batch_contacts')
     .where('batch_job_id', '=', query.batchJobId)
     .$if(query.status !== undefined, (qb) => qb.where('status', '=', query.status as BatchContactStatus))
-  const [rows, count] = await Promise.all([
+  const [rows, total] = await Promise.all([
     base.selectAll().orderBy('position').offset(query.offset).limit(query.limit).execute(),
-    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+    countRows(base),
   ])
-  return { contacts: rows.map(toContactRow), total: count.total }
+  return { contacts: rows.map(toContactRow), total }
 }
 
 /**

@@ -19,7 +19,10 @@ export type ApplyOutcome =
 
 /**
  * Moves the balance and appends the ledger row on the given executor, which must be a transaction.
- * The conditional UPDATE takes the row lock, so concurrent debits can never overdraw.
+ * The conditional UPDATE takes the row lock, so concurrent debits can never overdraw. Both writes
+ * are one statement (a data-modifying CTE): the organization's row is locked by the first
+ * statement of the change, so no round trip to the client happens between taking that lock and
+ * the caller's next step (usually its commit), and concurrent changes wait on it as little as can be.
  */
 export const applyBalanceChange = async (
   db: Executor,
@@ -32,44 +35,28 @@ export const applyBalanceChange = async (
     reference: string | null
   },
 ): Promise<ApplyOutcome> => {
-  const updated = await db
-    .updateTable('organizations')
-    .set({ credit_balance_micros: sql`credit_balance_micros + ${change.amountMicros}` })
+  const { rows } = await sql<LedgerRow>`
+    with moved as (
+      update organizations set credit_balance_micros = credit_balance_micros + ${change.amountMicros}
+      where id = ${change.organizationId} and credit_balance_micros + ${change.amountMicros} >= 0
+      returning credit_balance_micros
+    )
+    insert into credit_ledger
+      (id, organization_id, amount_micros, balance_after_micros, kind, reason, reference)
+    select ${change.id}, ${change.organizationId}, ${change.amountMicros}, moved.credit_balance_micros,
+      ${change.kind}, ${change.reason}, ${change.reference}
+    from moved
+    returning id, organization_id as "organizationId", amount_micros as "amountMicros",
+      balance_after_micros as "balanceAfterMicros", kind, reason, reference, created_at as "createdAt"
+  `.execute(db)
+  const entry = rows[0]
+  if (entry) return { status: 'applied', entry }
+  const exists = await db
+    .selectFrom('organizations')
+    .select('id')
     .where('id', '=', change.organizationId)
-    .where(sql<boolean>`credit_balance_micros + ${change.amountMicros} >= 0`)
-    .returning('credit_balance_micros')
     .executeTakeFirst()
-  if (!updated) {
-    const exists = await db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', change.organizationId)
-      .executeTakeFirst()
-    return { status: exists ? 'insufficient' : 'no_organization' }
-  }
-  const entry = await db
-    .insertInto('credit_ledger')
-    .values({
-      id: change.id,
-      organization_id: change.organizationId,
-      amount_micros: change.amountMicros,
-      balance_after_micros: updated.credit_balance_micros,
-      kind: change.kind,
-      reason: change.reason,
-      reference: change.reference,
-    })
-    .returning([
-      'id',
-      'organization_id as organizationId',
-      'amount_micros as amountMicros',
-      'balance_after_micros as balanceAfterMicros',
-      'kind',
-      'reason',
-      'reference',
-      'created_at as createdAt',
-    ])
-    .executeTakeFirstOrThrow()
-  return { status: 'applied', entry }
+  return { status: exists ? 'insufficient' : 'no_organization' }
 }
 
 export const listLedger = (

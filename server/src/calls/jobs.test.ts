@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { backdateCall, findCallOfRoom, startVoiceSession } from '../../test/helpers/voice.ts'
-import { changeBalance, getBalanceMicros } from '../billing/service.ts'
+import { getBalanceMicros } from '../billing/service.ts'
 
 let fake: FakeLiveKit
 let receiver: HttpTarget
@@ -73,11 +74,9 @@ describe('the credit re-check (repeating job)', () => {
     const { team, key, agent } = await teamWithVoiceAgent()
     const session = await startVoiceSession(server, { key, agentId: agent.id })
     await backdateCall(server, session.room_name, 30)
-    const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
-    await changeBalance(server.ctx, {
+    await setBalanceMicros(server, {
       organizationId: team.organizationId,
-      amountMicros: -balance,
-      kind: 'correction',
+      micros: 0,
       reason: 'test: out of credits',
     })
     // The job closes the call, then deletes its room: wait for both.

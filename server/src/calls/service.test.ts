@@ -4,9 +4,8 @@ import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-live
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, makeAgent } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { readWebhookSecret } from '../agents/service.ts'
+import { isSignedForAgent } from '../../test/helpers/webhooks.ts'
 import { getBalanceMicros } from '../billing/service.ts'
-import { verifyWebhook } from '../webhooks/signature.ts'
 import { estimateCallMicros, priceCall } from './pricing.ts'
 import { type CallRow, closeCall, onCallClosed, openCall } from './service.ts'
 
@@ -105,16 +104,8 @@ describe('closing a call', () => {
     const deliveries = () => receiver.received.filter((request) => request.body.includes(call.id))
     await vi.waitFor(() => expect(deliveries()).toHaveLength(1), { timeout: 15_000 })
     const delivery = deliveries()[0]
-    const secret = await readWebhookSecret(server.ctx, {
-      organizationId: team.organizationId,
-      agentId: agent.id,
-    })
     expect(
-      verifyWebhook({
-        secret: secret ?? '',
-        body: delivery?.body ?? '',
-        header: String(delivery?.headers['x-parley-signature']),
-      }),
+      await isSignedForAgent(server, { organizationId: team.organizationId, agentId: agent.id }, delivery),
     ).toBe(true)
     const payload = JSON.parse(delivery?.body ?? '{}')
     expect(payload.event).toBe('call.ended')

@@ -45,15 +45,17 @@ export const openCall = (ctx: AppContext, input: OpenCallInput) =>
   })
 
 /**
- * Debits the call's minutes inside the closing transaction. The call already happened, so when
- * the balance cannot cover it the rest of the balance is taken (never below zero). A `failed`
- * call (unanswered dial, failed dispatch) and a web session nobody joined cost nothing.
+ * Debits the call's minutes inside the closing transaction, as its last statement before the
+ * commit: the debit locks the organization's balance row, which every call of the organization
+ * closing at the same time needs too, so nothing else runs while it is held. The call's cost is
+ * written just before it, and corrected only when the balance could not cover it: the call already
+ * happened, so the rest of the balance is taken then (never below zero). A `failed` call
+ * (unanswered dial, failed dispatch) and a web session nobody joined cost nothing.
  */
 const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) => {
-  if (call.status === 'failed') return 0
-  if (call.direction === 'web' && !store.hasConnected(call)) return 0
-  const cost = priceCall(call.architecture, call.durationSeconds ?? 0)
-  if (cost <= 0) return 0
+  const cost = priceOf(call)
+  if (cost <= 0) return 0 // a call row starts at cost 0 and is closed once
+  await store.setCallCost(tx, { id: call.id, costMicros: cost })
   const debit = (amount: number) =>
     changeBalance(
       { db: ctx.db, executor: tx },
@@ -70,10 +72,17 @@ const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) =>
     return cost
   } catch (error) {
     if (!(error instanceof AppError && error.status === 402)) throw error
-    const rest = await getBalanceMicros(tx, call.organizationId)
+    const rest = Math.max(0, await getBalanceMicros(tx, call.organizationId))
+    await store.setCallCost(tx, { id: call.id, costMicros: rest })
     if (rest > 0) await debit(rest)
-    return Math.max(0, rest)
+    return rest
   }
+}
+
+const priceOf = (call: store.CallRow) => {
+  if (call.status === 'failed') return 0
+  if (call.direction === 'web' && !store.hasConnected(call)) return 0
+  return Math.max(0, priceCall(call.architecture, call.durationSeconds ?? 0))
 }
 
 const notifyClosed = async (ctx: AppContext, call: store.CallRow) => {
@@ -142,9 +151,7 @@ export const closeCall = async (
   const closed = await ctx.db.transaction().execute(async (tx) => {
     const call = await store.markCallClosed(tx, { roomName, status, reason })
     if (!call) return null
-    const costMicros = await chargeCall(ctx, tx, call)
-    await store.setCallCost(tx, { id: call.id, costMicros })
-    return { ...call, costMicros }
+    return { ...call, costMicros: await chargeCall(ctx, tx, call) }
   })
   if (!closed) return null
   await notifyClosed(ctx, closed)

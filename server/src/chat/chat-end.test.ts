@@ -4,9 +4,8 @@ import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { readWebhookSecret } from '../agents/service.ts'
+import { isSignedForAgent } from '../../test/helpers/webhooks.ts'
 import { getBalanceMicros } from '../billing/service.ts'
-import { verifyWebhook } from '../webhooks/signature.ts'
 
 let llm: FakeLlm
 let receiver: HttpTarget
@@ -101,16 +100,8 @@ describe('ending a session', () => {
 
     await vi.waitFor(() => expect(deliveriesOf(session.conversation_id)).toHaveLength(1), { timeout: 15_000 })
     const delivery = deliveriesOf(session.conversation_id)[0]
-    const secret = await readWebhookSecret(server.ctx, {
-      organizationId: team.organizationId,
-      agentId: agent.id,
-    })
     expect(
-      verifyWebhook({
-        secret: secret ?? '',
-        body: delivery?.body ?? '',
-        header: String(delivery?.headers['x-parley-signature']),
-      }),
+      await isSignedForAgent(server, { organizationId: team.organizationId, agentId: agent.id }, delivery),
     ).toBe(true)
     const payload = JSON.parse(delivery?.body ?? '{}')
     expect(payload.event).toBe('chat.ended')

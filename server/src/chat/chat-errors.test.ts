@@ -2,11 +2,11 @@ import jwt from 'jsonwebtoken'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { chatCall, createChatSession, readChatStream, sendChat } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { changeBalance, getBalanceMicros } from '../billing/service.ts'
 
 let server: TestServer
 let llm: FakeLlm
@@ -36,16 +36,7 @@ const expectError = async (response: Response, status: number, code: string, det
   if (detail) expect(body.detail).toBe(detail)
 }
 
-const emptyBalance = async (organizationId: string) => {
-  const balance = await getBalanceMicros(server.ctx.db, organizationId)
-  if (balance > 0)
-    await changeBalance(server.ctx, {
-      organizationId,
-      amountMicros: -balance,
-      kind: 'correction',
-      reason: 'test',
-    })
-}
+const emptyBalance = (organizationId: string) => setBalanceMicros(server, { organizationId, micros: 0 })
 
 describe('chat API error codes (spec "Chat API codes")', () => {
   it('400 not_text_agent: pipeline and realtime agents cannot chat', async () => {

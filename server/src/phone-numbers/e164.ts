@@ -31,12 +31,3 @@ export const onlyZoneOfRegion = (region: string) => {
   zonesByRegion.set(region, zone)
   return zone
 }
-
-/**
- * The time zone of a valid E.164 number's region when that region has exactly one
- * (+44… → Europe/London); null for regions that span zones (+1…) or numbers without a region.
- */
-export const regionTimeZoneOf = (e164: string): string | null => {
-  const region = checkE164(e164)?.region
-  return region ? onlyZoneOfRegion(region) : null
-}

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
+import { countRows, newestFirstPage } from '../db/page-store.ts'
 
 export type PhoneNumberRow = {
   id: string
@@ -68,28 +69,16 @@ export const findPhoneNumber = async (
   return row ? toRow(row) : undefined
 }
 
-/** For workers, which act for every organization. */
-export const findPhoneNumberById = async (db: Executor, id: string) => {
-  const row = await db.selectFrom('phone_numbers').selectAll().where('id', '=', id).executeTakeFirst()
-  return row ? toRow(row) : undefined
-}
-
 export const listPhoneNumbers = async (
   db: Executor,
   query: { organizationId: string; offset: number; limit: number },
 ) => {
   const base = db.selectFrom('phone_numbers').where('organization_id', '=', query.organizationId)
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
-    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  const [rows, total] = await Promise.all([
+    base.selectAll().$call(newestFirstPage(query)).execute(),
+    countRows(base),
   ])
-  return { phoneNumbers: rows.map(toRow), total: count.total }
+  return { phoneNumbers: rows.map(toRow), total }
 }
 
 /** Throws PostgreSQL's unique_violation when the new number is already the organization's. */

@@ -5,9 +5,8 @@ import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { backdateCall, findCallOfRoom, ledgerOfCall, startVoiceSession } from '../../test/helpers/voice.ts'
-import { readWebhookSecret } from '../agents/service.ts'
+import { isSignedForAgent } from '../../test/helpers/webhooks.ts'
 import { priceCall } from '../calls/pricing.ts'
-import { verifyWebhook } from '../webhooks/signature.ts'
 
 let fake: FakeLiveKit
 let receiver: HttpTarget
@@ -84,12 +83,9 @@ describe('POST /livekit/webhook', () => {
     const deliveries = () => receiver.received.filter((request) => request.body.includes(session.callId))
     await vi.waitFor(() => expect(deliveries()).toHaveLength(1), { timeout: 15_000 })
     const delivery = deliveries()[0]
-    const secret = await readWebhookSecret(server.ctx, {
-      organizationId: team.organizationId,
-      agentId: agent.id,
-    })
-    const header = String(delivery?.headers['x-parley-signature'])
-    expect(verifyWebhook({ secret: secret ?? '', body: delivery?.body ?? '', header })).toBe(true)
+    expect(
+      await isSignedForAgent(server, { organizationId: team.organizationId, agentId: agent.id }, delivery),
+    ).toBe(true)
     expect(delivery?.headers['x-parley-event']).toBe('call.ended')
     expect(JSON.parse(delivery?.body ?? '{}').data).toMatchObject({
       call_id: session.callId,

@@ -2,10 +2,10 @@ import { VOICE_SESSIONS_PER_MINUTE } from '@parley/shared'
 import { TokenVerifier } from 'livekit-server-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { changeBalance, getBalanceMicros } from '../billing/service.ts'
 
 const FUNCTION_HOST = 'functions.example.test'
 let fake: FakeLiveKit
@@ -218,13 +218,7 @@ describe('POST /v1/chat/voice-sessions', () => {
       const poor = await createTeam(server)
       const poorKey = await secretKeyFor(server, poor.owner)
       const agent = await makeAgent(server, poor.owner, { agentArchitecture: 'pipeline' })
-      const balance = await getBalanceMicros(server.ctx.db, poor.organizationId)
-      await changeBalance(server.ctx, {
-        organizationId: poor.organizationId,
-        amountMicros: -balance,
-        kind: 'correction',
-        reason: 'test',
-      })
+      await setBalanceMicros(server, { organizationId: poor.organizationId, micros: 0 })
       const before = fake.calls.length
       await expectError(
         await startVoice({ agent_id: agent.id }, { 'x-api-key': poorKey }),

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
+import { countRows, newestFirstPage } from '../db/page-store.ts'
 
 export type DeliveryRow = {
   id: string
@@ -93,15 +94,9 @@ export const listDeliveries = async (
     .selectFrom('webhook_deliveries')
     .where('agent_id', '=', agentId)
     .where('organization_id', '=', organizationId)
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .offset(offset)
-      .limit(limit)
-      .execute(),
-    base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  const [rows, total] = await Promise.all([
+    base.selectAll().$call(newestFirstPage({ offset, limit })).execute(),
+    countRows(base),
   ])
-  return { deliveries: rows.map(toRow), total: count.total }
+  return { deliveries: rows.map(toRow), total }
 }

@@ -2,6 +2,7 @@ import type { BatchCounters, CallingWindow } from '@parley/shared'
 import { ulid } from 'ulid'
 import { BATCH_START_JOB } from '../../src/batch/job-names.ts'
 import * as batchStore from '../../src/batch/store.ts'
+import { registerPhoneNumber } from './batch.ts'
 import { type FakeLiveKit, postLiveKitWebhook } from './fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from './organization.ts'
 import type { TestServer } from './test-server.ts'
@@ -19,14 +20,13 @@ export const setUpBatchTenant = async (server: TestServer, { number = '+14155550
     systemPrompt: 'You call {{name}} about the {{plan}} plan, due {{due_date}}.',
     greetingMessage: 'Hello {{ name }}, this is Parley about your {{plan}} plan.',
   })
-  const created = await server.request('/v1/phone-numbers', {
-    method: 'POST',
-    token: key,
-    json: { number, label: 'Outbound', outboundAgentId: agent.id, sipTrunkId: 'ST_outbound' },
+  const phoneNumberId = await registerPhoneNumber(server, key, {
+    number,
+    label: 'Outbound',
+    outboundAgentId: agent.id,
+    sipTrunkId: 'ST_outbound',
   })
-  if (created.status !== 201) throw new Error(`phone number: ${created.status} ${await created.text()}`)
-  const phoneNumber = ((await created.json()) as { data: { id: string } }).data
-  return { team, key, agent, phoneNumberId: phoneNumber.id, organizationId: team.organizationId }
+  return { team, key, agent, phoneNumberId, organizationId: team.organizationId }
 }
 
 /** n distinct valid US numbers: +1 415 555 01xx … */

@@ -1,4 +1,4 @@
-import { changeBalance, getBalanceMicros } from '../../src/billing/service.ts'
+import { setBalanceMicros } from './billing.ts'
 import { createTeamWithKeys, makeAgent } from './organization.ts'
 import type { TestServer } from './test-server.ts'
 
@@ -9,24 +9,24 @@ import type { TestServer } from './test-server.ts'
 export const createBatchTenant = async (server: TestServer, { creditsUsd = 1000 } = {}) => {
   const { team, keys } = await createTeamWithKeys(server)
   const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
-  const balance = await getBalanceMicros(server.ctx.db, team.organizationId)
-  await changeBalance(
-    { db: server.ctx.db },
-    {
-      organizationId: team.organizationId,
-      amountMicros: creditsUsd * 1_000_000 - balance,
-      kind: 'correction',
-      reason: 'batch test credits',
-    },
-  )
-  const number = await server.request('/v1/phone-numbers', {
-    method: 'POST',
-    token: keys.owner,
-    json: { number: '+14155550100', outboundAgentId: agent.id, sipTrunkId: 'ST_test' },
+  await setBalanceMicros(server, {
+    organizationId: team.organizationId,
+    micros: creditsUsd * 1_000_000,
+    reason: 'batch test credits',
   })
-  if (number.status !== 201) throw new Error(`phone number: ${number.status} ${await number.text()}`)
-  const phoneNumberId = ((await number.json()) as { data: { id: string } }).data.id
+  const phoneNumberId = await registerPhoneNumber(server, keys.owner, {
+    number: '+14155550100',
+    outboundAgentId: agent.id,
+    sipTrunkId: 'ST_test',
+  })
   return { team, keys, key: keys.owner, agent, phoneNumberId }
+}
+
+/** POST /v1/phone-numbers with `key`; the new number's id (any answer but 201 throws). */
+export const registerPhoneNumber = async (server: TestServer, key: string, body: Record<string, unknown>) => {
+  const created = await server.request('/v1/phone-numbers', { method: 'POST', token: key, json: body })
+  if (created.status !== 201) throw new Error(`phone number: ${created.status} ${await created.text()}`)
+  return ((await created.json()) as { data: { id: string } }).data.id
 }
 
 /** POST /batch/create in JSON mode. */

@@ -65,6 +65,8 @@ export type FakeLiveKit = {
   env: Record<string, string>
   calls: TwirpCall[]
   callsTo: (method: string) => TwirpCall[]
+  /** How many SIP dials were requested to this number (either JSON casing of the SDK). */
+  dialsTo: (number: string) => number
   /** Verifies a recorded Authorization header as LiveKit would; throws when it is not valid. */
   claimsOf: (call: TwirpCall) => Promise<ClaimGrants & { iss?: string; exp?: number; sub?: string }>
   rooms: Map<string, Room>
@@ -243,6 +245,12 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
     env: { LIVEKIT_URL: url, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret },
     calls,
     callsTo: (method) => calls.filter((call) => call.method === method),
+    dialsTo: (number) =>
+      calls.filter(
+        (call) =>
+          call.method === 'SIP/CreateSIPParticipant' &&
+          (call.body.sip_call_to ?? call.body.sipCallTo) === number,
+      ).length,
     claimsOf: async (call) => {
       const token = call.authorization?.replace(/^Bearer\s+/i, '') ?? ''
       return (await verifier.verify(token)) as ClaimGrants

@@ -113,13 +113,20 @@ export const recordUnanswered = async (
 
 /**
  * The call of an answered attempt closed: attempt and contact complete. Answers the job id, or
- * undefined when the call was no answered, unfinished batch attempt (then nothing changes).
+ * undefined when the call was no answered, unfinished batch attempt (then nothing changes). With
+ * `onlyIfClosed`, only when the call row is no longer active: the dialer's check, right after it
+ * recorded the answer, for a call that closed before (its close found no answered attempt).
  */
-export const completeAnsweredCall = async (db: Executor, { callId, now }: { callId: string; now: Date }) => {
+export const completeAnsweredCall = async (
+  db: Executor,
+  { callId, now, onlyIfClosed = false }: { callId: string; now: Date; onlyIfClosed?: boolean },
+) => {
   const { rows } = await sql<{ jobId: string }>`
     with completed as (
       update batch_attempts set outcome = 'completed', finished_at = ${now}
       where call_id = ${callId} and outcome = 'answered' and finished_at is null
+        and (not ${onlyIfClosed}::boolean
+          or exists (select 1 from calls where calls.id = ${callId} and calls.status <> 'active'))
       returning batch_contact_id, batch_job_id
     ),
     contact as (
@@ -129,6 +136,42 @@ export const completeAnsweredCall = async (db: Executor, { callId, now }: { call
     select batch_job_id as "jobId" from completed
   `.execute(db)
   return rows[0]?.jobId
+}
+
+export type AttemptOfClosedCall = {
+  attemptId: string
+  jobId: string
+  outcome: string | null
+  startedAt: Date
+  finishedAt: Date | null
+  isCompleted: boolean
+}
+
+/**
+ * completeAnsweredCall for a call that just closed, answering as well (in the same round trip)
+ * the attempt of the call as it was before: the caller decides from it whether the attempt is a
+ * lost dial. Undefined when the call is no batch attempt's.
+ */
+export const completeAttemptOfClosedCall = async (
+  db: Executor,
+  { callId, now }: { callId: string; now: Date },
+): Promise<AttemptOfClosedCall | undefined> => {
+  const { rows } = await sql<AttemptOfClosedCall>`
+    with completed as (
+      update batch_attempts set outcome = 'completed', finished_at = ${now}
+      where call_id = ${callId} and outcome = 'answered' and finished_at is null
+      returning batch_contact_id
+    ),
+    contact as (
+      update batch_contacts set status = 'completed', last_outcome = 'completed', updated_at = ${now}
+      where id in (select batch_contact_id from completed) and status = 'in_progress'
+    )
+    select id as "attemptId", batch_job_id as "jobId", outcome, started_at as "startedAt",
+      finished_at as "finishedAt", exists (select 1 from completed) as "isCompleted"
+    from batch_attempts where call_id = ${callId}
+    limit 1
+  `.execute(db)
+  return rows[0]
 }
 
 /**
@@ -184,17 +227,3 @@ export const listStaleAttempts = async (
     .orderBy('started_at')
     .limit(limit)
     .execute()
-
-/** The job the contact of this call belongs to, for calls that close outside the dialer. */
-export const findAttemptOfCall = async (db: Executor, callId: string) =>
-  db
-    .selectFrom('batch_attempts')
-    .select([
-      'id as attemptId',
-      'batch_job_id as jobId',
-      'outcome',
-      'started_at as startedAt',
-      'finished_at as finishedAt',
-    ])
-    .where('call_id', '=', callId)
-    .executeTakeFirst()

@@ -55,19 +55,16 @@ export const runClaimRound = async (
   ctx: AppContext,
   { jobId, launch, targets }: { jobId: string; launch: Launch; targets: TargetCache },
 ) => {
-  const job = await store.findDialerJob(ctx.db, jobId)
-  if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
   const now = ctx.clock.now()
-  const claimed =
-    job.status === 'running'
-      ? await store.claimContacts(ctx.db, {
-          jobId,
-          now,
-          scanFactor: SCAN_FACTOR,
-          choose: (candidates, freeSlots) =>
-            chooseContacts({ candidates, freeSlots, window: job.callingWindow, jobZone: job.timezone, now }),
-        })
-      : []
+  // One transaction reads the job under its lock and claims when it is running (none when paused).
+  const { job, claimed } = await store.claimRound(ctx.db, {
+    jobId,
+    now,
+    scanFactor: SCAN_FACTOR,
+    choose: (candidates, freeSlots, { callingWindow, timezone }) =>
+      chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),
+  })
+  if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
   if (claimed.length === 0) return store.completeJobIfDone(ctx.db, { jobId, now })
 
   const cached = targets.get(jobId)

@@ -1,6 +1,6 @@
 import type { AgentRow } from '../../agents/store.ts'
 import { closeCall, markCallConnected, openCall } from '../../calls/service.ts'
-import * as callStore from '../../calls/store.ts'
+import type * as callStore from '../../calls/store.ts'
 import type { AppContext } from '../../context.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
@@ -127,7 +127,9 @@ export const dialContact = async (
   await attemptStore.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
   // LiveKit may have ended the call before the answer was recorded; its close found no answered
   // attempt then, so complete it here.
-  const current = await callStore.findCall(ctx.db, { organizationId: job.organizationId, id: call.id })
-  if (current && current.status !== 'active')
-    await attemptStore.completeAnsweredCall(ctx.db, { callId: call.id, now: ctx.clock.now() })
+  await attemptStore.completeAnsweredCall(ctx.db, {
+    callId: call.id,
+    now: ctx.clock.now(),
+    onlyIfClosed: true,
+  })
 }

@@ -61,10 +61,10 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
  */
 export const settleClosedCall = async (ctx: AppContext, { callId }: { callId: string }) => {
   const now = ctx.clock.now()
-  const completedJobId = await store.completeAnsweredCall(ctx.db, { callId, now })
-  if (completedJobId) return completedJobId
-  const attempt = await store.findAttemptOfCall(ctx.db, callId)
-  if (!attempt || attempt.outcome !== null || attempt.finishedAt !== null) return undefined
+  const attempt = await store.completeAttemptOfClosedCall(ctx.db, { callId, now })
+  if (!attempt) return undefined
+  if (attempt.isCompleted) return attempt.jobId
+  if (attempt.outcome !== null || attempt.finishedAt !== null) return undefined
   const isStale = attempt.startedAt.getTime() < now.getTime() - ctx.config.batchStaleClaimMs
   if (!isStale) return undefined // its worker is alive and records the dial's result itself
   const resolved = await store.resolveLostDial(ctx.db, {

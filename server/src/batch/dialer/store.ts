@@ -45,11 +45,6 @@ const jobColumns = [
   'unknown_placeholders as unknownPlaceholders',
 ] as const
 
-export const findDialerJob = async (db: Executor, id: string): Promise<DialerJob | undefined> =>
-  (await db.selectFrom('batch_jobs').select(jobColumns).where('id', '=', id).executeTakeFirst()) as
-    | DialerJob
-    | undefined
-
 /**
  * pending → running, or scheduled → running once its start has come. The start time is checked
  * here, in the one conditional UPDATE, so no caller (an early queue run, a skewed worker) can start
@@ -90,35 +85,38 @@ export const listRunningJobIds = async (db: Executor) =>
     (row) => row.id,
   )
 
+/** The job as read under its lock, and the contacts this round claimed of it. */
+export type ClaimRound = { job: DialerJob | undefined; claimed: ClaimedContact[] }
+
+type ClaimInput = {
+  jobId: string
+  now: Date
+  scanFactor: number
+  choose: (candidates: ClaimCandidate[], freeSlots: number, job: DialerJob) => ClaimChoice
+}
+
 /**
  * Claims up to the job's free slots in one transaction. The job row is locked FOR UPDATE first, so
  * claims of one job are serialized across every worker: the in-flight count read next cannot
  * change until this transaction commits, and in_progress contacts never exceed the limit. A claim
  * is an attempt row plus the contact moved to in_progress: nothing is dialled before it commits.
- * Contacts outside their calling window get a later next_attempt_at and keep no slot.
+ * Contacts outside their calling window get a later next_attempt_at and keep no slot. The locked
+ * read is the whole job the dialer needs, so a round reads the job once (claims only when running).
  */
-export const claimContacts = async (
+export const claimRound = async (
   db: Executor,
-  {
-    jobId,
-    now,
-    scanFactor,
-    choose,
-  }: {
-    jobId: string
-    now: Date
-    scanFactor: number
-    choose: (candidates: ClaimCandidate[], freeSlots: number) => ClaimChoice
-  },
-): Promise<ClaimedContact[]> =>
+  { jobId, now, scanFactor, choose }: ClaimInput,
+): Promise<ClaimRound> =>
   db.transaction().execute(async (trx) => {
-    const job = await trx
+    const locked = await trx
       .selectFrom('batch_jobs')
-      .select(['status', 'concurrent_call_limit'])
+      .select([...jobColumns, 'concurrent_call_limit as concurrentCallLimit'])
       .where('id', '=', jobId)
       .forUpdate()
       .executeTakeFirst()
-    if (job?.status !== 'running') return []
+    if (!locked) return { job: undefined, claimed: [] }
+    const { concurrentCallLimit, ...job } = locked as DialerJob & { concurrentCallLimit: number }
+    if (job.status !== 'running') return { job, claimed: [] }
     // Read after the lock, in a statement of its own, so the count includes every claim committed
     // before this one took the lock (READ COMMITTED gives each statement a fresh snapshot).
     const { rows } = await sql<{ inFlight: number; id: string | null; timeZone: string | null }>`
@@ -130,14 +128,14 @@ export const claimContacts = async (
         select id, time_zone, next_attempt_at, position from batch_contacts
         where batch_job_id = ${jobId} and status = 'pending' and next_attempt_at <= ${now}
         order by next_attempt_at, position
-        limit greatest(${job.concurrent_call_limit}::int - flight.n, 0) * ${scanFactor}::int
+        limit greatest(${concurrentCallLimit}::int - flight.n, 0) * ${scanFactor}::int
       ) due on true
       order by due.next_attempt_at, due.position
     `.execute(trx)
-    const freeSlots = job.concurrent_call_limit - (rows[0]?.inFlight ?? 0)
+    const freeSlots = concurrentCallLimit - (rows[0]?.inFlight ?? 0)
     const candidates = rows.flatMap((row) => (row.id ? [{ id: row.id, timeZone: row.timeZone }] : []))
-    if (freeSlots <= 0 || candidates.length === 0) return []
-    const { claim, defer } = choose(candidates, freeSlots)
+    if (freeSlots <= 0 || candidates.length === 0) return { job, claimed: [] }
+    const { claim, defer } = choose(candidates, freeSlots, job)
     if (defer.length > 0)
       await sql`
         update batch_contacts set next_attempt_at = later.until, updated_at = ${now}
@@ -146,7 +144,7 @@ export const claimContacts = async (
         where batch_contacts.id = later.id
       `.execute(trx)
     const chosen = claim.slice(0, freeSlots)
-    if (chosen.length === 0) return []
+    if (chosen.length === 0) return { job, claimed: [] }
     const attemptIds = chosen.map(() => ulid())
     const claimed = await sql<ClaimedContact>`
       with claimed as (
@@ -165,8 +163,12 @@ export const claimContacts = async (
         claimed.phone, claimed.name, claimed.fields
       from claimed join attempt on attempt.batch_contact_id = claimed.id
     `.execute(trx)
-    return claimed.rows
+    return { job, claimed: claimed.rows }
   })
+
+/** A claim round's contacts alone (see claimRound). */
+export const claimContacts = async (db: Executor, input: ClaimInput): Promise<ClaimedContact[]> =>
+  (await claimRound(db, input)).claimed
 
 /** running or paused → completed once no contact waits or is in flight. */
 export const completeJobIfDone = async (db: Executor, { jobId, now }: { jobId: string; now: Date }) => {

@@ -197,10 +197,6 @@ export const addReplyUsage = async (
     .execute()
 }
 
-export const touchConversation = async (db: Executor, id: string) => {
-  await db.updateTable('conversations').set({ last_activity_at: new Date() }).where('id', '=', id).execute()
-}
-
 export const setCurrentAgent = async (db: Executor, { id, agentId }: { id: string; agentId: string }) => {
   await db.updateTable('conversations').set({ current_agent_id: agentId }).where('id', '=', id).execute()
 }

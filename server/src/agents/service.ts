@@ -12,6 +12,7 @@ import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
+import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { providersWithKeys } from '../orgs/provider-keys.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providersNeeded } from './rules.ts'
@@ -97,10 +98,9 @@ export const listAgents = async (ctx: AppContext, actor: AgentActor, query: List
     viewerId: actor.userId,
     seesAllPrivate: actor.role !== 'member',
     ...(query.mode ? { mode: query.mode } : {}),
-    offset: (query.page - 1) * query.limit,
-    limit: query.limit,
+    ...pageWindow(query),
   })
-  return { agents, pagination: { page: query.page, total, hasNext: query.page * query.limit < total } }
+  return { agents, pagination: paginationOf(query, total) }
 }
 
 export const createAgent = async (ctx: AppContext, actor: AgentActor, input: CreateAgentV1) => {

@@ -1,14 +1,9 @@
 import type { BatchJobStatus, ListBatchContactsQuery, ListBatchJobsQuery } from '@parley/shared'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { toBatchContact, toBatchJob } from './present.ts'
 import * as store from './store.ts'
-
-const pageOf = (query: { page: number; limit: number }, total: number) => ({
-  page: query.page,
-  total,
-  hasNext: query.page * query.limit < total,
-})
 
 /** Another organization's job answers 404, like one that does not exist. */
 export const requireJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
@@ -21,8 +16,7 @@ export const listBatchJobs = async (ctx: AppContext, organizationId: string, que
   const { jobs, total } = await store.listJobs(ctx.db, {
     organizationId,
     ...(query.status ? { status: query.status } : {}),
-    offset: (query.page - 1) * query.limit,
-    limit: query.limit,
+    ...pageWindow(query),
   })
   const counters = await store.countContactsByJob(
     ctx.db,
@@ -30,7 +24,7 @@ export const listBatchJobs = async (ctx: AppContext, organizationId: string, que
   )
   return {
     data: jobs.map((job) => toBatchJob(job, counters.get(job.id) ?? store.emptyCounters())),
-    pagination: pageOf(query, total),
+    pagination: paginationOf(query, total),
   }
 }
 
@@ -48,10 +42,9 @@ export const listBatchContacts = async (
   const { contacts, total } = await store.listContacts(ctx.db, {
     batchJobId,
     ...(query.status ? { status: query.status } : {}),
-    offset: (query.page - 1) * query.limit,
-    limit: query.limit,
+    ...pageWindow(query),
   })
-  return { data: contacts.map(toBatchContact), pagination: pageOf(query, total) }
+  return { data: contacts.map(toBatchContact), pagination: paginationOf(query, total) }
 }
 
 const CANCELLABLE: BatchJobStatus[] = ['pending', 'scheduled', 'running', 'paused']

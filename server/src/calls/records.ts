@@ -4,6 +4,7 @@ import * as agentStore from '../agents/store.ts'
 import { toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { listWorkerFunctions } from '../voice/runtime-config.ts'
 import * as store from './store.ts'
 
@@ -32,13 +33,12 @@ export const listCalls = async (ctx: AppContext, organizationId: string, query: 
     agentId: query.agentId,
     status: query.status,
     batchJobId: query.batchJobId,
-    limit: query.limit,
-    offset: (query.page - 1) * query.limit,
+    ...pageWindow(query),
   })
   return {
     success: true as const,
     data: calls.map(presentCall),
-    pagination: { page: query.page, total, hasNext: query.page * query.limit < total },
+    pagination: paginationOf(query, total),
   }
 }
 

@@ -5,6 +5,7 @@ import { findAgent } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { isUniqueViolation } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
+import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { isValidE164 } from './e164.ts'
 import * as store from './store.ts'
 
@@ -67,10 +68,9 @@ export const createPhoneNumber = async (ctx: AppContext, actor: AgentActor, inpu
 export const listPhoneNumbers = async (ctx: AppContext, actor: AgentActor, query: ListPhoneNumbersQuery) => {
   const { phoneNumbers, total } = await store.listPhoneNumbers(ctx.db, {
     organizationId: actor.organizationId,
-    offset: (query.page - 1) * query.limit,
-    limit: query.limit,
+    ...pageWindow(query),
   })
-  return { phoneNumbers, pagination: { page: query.page, total, hasNext: query.page * query.limit < total } }
+  return { phoneNumbers, pagination: paginationOf(query, total) }
 }
 
 export const getPhoneNumber = async (ctx: AppContext, actor: AgentActor, id: string) => {

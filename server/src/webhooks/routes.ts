@@ -2,6 +2,7 @@ import { ZAgentIdParams, ZPageQuery, ZWebhookDeliveryList } from '@parley/shared
 import { agentActorOf } from '../agents/actor.ts'
 import { getAgent } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
+import { paginationOf } from '../http/pagination.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { listDeliveries } from './service.ts'
 
@@ -35,7 +36,7 @@ export const registerWebhookRoutes = (routes: RouteTable, ctx: AppContext) => {
             nextAttemptAt: iso(nextAttemptAt),
           }),
         ),
-        pagination: { page: query.page, total, hasNext: query.page * query.limit < total },
+        pagination: paginationOf(query, total),
       }
     },
   })

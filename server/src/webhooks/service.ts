@@ -2,6 +2,7 @@ import { ulid } from 'ulid'
 import { readWebhookSecret } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
 import { OutboundError, outboundFetch } from '../http/outbound.ts'
+import { pageWindow } from '../http/pagination.ts'
 import { signWebhook } from './signature.ts'
 import * as store from './store.ts'
 
@@ -88,4 +89,4 @@ export const registerWebhookJobs = (ctx: AppContext) => {
 export const listDeliveries = (
   ctx: AppContext,
   query: { organizationId: string; agentId: string; page: number; limit: number },
-) => store.listDeliveries(ctx.db, { ...query, offset: (query.page - 1) * query.limit })
+) => store.listDeliveries(ctx.db, { ...query, ...pageWindow(query) })

@@ -67,10 +67,8 @@ export const streamBatchProgress = async (
   const unsubscribe = ctx.signals.subscribe('batch.changed', (payload) => {
     if (payload.batchJobId === job.id) refresh()
   })
-  const timer = setInterval(() => {
-    stream.comment('heartbeat')
-    refresh()
-  }, REFRESH_MS)
+  // The stream's own heartbeat keeps it open; this re-reads in case a signal was lost.
+  const timer = setInterval(refresh, REFRESH_MS)
   stream.onClose(() => {
     unsubscribe()
     clearInterval(timer)

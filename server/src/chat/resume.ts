@@ -5,8 +5,6 @@ import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import { type ReplyScope, replyLogOf } from './reply-log.ts'
 
-export const HEARTBEAT_MS = 15_000
-
 const hashMessage = (message: string) => createHash('sha256').update(message).digest('hex')
 
 /**
@@ -41,7 +39,6 @@ export const followReply = async (
   const stream = openEventStream(res)
   const gone = new AbortController()
   stream.onClose(() => gone.abort())
-  const heartbeat = setInterval(() => stream.comment('heartbeat'), HEARTBEAT_MS)
   const listeners = { conversationId: scope.conversationId, idempotencyKey: scope.idempotencyKey }
   await ctx.signals.publish('chat.listeners', { ...listeners, change: 1 })
   try {
@@ -51,7 +48,6 @@ export const followReply = async (
     ctx.logger.warn({ err: error, conversationId: scope.conversationId }, 'could not follow a resumed reply')
     if (!stream.isClosed) stream.send('error', { error: 'The reply could not be resumed; please send again' })
   } finally {
-    clearInterval(heartbeat)
     stream.close()
     await ctx.signals.publish('chat.listeners', { ...listeners, change: -1 })
   }

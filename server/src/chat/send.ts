@@ -11,7 +11,7 @@ import { scheduleExpiry } from './end.ts'
 import { estimateTokens, HISTORY_ROWS } from './prompt.ts'
 import { type Emit, type PreparedReply, prepareReply, runReply } from './reply.ts'
 import { type ReplyScope, replyLogOf } from './reply-log.ts'
-import { followReply, HEARTBEAT_MS, reserveReply } from './resume.ts'
+import { followReply, reserveReply } from './resume.ts'
 import { assertActive, assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
 import * as store from './store.ts'
 
@@ -113,7 +113,6 @@ export const sendMessage = async (
   const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null, controller })
   const stream = openEventStream(res)
   if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
-  const heartbeat = setInterval(() => stream.comment('heartbeat'), HEARTBEAT_MS)
   // A client that goes away (or a revoked key closing the stream) stops following the reply.
   stream.onClose(() => reply.leave())
   let lastId = 0
@@ -159,7 +158,6 @@ export const sendMessage = async (
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
   } finally {
-    clearInterval(heartbeat)
     reply.release()
     stream.close()
   }

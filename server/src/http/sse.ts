@@ -6,19 +6,21 @@ export type EventStream = {
    * `id` overrides the stream's own numbering (a replayed event keeps the id it first had).
    */
   send: (event: string, data: unknown, id?: number) => void
-  /** A comment line: keeps proxies and clients from timing out an idle stream. */
-  comment: (text: string) => void
   close: () => void
   /** Runs once when the stream ends, whichever side ended it. */
   onClose: (listener: () => void) => void
   readonly isClosed: boolean
 }
 
+/** The spec's chat heartbeat: a comment line this often keeps idle streams open through proxies. */
+export const HEARTBEAT_MS = 15_000
+
 /**
  * Starts a Server-Sent Events response; headers go out at once so the client sees the stream open.
  * Every event carries an `id:` (1, 2, …) so a client can say where it stopped (Last-Event-ID).
+ * A heartbeat comment goes out every `heartbeatMs` until the stream ends.
  */
-export const openEventStream = (res: Response): EventStream => {
+export const openEventStream = (res: Response, { heartbeatMs = HEARTBEAT_MS } = {}): EventStream => {
   res.status(200).set({
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -29,20 +31,23 @@ export const openEventStream = (res: Response): EventStream => {
   res.flushHeaders()
   let isClosed = false
   let lastId = 0
+  const heartbeat = setInterval(() => {
+    if (!isClosed) res.write(': heartbeat\n\n')
+  }, heartbeatMs)
+  heartbeat.unref()
   res.once('close', () => {
     isClosed = true
+    clearInterval(heartbeat)
   })
   return {
     send: (event, data, id) => {
       lastId = id ?? lastId + 1
       if (!isClosed) res.write(`id: ${lastId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
     },
-    comment: (text) => {
-      if (!isClosed) res.write(`: ${text.replace(/\n/g, ' ')}\n\n`)
-    },
     close: () => {
       if (isClosed) return
       isClosed = true
+      clearInterval(heartbeat)
       res.end()
     },
     onClose: (listener) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signUp } from '../../test/helpers/accounts.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { AppError } from '../http/app-error.ts'
-import { changeBalance, getBalanceMicros, listLedger } from './service.ts'
+import { changeBalance, debitUsage, getBalanceMicros, listLedger } from './service.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -46,6 +46,24 @@ describe('credit ledger', () => {
       .map((entry) => Math.round(entry.balanceAfterUsd * 1e6))
       .sort((a, b) => a - b)
     expect(balancesAfter).toEqual([...Array.from({ length: 50 }, (_, i) => i), 50])
+  })
+
+  it('debits usage in full, or what is left when the balance cannot cover it, never below zero', async () => {
+    const { organization } = await signUp(server)
+    const { db } = server.ctx
+    const organizationId = organization.id
+    await changeBalance({ db }, { organizationId, amountMicros: 100, kind: 'grant', reason: 'test funds' })
+    const usage = (amountMicros: number) =>
+      debitUsage({ db }, { organizationId, amountMicros, reason: 'usage' })
+
+    expect(await usage(60)).toBe(60)
+    expect(await usage(60)).toBe(40)
+    expect(await usage(60)).toBe(0)
+    expect(await getBalanceMicros(db, organizationId)).toBe(0)
+    const entries = await listLedger(db, organizationId)
+    expect(entries.map((entry) => Math.round(entry.amountUsd * 1e6)).sort((x, y) => x - y)).toEqual([
+      -60, -40, 100,
+    ])
   })
 
   it('changes nothing when a change is refused', async () => {

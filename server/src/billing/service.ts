@@ -35,6 +35,28 @@ export const changeBalance = async (
   return outcome.entry
 }
 
+/**
+ * Debits usage that already happened: the whole amount, or the rest of the balance when it cannot
+ * cover it (the balance never goes below zero). Returns the micro-USD debited. Pass `executor` to
+ * join a caller's transaction.
+ */
+export const debitUsage = async (
+  target: { db: Kysely<Database>; executor?: Executor },
+  { amountMicros, ...change }: Omit<BalanceChange, 'kind'>,
+): Promise<number> => {
+  if (amountMicros <= 0) return 0
+  const debit = (amount: number) => changeBalance(target, { ...change, kind: 'usage', amountMicros: -amount })
+  try {
+    await debit(amountMicros)
+    return amountMicros
+  } catch (error) {
+    if (!(error instanceof AppError && error.status === 402)) throw error
+    const rest = Math.max(0, await getBalanceMicros(target.executor ?? target.db, change.organizationId))
+    if (rest > 0) await debit(rest)
+    return rest
+  }
+}
+
 export const getBalanceMicros = async (db: Executor, organizationId: string): Promise<number> => {
   const balance = await store.findBalance(db, organizationId)
   if (balance === undefined) throw AppError.notFound('organization')

@@ -1,9 +1,8 @@
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
-import { changeBalance, getBalanceMicros, toUsd } from '../billing/service.ts'
+import { debitUsage, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
-import { AppError } from '../http/app-error.ts'
 import { enqueueWebhook } from '../webhooks/service.ts'
 import { priceCall } from './pricing.ts'
 import * as store from './store.ts'
@@ -56,27 +55,17 @@ const chargeCall = async (ctx: AppContext, tx: Executor, call: store.CallRow) =>
   const cost = priceOf(call)
   if (cost <= 0) return 0 // a call row starts at cost 0 and is closed once
   await store.setCallCost(tx, { id: call.id, costMicros: cost })
-  const debit = (amount: number) =>
-    changeBalance(
-      { db: ctx.db, executor: tx },
-      {
-        organizationId: call.organizationId,
-        amountMicros: -amount,
-        kind: 'usage',
-        reason: call.direction === 'outbound' ? 'Outbound call' : 'Voice session',
-        reference: call.id,
-      },
-    )
-  try {
-    await debit(cost)
-    return cost
-  } catch (error) {
-    if (!(error instanceof AppError && error.status === 402)) throw error
-    const rest = Math.max(0, await getBalanceMicros(tx, call.organizationId))
-    await store.setCallCost(tx, { id: call.id, costMicros: rest })
-    if (rest > 0) await debit(rest)
-    return rest
-  }
+  const debited = await debitUsage(
+    { db: ctx.db, executor: tx },
+    {
+      organizationId: call.organizationId,
+      amountMicros: cost,
+      reason: call.direction === 'outbound' ? 'Outbound call' : 'Voice session',
+      reference: call.id,
+    },
+  )
+  if (debited !== cost) await store.setCallCost(tx, { id: call.id, costMicros: debited })
+  return debited
 }
 
 const priceOf = (call: store.CallRow) => {

@@ -1,4 +1,4 @@
-import { changeBalance, getBalanceMicros } from '../billing/service.ts'
+import { debitUsage, getBalanceMicros } from '../billing/service.ts'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -44,7 +44,7 @@ export const priceReply = (
  * balance cannot cover it the rest of the balance is taken and the next reply is refused: a
  * session overdraws by at most one reply, and the balance never goes below zero.
  */
-export const chargeReply = async (
+export const chargeReply = (
   ctx: AppContext,
   {
     organizationId,
@@ -52,23 +52,4 @@ export const chargeReply = async (
     costMicros,
     reason = 'Chat reply',
   }: { organizationId: string; conversationId: string; costMicros: number; reason?: string },
-) => {
-  if (costMicros <= 0) return 0
-  const debit = (amount: number) =>
-    changeBalance(ctx, {
-      organizationId,
-      amountMicros: -amount,
-      kind: 'usage',
-      reason,
-      reference: conversationId,
-    })
-  try {
-    await debit(costMicros)
-    return costMicros
-  } catch (error) {
-    if (!(error instanceof AppError && error.status === 402)) throw error
-    const rest = await getBalanceMicros(ctx.db, organizationId)
-    if (rest > 0) await debit(rest)
-    return rest
-  }
-}
+) => debitUsage(ctx, { organizationId, amountMicros: costMicros, reason, reference: conversationId })

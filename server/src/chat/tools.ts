@@ -1,9 +1,8 @@
 import type { AgentRow } from '../agents/store.ts'
 import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
-import { createSecretBox } from '../crypto/secret-box.ts'
 import { invokeFunction } from '../functions/invoker.ts'
-import * as functionStore from '../functions/store.ts'
+import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
 import { searchWeb, WEB_SEARCH_TOOL } from './web-search.ts'
 
@@ -57,11 +56,10 @@ const handoffTools = (targets: AgentRow[]) => {
  */
 export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
   // Both reads are skipped when there is nothing to read: they sit before the first chunk.
-  const [enabled, handoffTargets] = await Promise.all([
-    agent.enabledCustomFunctions.length > 0 ? functionStore.listFunctionsOfAgents(ctx.db, [agent.id]) : [],
+  const [functions, handoffTargets] = await Promise.all([
+    listEnabledFunctions(ctx, agent),
     agentStore.findAgentsByIds(ctx.db, { organizationId: agent.organizationId, ids: agent.handoffAgentIds }),
   ])
-  const functions = enabled.filter((fn) => agent.enabledCustomFunctions.includes(fn.id))
   const targets = handoffTargets.filter(
     (target) => target.agentArchitecture === 'text' && target.id !== agent.id,
   )
@@ -93,10 +91,13 @@ export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<To
       kind: 'function',
       name: fn.name,
       run: async (args) => {
-        const box = createSecretBox(ctx.config.encryptionKey)
-        const headers = JSON.parse(box.open(fn.headersBox)) as Record<string, string>
         const result = await invokeFunction({
-          fn: { endpoint: fn.endpoint, method: fn.method, headers, parameters: fn.parameters },
+          fn: {
+            endpoint: fn.endpoint,
+            method: fn.method,
+            headers: openHeaders(ctx, fn),
+            parameters: fn.parameters,
+          },
           args,
           allowHosts: ctx.config.outboundAllowHosts,
         })

@@ -16,11 +16,22 @@ const isManager = (actor: AgentActor) => actor.role === 'owner' || actor.role ==
 /** Header values may be customer secrets: they are stored encrypted and shown by their last 4 characters. */
 const maskValue = (value: string) => `${'•'.repeat(8)}${value.length > 8 ? value.slice(-4) : ''}`
 
+/** A function's custom headers, opened from their sealed form (only to call it, or masked to show). */
+export const openHeaders = (ctx: AppContext, fn: Pick<store.CustomFunctionRow, 'headersBox'>) =>
+  JSON.parse(createSecretBox(ctx.config.encryptionKey).open(fn.headersBox)) as Record<string, string>
+
+/** The custom functions an agent has enabled, in creation order; no read when it has none. */
+export const listEnabledFunctions = async (
+  ctx: AppContext,
+  agent: { id: string; enabledCustomFunctions: string[] },
+) => {
+  if (agent.enabledCustomFunctions.length === 0) return []
+  const enabled = new Set(agent.enabledCustomFunctions)
+  return (await store.listFunctionsOfAgents(ctx.db, [agent.id])).filter((fn) => enabled.has(fn.id))
+}
+
 const present = (ctx: AppContext, fn: store.CustomFunctionRow): CustomFunction => {
-  const headers = JSON.parse(createSecretBox(ctx.config.encryptionKey).open(fn.headersBox)) as Record<
-    string,
-    string
-  >
+  const headers = openHeaders(ctx, fn)
   return {
     id: fn.id,
     name: fn.name,

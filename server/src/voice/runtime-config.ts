@@ -1,7 +1,6 @@
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
-import { createSecretBox } from '../crypto/secret-box.ts'
-import * as functionStore from '../functions/store.ts'
+import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
 
 /**
  * What the agent worker needs to run a call, sent as the dispatch metadata. Custom functions go
@@ -10,10 +9,7 @@ import * as functionStore from '../functions/store.ts'
  * WORKER_TOKEN from GET /v1/calls/{callId}/functions when it first invokes one.
  */
 export const agentRuntimeConfig = async (ctx: AppContext, agent: AgentRow) => {
-  const enabled = new Set(agent.enabledCustomFunctions)
-  const functions = agent.functionCallingEnabled
-    ? (await functionStore.listFunctionsOfAgents(ctx.db, [agent.id])).filter((fn) => enabled.has(fn.id))
-    : []
+  const functions = agent.functionCallingEnabled ? await listEnabledFunctions(ctx, agent) : []
   return {
     id: agent.id,
     name: agent.name,
@@ -56,18 +52,14 @@ export type DispatchMetadata = {
 
 /** The custom functions of an agent with their headers opened, for the worker only. */
 export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow) => {
-  const box = createSecretBox(ctx.config.encryptionKey)
-  const enabled = new Set(agent.enabledCustomFunctions)
-  const functions = await functionStore.listFunctionsOfAgents(ctx.db, [agent.id])
-  return functions
-    .filter((fn) => agent.functionCallingEnabled && enabled.has(fn.id))
-    .map((fn) => ({
-      id: fn.id,
-      name: fn.name,
-      description: fn.description,
-      endpoint: fn.endpoint,
-      method: fn.method,
-      headers: JSON.parse(box.open(fn.headersBox)) as Record<string, string>,
-      parameters: fn.parameters,
-    }))
+  if (!agent.functionCallingEnabled) return []
+  return (await listEnabledFunctions(ctx, agent)).map((fn) => ({
+    id: fn.id,
+    name: fn.name,
+    description: fn.description,
+    endpoint: fn.endpoint,
+    method: fn.method,
+    headers: openHeaders(ctx, fn),
+    parameters: fn.parameters,
+  }))
 }

@@ -1,8 +1,8 @@
 import type { Response } from 'express'
 import type { AppContext } from '../context.ts'
 import { openEventStream } from '../http/sse.ts'
-import { findOwnJob } from './control.ts'
 import { toBatchProgress } from './present.ts'
+import { requireJob } from './service.ts'
 import * as store from './store.ts'
 
 /** A safety net under the signals: a lost pub/sub message delays an update by at most this. */
@@ -27,7 +27,7 @@ export const streamBatchProgress = async (
     res,
   }: { organizationId: string; batchJobId: string; keyId: string; res: Response },
 ) => {
-  const job = await findOwnJob(ctx, { organizationId, batchJobId })
+  const job = await requireJob(ctx, organizationId, batchJobId)
   const stream = openEventStream(res)
   ctx.streams.register({ keyId, stream })
 

@@ -5,6 +5,10 @@ import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { toBatchContact, toBatchJob } from './present.ts'
 import * as store from './store.ts'
 
+/** Tells dashboards and every worker's dialer (through Redis when there are several instances). */
+export const announceJobChange = (ctx: AppContext, batchJobId: string) =>
+  ctx.signals.publish('batch.changed', { batchJobId })
+
 /** Another organization's job answers 404, like one that does not exist. */
 export const requireJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
   const job = await store.findJob(ctx.db, { organizationId, id: batchJobId })
@@ -66,6 +70,6 @@ export const cancelBatchJob = async (ctx: AppContext, organizationId: string, ba
     throw AppError.conflict(`Batch job is already ${now.status}`, 'invalid_job_state')
   }
   // Progress streams end at once; dialers stop claiming anyway (they claim only for running jobs).
-  await ctx.signals.publish('batch.changed', { batchJobId: cancelled.id })
+  await announceJobChange(ctx, cancelled.id)
   return toBatchJob(cancelled, await store.countContacts(ctx.db, cancelled.id))
 }

@@ -1,6 +1,7 @@
 import { onCallClosed } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
 import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
+import { announceJobChange } from '../service.ts'
 import { settleClosedCall } from './recover.ts'
 import * as store from './store.ts'
 
@@ -12,11 +13,11 @@ import * as store from './store.ts'
 export const registerBatchJobs = (ctx: AppContext) => {
   ctx.jobs.define<BatchStartData>(BATCH_START_JOB, async ({ batchJobId }) => {
     if (await store.startJob(ctx.db, { id: batchJobId, now: ctx.clock.now() }))
-      await ctx.signals.publish('batch.changed', { batchJobId })
+      await announceJobChange(ctx, batchJobId)
   })
   onCallClosed(ctx, async (call) => {
     if (!call.batchJobId) return
     const changedJobId = await settleClosedCall(ctx, { callId: call.id })
-    if (changedJobId) await ctx.signals.publish('batch.changed', { batchJobId: changedJobId })
+    if (changedJobId) await announceJobChange(ctx, changedJobId)
   })
 }

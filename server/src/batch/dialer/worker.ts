@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts'
+import { announceJobChange } from '../service.ts'
 import { type Launch, runClaimRound, type TargetCache } from './claim-round.ts'
 import { dialContact } from './dial-contact.ts'
 import { recoverStaleClaims } from './recover.ts'
@@ -12,8 +13,6 @@ export type Dialer = {
   tick: () => Promise<void>
   stop: () => Promise<void>
 }
-
-const announce = (ctx: AppContext, batchJobId: string) => ctx.signals.publish('batch.changed', { batchJobId })
 
 /**
  * The dialing side of a worker (ROLE worker or all). Work arrives two ways: `batch.changed`
@@ -41,7 +40,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
       .catch((error: unknown) => {
         ctx.logger.error({ err: error, batchJobId: input.target.job.id }, 'batch dial failed')
       })
-      .finally(() => void announce(ctx, input.target.job.id))
+      .finally(() => void announceJobChange(ctx, input.target.job.id))
     track(dials, dial)
   }
 
@@ -56,7 +55,7 @@ export const startDialer = (ctx: AppContext): Dialer => {
       try {
         while (wanted.get(jobId) && !isStopping) {
           wanted.set(jobId, false)
-          if (await runClaimRound(ctx, { jobId, launch, targets })) void announce(ctx, jobId)
+          if (await runClaimRound(ctx, { jobId, launch, targets })) void announceJobChange(ctx, jobId)
         }
       } catch (error) {
         ctx.logger.error({ err: error, batchJobId: jobId }, 'batch claim round failed')
@@ -77,11 +76,11 @@ export const startDialer = (ctx: AppContext): Dialer => {
   const sweep = async () => {
     const now = ctx.clock.now()
     for (const jobId of await store.listStartableJobIds(ctx.db, { now })) {
-      if (await store.startJob(ctx.db, { id: jobId, now })) await announce(ctx, jobId)
+      if (await store.startJob(ctx.db, { id: jobId, now })) await announceJobChange(ctx, jobId)
     }
     if (performance.now() >= nextRecoveryAt) {
       nextRecoveryAt = performance.now() + recoveryEveryMs
-      for (const jobId of await recoverStaleClaims(ctx)) await announce(ctx, jobId)
+      for (const jobId of await recoverStaleClaims(ctx)) await announceJobChange(ctx, jobId)
     }
     await Promise.all((await store.listRunningJobIds(ctx.db)).map(wake))
   }

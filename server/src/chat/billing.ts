@@ -3,13 +3,19 @@ import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 
+const CHAT_CREDITS_MESSAGE = 'Insufficient credits: add credits to continue chatting'
+
 export type TokenUsage = { inputTokens: number; outputTokens: number }
 
 /**
  * Refuses (402) when the balance is below the configured minimum; a billing store that cannot
  * answer is the spec's 503, never a free pass.
  */
-export const assertCredits = async (ctx: AppContext, organizationId: string) => {
+export const assertCredits = async (
+  ctx: AppContext,
+  organizationId: string,
+  message = CHAT_CREDITS_MESSAGE,
+) => {
   let balance: number
   try {
     balance = await getBalanceMicros(ctx.db, organizationId)
@@ -17,13 +23,13 @@ export const assertCredits = async (ctx: AppContext, organizationId: string) => 
     if (error instanceof AppError) throw error
     throw AppError.unavailable('Billing service unavailable', error)
   }
-  assertBalance(ctx, balance)
+  assertBalance(ctx, balance, message)
 }
 
 /** The credits rule on a balance already read (402 below the configured minimum). */
-export const assertBalance = (ctx: AppContext, balanceMicros: number) => {
+export const assertBalance = (ctx: AppContext, balanceMicros: number, message = CHAT_CREDITS_MESSAGE) => {
   if (balanceMicros < ctx.config.chatMinBalanceMicros || balanceMicros <= 0)
-    throw AppError.paymentRequired('Insufficient credits: add credits to continue chatting')
+    throw AppError.paymentRequired(message)
 }
 
 /** Micro-USD for one reply, rounded up so many small replies never add up to free usage. */

@@ -42,16 +42,6 @@ const findVoiceAgent = async (ctx: AppContext, organizationId: string, agentId: 
   return { agent, architecture }
 }
 
-const assertVoiceCredits = async (ctx: AppContext, organizationId: string) => {
-  try {
-    await assertCredits(ctx, organizationId)
-  } catch (error) {
-    if (error instanceof AppError && error.status === 402)
-      throw AppError.paymentRequired('Insufficient credits: add credits to start a voice session')
-    throw error
-  }
-}
-
 /**
  * The spec's steps in order: key → organization and user; agent in the organization and of a
  * voice architecture; credits; room created and the agent dispatched at once (the call record
@@ -63,7 +53,7 @@ export const createVoiceSession = async (
 ): Promise<VoiceSession> => {
   const userId = await userIdOf(ctx, actor)
   const { agent, architecture } = await findVoiceAgent(ctx, actor.organizationId, input.agent_id)
-  await assertVoiceCredits(ctx, actor.organizationId)
+  await assertCredits(ctx, actor.organizationId, 'Insufficient credits: add credits to start a voice session')
   const livekit = requireLiveKit(ctx)
 
   const roomName = `agent_${agent.id}_${userId}_${Date.now()}`

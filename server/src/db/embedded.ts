@@ -1,35 +1,136 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { Duplex } from 'node:stream'
 import { PGlite } from '@electric-sql/pglite'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+
+/** PostgreSQL's SSLRequest code: the first message of a client that would like TLS. */
+const SSL_REQUEST_CODE = 80877103
+/** The frontend's Terminate message: the connection ends; PGlite's one session goes on. */
+const TERMINATE = 0x58
+
+/**
+ * One `pg` connection to PGlite, inside this process: what the client writes is cut into protocol
+ * messages and handed to PGlite, and its answers are what the client reads. It stands where a
+ * socket would: `pg` calls connect/setNoDelay/setKeepAlive/ref/unref on it, and nothing else
+ * changes for the code above (the same SQL, the same pool, the same job queue).
+ */
+class PGliteConnection extends Duplex {
+  private pending: Buffer = Buffer.alloc(0)
+  private hasStarted = false
+
+  constructor(private readonly pglite: PGlite) {
+    super()
+    // A connection that goes away mid-transaction must not leave it open for the next one.
+    this.once('close', () => {
+      if (this.pglite.closed || !this.pglite.isInTransaction()) return
+      void this.pglite.exec('rollback').catch(() => undefined)
+    })
+  }
+
+  connect() {
+    queueMicrotask(() => this.emit('connect'))
+    return this
+  }
+
+  setNoDelay() {
+    return this
+  }
+
+  setKeepAlive() {
+    return this
+  }
+
+  ref() {
+    return this
+  }
+
+  unref() {
+    return this
+  }
+
+  override _read() {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
+    this.pending = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk
+    const messages = this.takeMessages()
+    if (messages.length === 0) {
+      done()
+      return
+    }
+    // Every message the client sent in one write (Parse, Bind, Describe, Execute, Sync) goes to
+    // PGlite in one call, and its answers come back as one read.
+    const input = Buffer.concat(messages)
+    const answers: Buffer[] = []
+    this.pglite
+      .runExclusive(() =>
+        this.pglite.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
+          onRawData: (data) => void answers.push(Buffer.from(data)),
+        }),
+      )
+      .then(
+        () => {
+          if (answers.length > 0) this.push(answers.length === 1 ? answers[0] : Buffer.concat(answers))
+          done()
+        },
+        (error: Error) => done(error),
+      )
+  }
+
+  override _final(done: () => void) {
+    this.push(null)
+    done()
+  }
+
+  /** The complete protocol messages at the front of what was written; SSL is declined here. */
+  private takeMessages(): Buffer[] {
+    const messages: Buffer[] = []
+    for (;;) {
+      if (!this.hasStarted) {
+        // The startup packet (and an SSLRequest before it) has a length and no type byte.
+        if (this.pending.length < 8) break
+        const length = this.pending.readInt32BE(0)
+        if (this.pending.length < length) break
+        const packet = this.pending.subarray(0, length)
+        this.pending = this.pending.subarray(length)
+        if (packet.readInt32BE(4) === SSL_REQUEST_CODE) {
+          this.push(Buffer.from('N'))
+          continue
+        }
+        this.hasStarted = true
+        messages.push(packet)
+        continue
+      }
+      if (this.pending.length < 5) break
+      const length = 1 + this.pending.readInt32BE(1)
+      if (this.pending.length < length) break
+      const message = this.pending.subarray(0, length)
+      this.pending = this.pending.subarray(length)
+      if (message[0] !== TERMINATE) messages.push(message)
+    }
+    return messages
+  }
+}
 
 export type EmbeddedPostgres = {
-  connectionString: string
+  /** What `pg`'s `stream` option takes: a new connection to the embedded database. */
+  connect: () => Duplex
   stop: () => Promise<void>
 }
 
 /**
- * Starts PGlite persisted in `<dataDir>/pg` and exposes it on a loopback port, so the same `pg`
- * code runs against it as against a real server. LISTEN/NOTIFY does not cross the socket: anything
- * that relies on notifications must also poll.
+ * Starts PGlite persisted in `<dataDir>/pg`. `pg` reaches it through in-process connections
+ * rather than a loopback socket: on a small machine every socket write is a system call that
+ * costs more than a short statement, and a statement is a write each way. PGlite is one database
+ * session, so the pool in front of it keeps one connection (see db/index.ts). LISTEN/NOTIFY does
+ * not reach the client: anything that relies on notifications must also poll.
  */
-export const startEmbeddedPostgres = async ({
-  dataDir,
-  maxConnections,
-}: {
-  dataDir: string
-  maxConnections: number
-}): Promise<EmbeddedPostgres> => {
+export const startEmbeddedPostgres = async ({ dataDir }: { dataDir: string }): Promise<EmbeddedPostgres> => {
   const directory = join(dataDir, 'pg')
   mkdirSync(directory, { recursive: true })
   const pglite = await PGlite.create({ dataDir: directory })
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections })
-  await server.start()
-  const address = server.getServerConn()
   return {
-    connectionString: `postgres://postgres@${address}/postgres?sslmode=disable`,
+    connect: () => new PGliteConnection(pglite),
     stop: async () => {
-      await server.stop()
       await pglite.close()
     },
   }

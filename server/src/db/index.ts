@@ -37,10 +37,9 @@ const types = {
 
 const POOL_SIZE = 10
 /**
- * PGlite is one database session: pglite-socket passes every connection's protocol messages to it
- * as they arrive, so two connections at once interleave their statements ("bind message supplies
- * 2 parameters…", wrong rows, one connection's BEGIN covering another's queries). One connection
- * queues them in the pool instead. Found by concurrent chat session creation.
+ * PGlite is one database session: two connections at once would interleave their statements
+ * ("bind message supplies 2 parameters…", wrong rows, one connection's BEGIN covering another's
+ * queries). One connection queues them in the pool instead. Found by concurrent chat session creation.
  */
 const EMBEDDED_POOL_SIZE = 1
 
@@ -48,9 +47,11 @@ const EMBEDDED_POOL_SIZE = 1
 export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
   const embedded = config.databaseUrl
     ? null
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 2 })
+    : await startEmbeddedPostgres({ dataDir: config.dataDir })
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl ?? embedded?.connectionString,
+    ...(embedded
+      ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }
+      : { connectionString: config.databaseUrl ?? undefined }),
     max: embedded ? EMBEDDED_POOL_SIZE : POOL_SIZE,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,

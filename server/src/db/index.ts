@@ -45,9 +45,7 @@ const EMBEDDED_POOL_SIZE = 1
 
 /** Connects to DATABASE_URL, or starts the embedded PGlite in DATA_DIR when it is unset. */
 export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
-  const embedded = config.databaseUrl
-    ? null
-    : await startEmbeddedPostgres({ dataDir: config.dataDir })
+  const embedded = config.databaseUrl ? null : await startEmbeddedPostgres({ dataDir: config.dataDir })
   const pool = new pg.Pool({
     ...(embedded
       ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }

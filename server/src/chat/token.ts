@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken'
+import { hmacKeyOf } from '../crypto/hmac-key.ts'
 import { AppError } from '../http/app-error.ts'
 
 const ALGORITHM = 'HS256'
@@ -19,7 +20,7 @@ export const invalidChatToken = (cause?: unknown) =>
   new AppError({ status: 401, code: 'invalid_token', message: 'Invalid or expired session token', cause })
 
 export const signChatToken = (secret: string, claims: ChatSessionClaims) =>
-  jwt.sign({ org: claims.organizationId, agt: claims.agentId, kid: claims.keyId }, secret, {
+  jwt.sign({ org: claims.organizationId, agt: claims.agentId, kid: claims.keyId }, hmacKeyOf(secret), {
     algorithm: ALGORITHM,
     subject: claims.conversationId,
     issuer: ISSUER,
@@ -31,7 +32,11 @@ export const signChatToken = (secret: string, claims: ChatSessionClaims) =>
 export const verifyChatToken = (secret: string, token: string): ChatSessionClaims => {
   let payload: string | jwt.JwtPayload
   try {
-    payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE })
+    payload = jwt.verify(token, hmacKeyOf(secret), {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    })
   } catch (error) {
     throw invalidChatToken(error)
   }

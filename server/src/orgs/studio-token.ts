@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken'
+import { hmacKeyOf } from '../crypto/hmac-key.ts'
 import { AppError } from '../http/app-error.ts'
 
 const ALGORITHM = 'HS256'
@@ -9,7 +10,7 @@ export const STUDIO_TOKEN_TTL_SECONDS = 12 * 60 * 60
 export type StudioClaims = { userId: string; organizationId: string }
 
 export const signStudioToken = (secret: string, { userId, organizationId }: StudioClaims) => {
-  const token = jwt.sign({ org: organizationId }, secret, {
+  const token = jwt.sign({ org: organizationId }, hmacKeyOf(secret), {
     algorithm: ALGORITHM,
     subject: userId,
     issuer: ISSUER,
@@ -22,7 +23,11 @@ export const signStudioToken = (secret: string, { userId, organizationId }: Stud
 /** Verifies with the algorithm pinned: `alg: none`, RS/ES tokens and other secrets are all refused. */
 export const verifyStudioToken = (secret: string, token: string): StudioClaims => {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE })
+    const payload = jwt.verify(token, hmacKeyOf(secret), {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    })
     if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.org !== 'string') {
       throw new Error('malformed claims')
     }

@@ -61,19 +61,22 @@ class PGliteConnection extends Duplex {
     // PGlite in one call, and its answers come back as one read.
     const input = Buffer.concat(messages)
     const answers: Buffer[] = []
-    this.pglite
-      .runExclusive(() =>
-        this.pglite.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
-          onRawData: (data) => void answers.push(Buffer.from(data)),
-        }),
-      )
-      .then(
-        () => {
-          if (answers.length > 0) this.push(answers.length === 1 ? answers[0] : Buffer.concat(answers))
-          done()
-        },
-        (error: Error) => done(error),
-      )
+    const run = process.env.IMM ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve()
+    run.then(() =>
+      this.pglite
+        .runExclusive(() =>
+          this.pglite.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
+            onRawData: (data) => void answers.push(Buffer.from(data)),
+          }),
+        )
+        .then(
+          () => {
+            if (answers.length > 0) this.push(answers.length === 1 ? answers[0] : Buffer.concat(answers))
+            done()
+          },
+          (error: Error) => done(error),
+        ),
+    )
   }
 
   override _final(done: () => void) {

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import { startEmbeddedPostgres } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
+import { withStatementCache } from './statement-cache.ts'
 
 export type { Database } from './schema.ts'
 /** What a store function runs its SQL on: the database or an open transaction. */
@@ -57,7 +58,7 @@ export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
   })
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withStatementCache(pool) }) })
   return {
     db,
     pool,

@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import type { AppContext } from '../context.ts'
 import { readProviderKey } from '../orgs/provider-keys.ts'
+import { llmFetch } from '../providers/llm-transport.ts'
 import { streamOfflineReply } from './offline.ts'
 
 export type LlmMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam
@@ -23,17 +24,19 @@ export type CompletionRequest = {
 
 export type StreamCompletion = (request: CompletionRequest) => AsyncIterable<LlmEvent>
 
-const clients = new Map<string, OpenAI>()
+/** One client, and the function streaming through it, per base URL and key. */
+const sources = new Map<string, StreamCompletion>()
 
-const clientFor = ({ baseUrl, apiKey }: { baseUrl: string; apiKey: string }) => {
+const sourceFor = ({ baseUrl, apiKey }: { baseUrl: string; apiKey: string }) => {
   const id = `${baseUrl}\n${apiKey}`
-  let client = clients.get(id)
-  if (!client) {
+  let source = sources.get(id)
+  if (!source) {
     // No client retries: a retried stream would repeat words the user has already seen.
-    client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: 60_000 })
-    clients.set(id, client)
+    const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: 60_000, fetch: llmFetch })
+    source = (request) => streamFromProvider(client, request)
+    sources.set(id, source)
   }
-  return client
+  return source
 }
 
 /** Streams one round through the `openai` client, joining tool-call argument fragments by index. */
@@ -97,7 +100,8 @@ export const startNow = <T>(source: AsyncIterable<T>): AsyncIterable<T> => {
 /**
  * The model source of an organization's agent: the `offline` stand-in when no LLM is configured
  * (never in production: config refuses it), else LLM_BASE_URL with the platform key, or the
- * organization's own key when the model's provider is not one the platform pays for.
+ * organization's own key when the model's provider is not one the platform pays for. The same
+ * endpoint and key give the same function, so two plans can be compared by it.
  */
 export const completionSourceFor = async (
   ctx: AppContext,
@@ -108,6 +112,5 @@ export const completionSourceFor = async (
   const provider = ctx.catalogue.models.find((entry) => entry.id === model)?.provider
   const needsOwnKey = provider !== undefined && !ctx.catalogue.platformProviders.includes(provider)
   const ownKey = needsOwnKey ? await readProviderKey(ctx, { organizationId, provider }) : null
-  const client = clientFor({ baseUrl: llm.baseUrl, apiKey: ownKey ?? llm.apiKey ?? 'unused' })
-  return (request) => streamFromProvider(client, request)
+  return sourceFor({ baseUrl: llm.baseUrl, apiKey: ownKey ?? llm.apiKey ?? 'unused' })
 }

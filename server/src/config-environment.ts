@@ -176,6 +176,7 @@ export const ZEnvironment = z.object({
   CHAT_IDLE_TIMEOUT_SECONDS: wholeNumber(6, 'seconds', 1).default(1800),
   CALL_CHECK_INTERVAL_SECONDS: wholeNumber(5, 'seconds', 1).default(60),
   CHAT_RESUME_GRACE_MS: wholeNumber(7, 'milliseconds').default(10_000),
+  CHAT_PLAN_CACHE_ENTRIES: wholeNumber(7, 'entries').default(10_000),
   BATCH_TICK_MS: wholeNumber(9, 'milliseconds', 10).default(1000),
   BATCH_RETRY_BASE_MS: wholeNumber(9, 'milliseconds', 10).default(120_000),
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),

@@ -66,6 +66,11 @@ export type Config = Readonly<{
   callCheckIntervalMs: number
   /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
   chatResumeGraceMs: number
+  /**
+   * Conversations whose next reply this instance can start before its claim is read, from what
+   * the last reply left (CHAT_PLAN_CACHE_ENTRIES; 0 turns it off).
+   */
+  chatPlanCacheEntries: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
   /** How often each worker looks for batch work it was not told about (scheduled starts, retries due, lost claims). */
@@ -182,6 +187,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
+    chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,

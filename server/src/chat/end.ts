@@ -4,14 +4,22 @@ import type { AppContext } from '../context.ts'
 import { ingestMemory } from '../memory/service.ts'
 import { enqueueWebhook } from '../webhooks/service.ts'
 import { CHAT_ANALYSIS_JOB, registerAnalysisJob } from './analysis.ts'
+import { forgetPlan } from './plan-cache.ts'
 import * as store from './store.ts'
 
 export const CHAT_EXPIRY_JOB = 'chat.expire'
 const TRANSCRIPT_ROWS = 500
 
-/** Each activity schedules a check one idle period later; a check finding newer activity does nothing. */
-export const scheduleExpiry = async (ctx: AppContext, conversationId: string) => {
-  const when = new Date(Date.now() + ctx.config.chatIdleTimeoutMs + 1000)
+/**
+ * Schedules the session's idle check one idle period after `lastActivityAt`. A session has one
+ * check at a time: a check that finds newer activity schedules the next one itself, so replies
+ * queue no jobs.
+ */
+export const scheduleExpiry = async (
+  ctx: AppContext,
+  { conversationId, lastActivityAt = new Date() }: { conversationId: string; lastActivityAt?: Date },
+) => {
+  const when = new Date(lastActivityAt.getTime() + ctx.config.chatIdleTimeoutMs + 1000)
   await ctx.jobs.schedule(when, CHAT_EXPIRY_JOB, { conversationId })
 }
 
@@ -36,6 +44,7 @@ export const endConversation = async (
     ...(idleBefore ? { idleBefore } : {}),
   })
   if (!closed) return null
+  forgetPlan(ctx, conversationId)
 
   const messages = await store.listMessages(ctx.db, { conversationId, limit: TRANSCRIPT_ROWS, offset: 0 })
   if (closed.userIdentifier)
@@ -90,10 +99,14 @@ export const endConversation = async (
 export const registerChatJobs = (ctx: AppContext) => {
   registerAnalysisJob(ctx)
   ctx.jobs.define<{ conversationId: string }>(CHAT_EXPIRY_JOB, async ({ conversationId }) => {
-    await endConversation(ctx, {
+    const expired = await endConversation(ctx, {
       conversationId,
       status: 'expired',
       idleBefore: new Date(Date.now() - ctx.config.chatIdleTimeoutMs),
     })
+    if (expired) return
+    const conversation = await store.findConversation(ctx.db, conversationId)
+    if (conversation?.status === 'active')
+      await scheduleExpiry(ctx, { conversationId, lastActivityAt: conversation.lastActivityAt })
   })
 }

@@ -4,6 +4,9 @@ import { recallMemory } from '../memory/service.ts'
 import type { LlmMessage } from './llm.ts'
 import type { ConversationRow, MessageRow } from './store.ts'
 
+/** A stored message as the prompt sees it. */
+export type Turn = Pick<MessageRow, 'role' | 'content'>
+
 /** Room left for the conversation once the system prompt and the reply are accounted for. */
 export const HISTORY_TOKEN_BUDGET = 8000
 /** Messages read for the prompt, the user's new one included. */
@@ -33,26 +36,33 @@ export const fitHistory = <T extends { content: string }>(turns: T[], budget = H
   return kept
 }
 
+/** What this person's agent remembers from earlier sessions (null without an identity or memory). */
+export const recallFor = (
+  ctx: AppContext,
+  conversation: Pick<ConversationRow, 'organizationId' | 'userIdentifier'>,
+) =>
+  conversation.userIdentifier
+    ? recallMemory(ctx, {
+        organizationId: conversation.organizationId,
+        identity: conversation.userIdentifier,
+      })
+    : Promise.resolve(null)
+
 /**
  * The system prompt (agent + recalled memory) and the conversation so far, within the budget.
  * `turns` are the session's latest messages, oldest first, the user's new message last.
  */
-export const buildPrompt = async (
-  ctx: AppContext,
-  {
-    conversation,
-    agent,
-    turns,
-  }: { conversation: ConversationRow; agent: AgentRow; turns: Pick<MessageRow, 'role' | 'content'>[] },
-): Promise<{ system: string; history: LlmMessage[] }> => {
-  const memory = conversation.userIdentifier
-    ? await recallMemory(ctx, {
-        organizationId: conversation.organizationId,
-        identity: conversation.userIdentifier,
-      })
-    : null
-  const history = fitHistory(turns.filter((row) => row.content.trim() !== '')).map(
-    (row): LlmMessage => ({ role: row.role, content: row.content }),
-  )
-  return { system: systemPromptFor(agent, memory), history }
-}
+export const composeMessages = ({
+  agent,
+  memory,
+  turns,
+}: {
+  agent: AgentRow
+  memory: string | null
+  turns: Turn[]
+}): LlmMessage[] => [
+  { role: 'system', content: systemPromptFor(agent, memory) },
+  ...fitHistory(turns.filter((turn) => turn.content.trim() !== '')).map(
+    (turn): LlmMessage => ({ role: turn.role, content: turn.content }),
+  ),
+]

@@ -2,11 +2,12 @@ import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { priceReply } from './billing.ts'
-import { completionSourceFor, type LlmEvent, type LlmMessage, startNow, type ToolCall } from './llm.ts'
-import { buildPrompt, estimateTokens, systemPromptFor } from './prompt.ts'
-import type { ConversationRow, MessageRow } from './store.ts'
+import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
+import type { PreparedReply } from './plan.ts'
+import { estimateTokens, systemPromptFor } from './prompt.ts'
+import type { ConversationRow } from './store.ts'
 import * as store from './store.ts'
-import { buildToolset, type Toolset } from './tools.ts'
+import { buildToolset } from './tools.ts'
 
 /** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
 export const MAX_TOOL_ROUNDS = 5
@@ -23,6 +24,8 @@ export type ReplyOutcome = {
   status: 'complete' | 'partial' | 'stopped'
   /** Safe to show; set when the reply failed. */
   error: string | null
+  /** The agent answering at the end: another one after a handoff. */
+  agent: AgentRow
 }
 
 const parseArguments = (text: string): unknown => {
@@ -42,45 +45,6 @@ const toAssistantTurn = (text: string, calls: ToolCall[]): LlmMessage => ({
     function: { name: call.name, arguments: call.arguments },
   })),
 })
-
-/** A reply ready to stream: its prompt and tools, and its first model round already under way. */
-export type PreparedReply = {
-  agent: AgentRow
-  messages: LlmMessage[]
-  toolset: Toolset
-  firstRound: AsyncIterable<LlmEvent>
-}
-
-/**
- * Builds the prompt and the tools and starts the first model round at once, so the upstream's time
- * to its first token overlaps the writes still ahead of the reply (claiming it, storing the user's
- * message). A reply refused after all aborts `signal`, which cancels the upstream request.
- */
-export const prepareReply = async ({
-  ctx,
-  conversation,
-  agent,
-  turns,
-  signal,
-}: {
-  ctx: AppContext
-  conversation: ConversationRow
-  agent: AgentRow
-  turns: Pick<MessageRow, 'role' | 'content'>[]
-  signal: AbortSignal
-}): Promise<PreparedReply> => {
-  const [{ system, history }, toolset] = await Promise.all([
-    buildPrompt(ctx, { conversation, agent, turns }),
-    buildToolset(ctx, agent),
-  ])
-  const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history]
-  const model = agent.model ?? 'offline'
-  const complete = await completionSourceFor(ctx, { organizationId: conversation.organizationId, model })
-  const firstRound = startNow(
-    complete({ model, messages, tools: toolset.tools, temperature: agent.temperature, signal }),
-  )
-  return { agent, messages, toolset, firstRound }
-}
 
 /**
  * One assistant reply: model rounds with tools in between, until the model answers in text, ends
@@ -108,9 +72,10 @@ export const runReply = async ({
     endSession: false,
     status: 'complete',
     error: null,
+    agent: prepared.agent,
   }
   let { agent, toolset } = prepared
-  const { messages } = prepared
+  const { messages } = prepared.request
   emit('stream_start', { agent_name: agent.name })
 
   try {
@@ -182,6 +147,7 @@ export const runReply = async ({
       }
       if (handoffTarget) {
         agent = handoffTarget
+        outcome.agent = agent
         await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
         messages[0] = { role: 'system', content: systemPromptFor(agent, null) }
         toolset = await buildToolset(ctx, agent)

@@ -1,76 +1,152 @@
 import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
+import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { trackReply } from './active-replies.ts'
-import { assertBalance, assertCredits, chargeReply } from './billing.ts'
-import { scheduleExpiry } from './end.ts'
-import { estimateTokens, HISTORY_ROWS } from './prompt.ts'
-import { type Emit, type PreparedReply, prepareReply, runReply } from './reply.ts'
+import { assertCredits, chargeReply } from './billing.ts'
+import {
+  composePlan,
+  isSamePlan,
+  type PreparedReply,
+  type ReplyPlan,
+  readPlanParts,
+  startPlan,
+} from './plan.ts'
+import { forgetPlan, predictPlan, rememberPlan } from './plan-cache.ts'
+import { estimateTokens, HISTORY_ROWS, type Turn } from './prompt.ts'
+import { type Emit, runReply } from './reply.ts'
 import { type ReplyScope, replyLogOf } from './reply-log.ts'
 import { followReply, reserveReply } from './resume.ts'
-import { assertActive, assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
+import { assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
 import * as store from './store.ts'
 
 /** A reply slot older than this belongs to an instance that died mid-reply. */
 const STALE_REPLY_MS = 10 * 60 * 1000
 
+/** Why the claim was refused, read part by part in the order the checks have always had. */
+const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Promise<never> => {
+  const conversation = await findActiveConversation(ctx, actor)
+  await assertCredits(ctx, conversation.organizationId)
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: conversation.organizationId,
+    id: conversation.currentAgentId,
+  })
+  if (!agent) throw sessionNotFound()
+  throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
+}
+
 /**
- * The session's conversation (if active), balance, agent and latest messages, in one round trip.
- * When that statement fails, the reads one by one say which part did: a billing store that cannot
- * answer is the spec's 503, as it always was.
+ * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
+ * errors with the spec's codes), in the one statement that takes the reply slot and stores the
+ * user's message: the key, the session, the credits, the agent, one reply at a time. When the
+ * statement fails, the reads one by one say which part did: a billing store that cannot answer
+ * is the spec's 503, as it always was.
  */
-const readReplyContext = async (ctx: AppContext, actor: ChatSessionActor) => {
+const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: string) => {
   let context: store.ReplyContext | undefined
   try {
-    context = await store.findReplyContext(ctx.db, {
+    context = await store.claimReply(ctx.db, {
       id: actor.conversationId,
+      organizationId: actor.organizationId,
+      keyId: actor.keyId,
+      idleBefore: new Date(Date.now() - ctx.config.chatIdleTimeoutMs),
+      staleBefore: new Date(Date.now() - STALE_REPLY_MS),
+      minBalanceMicros: ctx.config.chatMinBalanceMicros,
       historyLimit: HISTORY_ROWS - 1,
+      message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
     })
   } catch (error) {
     const conversation = await findActiveConversation(ctx, actor)
     await assertCredits(ctx, conversation.organizationId)
     throw error
   }
-  const conversation = await assertActive(ctx, actor, context?.conversation)
-  return { ...(context as store.ReplyContext), conversation }
+  return context ?? explainRefusedClaim(ctx, actor)
+}
+
+/** A reply already started from what the conversation's last reply here left (plan-cache.ts). */
+type Guess = { plan: ReplyPlan; prepared: PreparedReply; cancel: () => void }
+
+const guessReply = (ctx: AppContext, actor: ChatSessionActor, message: string, signal: AbortSignal) => {
+  const plan = predictPlan(ctx, { conversationId: actor.conversationId, message })
+  if (!plan) return null
+  const own = new AbortController()
+  const prepared = startPlan(plan, AbortSignal.any([signal, own.signal]))
+  return { plan, prepared, cancel: () => own.abort('refused') } satisfies Guess
 }
 
 /**
- * Everything that can refuse a new reply, before the stream opens (so refusals are plain JSON
- * errors with the spec's codes): credits, the agent, the one-reply-at-a-time slot. While the slot
- * is claimed (together with storing the user's message), the reply is prepared and its upstream
- * request started: the write no longer sits before the first chunk. A refusal cancels that request.
+ * The reply's plan from what its claim read. When the guess already under way would send the
+ * model the very same request, it goes on (the model's time to its first token then covered the
+ * claim); otherwise it is cancelled and the real plan starts now.
  */
-const startReply = async (
+const settleReply = async (
   ctx: AppContext,
-  { context, message, signal }: { context: store.ReplyContext; message: string; signal: AbortSignal },
-) => {
-  const { conversation, agent } = context
-  assertBalance(ctx, context.balanceMicros)
-  if (!agent) throw sessionNotFound()
-  const preparing = prepareReply({
-    ctx,
-    conversation,
-    agent,
-    turns: [...context.history, { role: 'user', content: message }],
+  {
+    context,
+    message,
+    guess,
     signal,
+  }: { context: store.ReplyContext; message: string; guess: Guess | null; signal: AbortSignal },
+): Promise<PreparedReply> => {
+  const { conversation, agent, history } = context
+  const parts = await readPlanParts(ctx, { conversation, agent })
+  const plan = composePlan({ agent, turns: [...history, { role: 'user', content: message }], ...parts })
+  // The fresh toolset either way: it holds the functions as they are now.
+  if (guess && isSamePlan(guess.plan, plan)) return { ...guess.prepared, toolset: plan.toolset }
+  guess?.cancel()
+  return startPlan(plan, signal)
+}
+
+/** Records the reply and its usage, and keeps what the next reply can start from. */
+const recordReply = async (
+  ctx: AppContext,
+  {
+    conversation,
+    prepared,
+    outcome,
+  }: {
+    conversation: store.ConversationRow
+    prepared: PreparedReply
+    outcome: Awaited<ReturnType<typeof runReply>>
+  },
+) => {
+  const isStored = outcome.text !== '' || outcome.status !== 'complete'
+  if (isStored)
+    await store.insertMessage(ctx.db, {
+      id: ulid(),
+      conversationId: conversation.id,
+      role: 'assistant',
+      content: outcome.text,
+      tokenCount: outcome.outputTokens,
+      status: outcome.status,
+    })
+  const charged = await chargeReply(ctx, {
+    organizationId: conversation.organizationId,
+    conversationId: conversation.id,
+    costMicros: outcome.costMicros,
   })
-  // Awaited below; a refused claim leaves it unread.
-  preparing.catch(() => undefined)
-  const claimed = await store.claimReplyWithMessage(ctx.db, {
+  await store.addReplyUsage(ctx.db, {
     id: conversation.id,
-    staleBefore: new Date(Date.now() - STALE_REPLY_MS),
-    // The messages the prompt was built from are still the latest: nothing happened in between.
-    lastActivityAt: conversation.lastActivityAt,
-    message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
+    inputTokens: outcome.inputTokens,
+    outputTokens: outcome.outputTokens,
+    costMicros: charged,
   })
-  if (!claimed) throw AppError.conflict('A reply is already streaming in this session; wait for it to end')
-  // Wrapped: a reply that fails to prepare still opens its stream and says so there, as before.
-  return { preparing }
+  // A handoff changed the agent and its tools, and an ended chat has no next reply.
+  if (outcome.endSession || outcome.agent.id !== prepared.agent.id) {
+    forgetPlan(ctx, conversation.id)
+    return
+  }
+  const reply: Turn[] = isStored ? [{ role: 'assistant', content: outcome.text }] : []
+  rememberPlan(ctx, {
+    conversationId: conversation.id,
+    agent: prepared.agent,
+    turns: [...prepared.turns, ...reply],
+    parts: prepared,
+  })
 }
 
 /**
@@ -88,28 +164,37 @@ export const sendMessage = async (
   }: { actor: ChatSessionActor; message: string; headers: SendChatMessageHeaders; res: Response },
 ) => {
   assertMessageLength(message)
-  const context = await readReplyContext(ctx, actor)
-  const { conversation } = context
   const key = headers['idempotency-key']
-  const scope: ReplyScope | null = key ? { conversationId: conversation.id, idempotencyKey: key } : null
+  const scope: ReplyScope | null = key ? { conversationId: actor.conversationId, idempotencyKey: key } : null
+  // A repeat of a send follows the reply it already has: the model is never asked again.
   if (scope && (await reserveReply(ctx, { scope, message })) === 'resume') {
+    await findActiveConversation(ctx, actor)
     await followReply(ctx, { scope, afterId: headers['last-event-id'] ?? 0, res })
     return
   }
-
   const controller = new AbortController()
-  let started: { preparing: Promise<PreparedReply> }
+  // Started before anything is read; used only if the claim's plan turns out the same.
+  const guess = guessReply(ctx, actor, message, controller.signal)
+  let preparing: Promise<PreparedReply>
+  let conversation: store.ConversationRow
   try {
-    started = await startReply(ctx, { context, message, signal: controller.signal })
+    const context = await claimReply(ctx, actor, message)
+    conversation = context.conversation
+    preparing = settleReply(ctx, { context, message, guess, signal: controller.signal })
+    // Awaited once the stream is open: a reply that fails to prepare says so there.
+    preparing.catch(() => undefined)
   } catch (error) {
     controller.abort('refused')
-    // The key is free again: after fixing the cause (credits, a reply in progress) it may be reused.
+    // Refused: what this instance remembered of the session is no longer worth a guess, and the
+    // key is free again (after fixing the cause it may be reused).
+    forgetPlan(ctx, actor.conversationId)
     if (scope)
       await replyLogOf(ctx)
         .drop(scope)
         .catch(() => undefined)
     throw error
   }
+
   const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null, controller })
   const stream = openEventStream(res)
   if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
@@ -124,29 +209,9 @@ export const sendMessage = async (
   }
 
   try {
-    const prepared = await started.preparing
+    const prepared = await preparing
     const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
-    if (outcome.text !== '' || outcome.status !== 'complete')
-      await store.insertMessage(ctx.db, {
-        id: ulid(),
-        conversationId: conversation.id,
-        role: 'assistant',
-        content: outcome.text,
-        tokenCount: outcome.outputTokens,
-        status: outcome.status,
-      })
-    const charged = await chargeReply(ctx, {
-      organizationId: conversation.organizationId,
-      conversationId: conversation.id,
-      costMicros: outcome.costMicros,
-    })
-    await store.addReplyUsage(ctx.db, {
-      id: conversation.id,
-      inputTokens: outcome.inputTokens,
-      outputTokens: outcome.outputTokens,
-      costMicros: charged,
-    })
-    await scheduleExpiry(ctx, conversation.id)
+    await recordReply(ctx, { conversation, prepared, outcome })
     if (outcome.error) emit('error', { error: outcome.error })
     else
       emit('stream_end', {
@@ -155,6 +220,7 @@ export const sendMessage = async (
       })
   } catch (error) {
     ctx.logger.error({ err: error, conversationId: conversation.id }, 'chat reply could not be recorded')
+    forgetPlan(ctx, conversation.id)
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
   } finally {

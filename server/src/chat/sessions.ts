@@ -12,24 +12,24 @@ import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
 import { assertCredits } from './billing.ts'
 import { endConversation, scheduleExpiry } from './end.ts'
+import { readPlanParts } from './plan.ts'
+import { rememberPlan } from './plan-cache.ts'
 import * as store from './store.ts'
-import { signChatToken } from './token.ts'
+import { invalidChatToken, signChatToken } from './token.ts'
 
 export const sessionNotFound = () => AppError.notFound('session', 'session_not_found')
 
 /**
- * The conversation of a session call, if it is still active. One idle past the limit is expired
- * here and now (its end effects run once, whoever gets there first: this call or the job).
+ * The conversation of a session call, if its key is still active (401 otherwise) and it is still
+ * active itself. One idle past the limit is expired here and now (its end effects run once,
+ * whoever gets there first: this call or the job).
  */
-export const findActiveConversation = async (ctx: AppContext, actor: ChatSessionActor) =>
-  assertActive(ctx, actor, await store.findConversation(ctx.db, actor.conversationId))
-
-/** The checks of `findActiveConversation` on a conversation already read (or not found). */
-export const assertActive = async (
-  ctx: AppContext,
-  actor: ChatSessionActor,
-  conversation: store.ConversationRow | undefined,
-) => {
+export const findActiveConversation = async (ctx: AppContext, actor: ChatSessionActor) => {
+  const { conversation, keyStatus } = await store.findSessionConversation(ctx.db, {
+    id: actor.conversationId,
+    keyId: actor.keyId,
+  })
+  if (actor.keyId && keyStatus !== 'active') throw invalidChatToken()
   if (!conversation || conversation.organizationId !== actor.organizationId) throw sessionNotFound()
   if (conversation.status !== 'active') throw sessionNotFound()
   const idleBefore = new Date(Date.now() - ctx.config.chatIdleTimeoutMs)
@@ -77,7 +77,25 @@ export const createSession = async (
         status: 'complete',
       })
   })
-  await scheduleExpiry(ctx, conversationId)
+  await scheduleExpiry(ctx, { conversationId })
+  // The first reply can then start before its claim is read (plan-cache.ts). A session with an
+  // identity recalls its memory with its first reply instead of here.
+  if (!input.user_identifier && ctx.config.chatPlanCacheEntries > 0)
+    await readPlanParts(ctx, {
+      conversation: { organizationId: actor.organizationId, userIdentifier: null },
+      agent,
+    })
+      .then((parts) =>
+        rememberPlan(ctx, {
+          conversationId,
+          agent,
+          turns: greeting ? [{ role: 'assistant', content: greeting }] : [],
+          parts,
+        }),
+      )
+      .catch((error: unknown) =>
+        ctx.logger.warn({ err: error, conversationId }, 'could not plan the first reply'),
+      )
   return {
     conversation_id: conversationId,
     session_token: signChatToken(ctx.config.jwtSecret, {

@@ -1,5 +1,4 @@
 import { type Selectable, sql } from 'kysely'
-import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
 
@@ -51,8 +50,24 @@ const toConversation = (row: Selectable<Database['conversations']>): Conversatio
   endedAt: row.ended_at,
 })
 
-export const findKeyStatus = async (db: Executor, keyId: string) =>
-  (await db.selectFrom('api_keys').select('status').where('id', '=', keyId).executeTakeFirst())?.status
+/**
+ * The conversation of a session call and, when the session was opened with a key, that key's
+ * status, in one statement (one row even when neither exists).
+ */
+export const findSessionConversation = async (
+  db: Executor,
+  { id, keyId }: { id: string; keyId: string | null },
+): Promise<{ conversation: ConversationRow | undefined; keyStatus: string | undefined }> => {
+  const { rows } = await sql<Selectable<Database['conversations']> & { key_status: string | null }>`
+    select c.*, k.status as key_status
+    from (select 1) as one
+    left join conversations c on c.id = ${id}
+    left join api_keys k on k.id = ${keyId}`.execute(db)
+  const { key_status, ...row } = rows[0] as Selectable<Database['conversations']> & {
+    key_status: string | null
+  }
+  return { conversation: row.id ? toConversation(row) : undefined, keyStatus: key_status ?? undefined }
+}
 
 export const insertConversation = async (
   db: Executor,
@@ -84,95 +99,80 @@ export const findConversation = async (db: Executor, id: string) => {
   return row ? toConversation(row) : undefined
 }
 
-/** What a new reply needs before it can start, read together by `findReplyContext`. */
+/** What a new reply needs, as its claim found it. */
 export type ReplyContext = {
+  /** As claimed: its last activity is the claim's. */
   conversation: ConversationRow
-  /** The credit balance of the conversation's organization. */
-  balanceMicros: number
-  /** The agent answering now, if it still exists in the conversation's organization. */
-  agent: AgentRow | undefined
-  /** The newest `historyLimit` messages, oldest first. */
+  /** The agent answering now. */
+  agent: AgentRow
+  /** The newest `historyLimit` messages before the user's new one, oldest first. */
   history: Pick<MessageRow, 'role' | 'content'>[]
 }
 
-/**
- * The conversation, its organization's balance, its current agent and its latest messages in one
- * statement: each read is a round trip before the reply's first chunk, and there are four.
- */
-export const findReplyContext = async (
-  db: Executor,
-  { id, historyLimit }: { id: string; historyLimit: number },
-): Promise<ReplyContext | undefined> => {
-  const row = await db
-    .selectFrom('conversations as c')
-    .innerJoin('organizations as o', 'o.id', 'c.organization_id')
-    .selectAll('c')
-    .select((eb) => [
-      'o.credit_balance_micros as balance_micros',
-      jsonObjectFrom(
-        eb
-          .selectFrom('agents as a')
-          .selectAll('a')
-          .whereRef('a.organization_id', '=', 'c.organization_id')
-          .where('a.id', '=', eb.fn.coalesce('c.current_agent_id', 'c.agent_id')),
-      ).as('agent'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('chat_messages as m')
-          .select(['m.role', 'm.content'])
-          .whereRef('m.conversation_id', '=', 'c.id')
-          .orderBy('m.created_at', 'desc')
-          .orderBy('m.id', 'desc')
-          .limit(historyLimit),
-      ).as('history'),
-    ])
-    .where('c.id', '=', id)
-    .executeTakeFirst()
-  if (!row) return undefined
-  const { balance_micros, agent, history, ...conversation } = row
-  return {
-    conversation: toConversation(conversation),
-    balanceMicros: Number(balance_micros),
-    agent: agent ? agentFromJson(agent as unknown as Record<string, unknown>) : undefined,
-    history: history.reverse(),
-  }
+type ClaimedRow = Selectable<Database['conversations']> & {
+  agent: Record<string, unknown>
+  history: Pick<MessageRow, 'role' | 'content'>[] | null
 }
 
 /**
- * Takes the session's one reply slot and stores the user's message, in one statement: one round
- * trip before the reply can start, and never a message without its claim. A claim older than
- * `staleBefore` belongs to an instance that died mid-reply and is taken over rather than blocking
- * the session for good. False when another reply holds the slot (or the session is not active).
+ * Takes the session's one reply slot, stores the user's message and reads what the reply needs
+ * (the conversation, its current agent, its latest messages), in one statement: the only round
+ * trip a reply makes before it can stream. The slot is taken only when nothing would refuse the
+ * reply: the session is active and not idle past `idleBefore`, its key (if any) is active, the
+ * balance is at least `minBalanceMicros` (and above zero), the agent exists, and no other reply
+ * holds the slot (one older than `staleBefore` belonged to an instance that died mid-reply and is
+ * taken over). Undefined when any of that fails: nothing was written, and the caller finds out why.
  */
-export const claimReplyWithMessage = async (
+export const claimReply = async (
   db: Executor,
-  {
-    id,
-    staleBefore,
-    lastActivityAt,
-    message,
-  }: {
+  input: {
     id: string
+    organizationId: string
+    keyId: string | null
+    idleBefore: Date
     staleBefore: Date
-    /** As the caller read it: any reply or end since then changed it, and the claim fails. */
-    lastActivityAt: Date
+    minBalanceMicros: number
+    historyLimit: number
     message: { id: string; content: string; tokenCount: number }
   },
-) => {
+): Promise<ReplyContext | undefined> => {
   const now = new Date()
-  const inserted = await sql<{ id: string }>`
+  const { rows } = await sql<ClaimedRow>`
     with claimed as (
-      update conversations set reply_started_at = ${now}, last_activity_at = ${now}
-      where id = ${id} and status = 'active'
-        and date_trunc('milliseconds', last_activity_at) = ${lastActivityAt}
-        and (reply_started_at is null or reply_started_at < ${staleBefore})
-      returning id
+      update conversations c set reply_started_at = ${now}, last_activity_at = ${now}
+      where c.id = ${input.id} and c.organization_id = ${input.organizationId} and c.status = 'active'
+        and c.last_activity_at >= ${input.idleBefore}
+        and (c.reply_started_at is null or c.reply_started_at < ${input.staleBefore})
+        and (${input.keyId}::text is null
+          or exists (select 1 from api_keys k where k.id = ${input.keyId} and k.status = 'active'))
+        and exists (select 1 from organizations o where o.id = c.organization_id
+          and o.credit_balance_micros >= ${input.minBalanceMicros} and o.credit_balance_micros > 0)
+        and exists (select 1 from agents a where a.organization_id = c.organization_id
+          and a.id = coalesce(c.current_agent_id, c.agent_id))
+      returning c.*
+    ), stored as (
+      insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
+      select ${input.message.id}, claimed.id, 'user', ${input.message.content}, ${input.message.tokenCount},
+        'complete', ${now}
+      from claimed
     )
-    insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
-    select ${message.id}, claimed.id, 'user', ${message.content}, ${message.tokenCount}, 'complete', ${now}
-    from claimed
-    returning id`.execute(db)
-  return inserted.rows.length > 0
+    select claimed.*,
+      (select to_json(a) from agents a
+        where a.organization_id = claimed.organization_id
+          and a.id = coalesce(claimed.current_agent_id, claimed.agent_id)) as agent,
+      (select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.created_at, h.id)
+        from (select m.role, m.content, m.created_at, m.id from chat_messages m
+          where m.conversation_id = claimed.id
+          order by m.created_at desc, m.id desc limit ${input.historyLimit}) h) as history
+    from claimed`.execute(db)
+  const row = rows[0]
+  if (!row) return undefined
+  const { agent, history, ...conversation } = row
+  return {
+    conversation: toConversation(conversation),
+    agent: agentFromJson(agent),
+    history: history ?? [],
+  }
 }
 
 export const releaseReply = async (db: Executor, id: string) => {

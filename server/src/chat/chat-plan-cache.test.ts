@@ -1,0 +1,179 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
+import { chatCall, createChatSession, readChatStream, sendChat, textOf } from '../../test/helpers/chat.ts'
+import { type CompletionRequest, type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { updateAgent } from '../agents/service.ts'
+import { createApiKey, revokeKey } from '../keys/service.ts'
+
+let server: TestServer
+let llm: FakeLlm
+let team: Awaited<ReturnType<typeof createTeam>>
+let key: string
+
+beforeAll(async () => {
+  llm = await startFakeLlm()
+  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' } })
+  team = await createTeam(server)
+  key = await secretKeyFor(server, team.owner)
+})
+afterAll(async () => {
+  await server?.destroy()
+  await llm?.close()
+})
+beforeEach(async () => {
+  llm.reset()
+  await setBalanceMicros(server, { organizationId: team.organizationId, micros: 5_000_000 })
+})
+
+const actor = () => ({
+  organizationId: team.organizationId,
+  userId: team.owner.userId,
+  role: 'owner' as const,
+})
+
+/** The system prompt of a request the model received. */
+const systemOf = (request: CompletionRequest | undefined) => request?.messages[0]?.content
+
+const waitFor = async (isDone: () => boolean) => {
+  while (!isDone()) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
+/**
+ * Holds the conversation's row in a transaction until `release` is called: the reply's claim
+ * (its one statement before streaming) waits for it, so what the server does before the claim
+ * can be watched. On the embedded database the transaction holds its one connection instead,
+ * which holds the claim just the same.
+ */
+const holdClaim = async (conversationId: string) => {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const held = new Promise<void>((resolve) => {
+    void server.ctx.db.transaction().execute(async (tx) => {
+      await sql`select id from conversations where id = ${conversationId} for update`.execute(tx)
+      resolve()
+      await released
+    })
+  })
+  await held
+  return { release }
+}
+
+const startSession = async (agentId: string) => createChatSession(server, { key, agentId })
+
+describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES)', () => {
+  it('asks the model before its claim is read, and goes on with that request when the claim agrees', async () => {
+    const agent = await makeAgent(server, team.owner, {
+      name: 'Guessing Agent',
+      systemPrompt: 'Answer briefly.',
+    })
+    llm.setFallback({ text: ['First', ' answer'], usage: { input: 10, output: 2 } })
+    const session = await startSession(agent.id)
+    await sendChat(server, session, 'Question one')
+
+    llm.reset()
+    const gone = llm.clientsGone()
+    llm.setFallback({ text: ['Second', ' answer'], usage: { input: 20, output: 2 } })
+    const hold = await holdClaim(session.conversation_id)
+    const sending = chatCall(server, session, 'messages', { json: { message: 'Question two' } })
+    // The model is asked while the claim still waits: the request was made from the cache.
+    await waitFor(() => llm.requests.length === 1)
+    hold.release()
+    const response = await sending
+    expect(response.status).toBe(200)
+    const events = await readChatStream(response)
+
+    expect(textOf(events)).toBe('Second answer')
+    // One request for the reply, never repeated, and exactly the conversation as stored.
+    expect(llm.requests).toHaveLength(1)
+    expect(llm.clientsGone()).toBe(gone)
+    expect(llm.requests[0]?.messages.map(({ role, content }) => ({ role, content }))).toEqual([
+      { role: 'system', content: 'Answer briefly.' },
+      { role: 'user', content: 'Question one' },
+      { role: 'assistant', content: 'First answer' },
+      { role: 'user', content: 'Question two' },
+    ])
+  })
+
+  it('cancels the guess when the agent changed since, and answers from the new prompt', async () => {
+    const agent = await makeAgent(server, team.owner, { name: 'Changing Agent', systemPrompt: 'Old prompt.' })
+    const session = await startSession(agent.id)
+    await sendChat(server, session, 'Hello')
+    llm.setFallback((request) => ({
+      text: [systemOf(request) === 'New prompt.' ? 'From the new prompt' : 'From the old prompt'],
+      // The old prompt's reply would take long: it is cut off before it says anything.
+      delayMs: systemOf(request) === 'New prompt.' ? 0 : 2000,
+    }))
+    await updateAgent(server.ctx, actor(), {
+      agentId: agent.id,
+      changes: { sysMsg: 'New prompt.' },
+      surface: 'v1',
+    })
+
+    llm.reset()
+    const gone = llm.clientsGone()
+    const hold = await holdClaim(session.conversation_id)
+    const sending = chatCall(server, session, 'messages', { json: { message: 'Again' } })
+    await waitFor(() => llm.requests.length === 1)
+    expect(systemOf(llm.requests[0])).toBe('Old prompt.')
+    hold.release()
+    const events = await readChatStream(await sending)
+
+    expect(textOf(events)).toBe('From the new prompt')
+    expect(llm.requests.map(systemOf)).toEqual(['Old prompt.', 'New prompt.'])
+    await waitFor(() => llm.clientsGone() === gone + 1)
+  })
+
+  it('cancels the guess when the claim is refused, stores nothing, and does not guess again', async () => {
+    const agent = await makeAgent(server, team.owner, { name: 'Refused Agent' })
+    llm.setFallback({ text: ['Fine'], delayMs: 2000 })
+    const session = await startSession(agent.id)
+    await setBalanceMicros(server, { organizationId: team.organizationId, micros: 0 })
+    const gone = llm.clientsGone()
+
+    const hold = await holdClaim(session.conversation_id)
+    const sending = chatCall(server, session, 'messages', { json: { message: 'Anyone there?' } })
+    await waitFor(() => llm.requests.length === 1)
+    hold.release()
+    const refused = await sending
+    expect(refused.status).toBe(402)
+    expect(((await refused.json()) as { code: string }).code).toBe('insufficient_credits')
+    await waitFor(() => llm.clientsGone() === gone + 1)
+
+    const again = await chatCall(server, session, 'messages', { json: { message: 'Anyone there?' } })
+    expect(again.status).toBe(402)
+    await again.text()
+    // The refusal made this instance forget the session: no second request was made.
+    expect(llm.requests).toHaveLength(1)
+    const history = await chatCall(server, session, 'history')
+    expect(((await history.json()) as { count: number }).count).toBe(0)
+  })
+
+  it('a revoked key answers 401 invalid_token, with its guess cancelled', async () => {
+    const ownKey = await createApiKey(server.ctx, {
+      organizationId: team.organizationId,
+      createdBy: team.owner.userId,
+      name: 'soon revoked',
+      type: 'secret',
+      allowedDomains: [],
+    })
+    const agent = await makeAgent(server, team.owner, { name: 'Revoked Agent' })
+    llm.setFallback({ text: ['Never'], delayMs: 2000 })
+    const session = await createChatSession(server, { key: ownKey.key, agentId: agent.id })
+    await revokeKey(server.ctx, { kind: 'studio', ...actor() }, ownKey.id)
+    const gone = llm.clientsGone()
+
+    const hold = await holdClaim(session.conversation_id)
+    const sending = chatCall(server, session, 'messages', { json: { message: 'Hello?' } })
+    await waitFor(() => llm.requests.length === 1)
+    hold.release()
+    const refused = await sending
+    expect(refused.status).toBe(401)
+    expect(((await refused.json()) as { code: string }).code).toBe('invalid_token')
+    await waitFor(() => llm.clientsGone() === gone + 1)
+  })
+})

@@ -71,7 +71,7 @@ export const start = async ({
   clock?: Clock
 }): Promise<RunningServer> => {
   const logger = createLogger(config)
-  const database = await openDatabase(config)
+  const database = await openDatabase(config, { logger })
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))
   let signals: Signals | undefined

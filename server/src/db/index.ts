@@ -1,5 +1,6 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
+import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { startEmbeddedPostgres } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
@@ -45,8 +46,13 @@ const POOL_SIZE = 10
 const EMBEDDED_POOL_SIZE = 1
 
 /** Connects to DATABASE_URL, or starts the embedded PGlite in DATA_DIR when it is unset. */
-export const openDatabase = async (config: Config): Promise<DatabaseHandle> => {
-  const embedded = config.databaseUrl ? null : await startEmbeddedPostgres({ dataDir: config.dataDir })
+export const openDatabase = async (
+  config: Config,
+  { logger }: { logger?: Logger } = {},
+): Promise<DatabaseHandle> => {
+  const embedded = config.databaseUrl
+    ? null
+    : await startEmbeddedPostgres({ dataDir: config.dataDir, logger })
   const pool = new pg.Pool({
     ...(embedded
       ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }

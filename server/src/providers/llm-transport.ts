@@ -4,6 +4,8 @@ import { Agent, request } from 'undici'
 /** Kept-alive connections to the LLM endpoint, shared by every client. */
 const dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 })
 
+const encoder = new TextEncoder()
+
 const headersOf = (init: RequestInit | undefined) => {
   const headers: Record<string, string> = {}
   new Headers(init?.headers).forEach((value, name) => {
@@ -28,7 +30,9 @@ export const llmFetch = async (input: string | URL | Request, init?: RequestInit
   const answer = await request(input, {
     method: (init?.method ?? 'GET') as 'GET',
     headers: headersOf(init),
-    body: (init?.body as string | null | undefined) ?? null,
+    // Encoded to a buffer of its own: a short string becomes a slice of a shared 8 KiB pool, and
+    // the request keeps its body (and so the whole slab) until the reply ends.
+    body: typeof init?.body === 'string' ? encoder.encode(init.body) : null,
     signal: init?.signal ?? undefined,
     dispatcher,
   })

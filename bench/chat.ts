@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { createParser } from 'eventsource-parser'
-import { startFakeLlm } from '../server/test/helpers/fake-llm.ts'
+import type { FakeReply } from '../server/test/helpers/fake-llm.ts'
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300)
@@ -51,36 +51,51 @@ const timeStream = async (
   return { first, last: performance.now() - started }
 }
 
-type ServerMessage =
+type ChildMessage =
   | { type: 'ready'; url: string }
   | {
       type: 'stats'
       openStreams: number
       rssMiB: number
       heapUsedMiB: number
+      heapTotalMiB: number
       externalMiB: number
       arrayBuffersMiB: number
     }
   | { type: 'stopped' }
+  | { type: 'done' }
 
-/** The next message of `type` from the forked server. */
-const nextMessage = async <T extends ServerMessage['type']>(child: ChildProcess, type: T) => {
+/** The next message of `type` from a forked child. */
+const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
   for (;;) {
-    const [message] = (await once(child, 'message')) as [ServerMessage]
-    if (message.type === type) return message as Extract<ServerMessage, { type: T }>
+    const [message] = (await once(child, 'message')) as [ChildMessage]
+    if (message.type === type) return message as Extract<ChildMessage, { type: T }>
   }
+}
+
+/** `script` of bench/ in a process of its own, once it says it is ready. */
+const forkReady = async (
+  script: string,
+  { env = {}, flags = [] }: { env?: Record<string, string>; flags?: string[] } = {},
+) => {
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), {
+    execArgv: [...flags, '--import', 'tsx'],
+    env: { ...process.env, ...env },
+  })
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`${script} exited`)
+  })
+  const { url } = await Promise.race([nextMessage(child, 'ready'), exited])
+  return { child, url }
 }
 
 /** The server in a process of its own: its RSS is then the server's alone. */
 const forkServer = async (env: Record<string, string>) => {
-  const child = fork(fileURLToPath(new URL('./chat-server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, BENCH_SERVER_ENV: JSON.stringify(env) },
+  const { child, url } = await forkReady('./chat-server.ts', {
+    env: { BENCH_SERVER_ENV: JSON.stringify(env) },
+    // As `npm start` runs it (package.json).
+    flags: (process.env.BENCH_FLAGS ?? '--heap-growing-percent=30').split(' ').filter(Boolean),
   })
-  const exited = once(child, 'exit').then(() => {
-    throw new Error('the bench server exited')
-  })
-  const { url } = await Promise.race([nextMessage(child, 'ready'), exited])
   return {
     url,
     stats: async () => {
@@ -94,14 +109,31 @@ const forkServer = async (env: Record<string, string>) => {
   }
 }
 
+/** The fake upstream in a process of its own, so neither the client nor the server delays its chunks. */
+const forkUpstream = async () => {
+  const { child, url } = await forkReady('./chat-upstream.ts')
+  const request = async (message: Record<string, unknown>) => {
+    child.send(message)
+    await nextMessage(child, 'done')
+  }
+  return {
+    baseUrl: url,
+    setFallback: (reply: FakeReply) => request({ type: 'reply', reply }),
+    close: () => request({ type: 'stop' }).catch(() => undefined),
+  }
+}
+
 /**
  * The chat path's overhead against the fake upstream read directly in the same run: (a) added
  * latency to the first and last chunk, (b) sessions created per second, (c) concurrent open
  * streams of one process and its memory. Embedded PGlite unless DATABASE_URL is set.
  */
 export const run = async () => {
-  const llm = await startFakeLlm()
-  llm.setFallback({ text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `), delayMs: CHUNK_DELAY_MS })
+  const llm = await forkUpstream()
+  await llm.setFallback({
+    text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `),
+    delayMs: CHUNK_DELAY_MS,
+  })
   // Errors only: a refused request in (c) should say why.
   const server = await forkServer({
     LLM_BASE_URL: llm.baseUrl,
@@ -195,7 +227,7 @@ export const run = async () => {
 
     // (c) open streams held at once: replies that never finish, opened 16 at a time.
     const idle = await server.stats()
-    llm.setFallback({ hang: true })
+    await llm.setFallback({ hang: true })
     const open: AbortController[] = []
     const openStream = async () => {
       const session = await createSession()
@@ -227,7 +259,7 @@ export const run = async () => {
         }
       }),
     )
-    const { openStreams, rssMiB, heapUsedMiB, externalMiB } = await server.stats()
+    const { openStreams, rssMiB, heapUsedMiB, heapTotalMiB, externalMiB } = await server.stats()
 
     const fmt = (n: number) => n.toFixed(2)
     process.stdout.write(
@@ -236,7 +268,7 @@ export const run = async () => {
         `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
         `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
-        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
+        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
         ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),
         `    before the streams: RSS ${fmt(idle.rssMiB)} MiB (external incl. WASM ${fmt(idle.externalMiB)} MiB); each open stream adds about ${fmt(((rssMiB - idle.rssMiB) * 1024) / Math.max(1, openStreams))} KiB`,
         '',

@@ -139,6 +139,7 @@ export const completeAnsweredCall = async (
 }
 
 export type AttemptOfClosedCall = {
+  callId: string
   attemptId: string
   jobId: string
   outcome: string | null
@@ -148,30 +149,39 @@ export type AttemptOfClosedCall = {
 }
 
 /**
- * completeAnsweredCall for a call that just closed, answering as well (in the same round trip)
- * the attempt of the call as it was before: the caller decides from it whether the attempt is a
- * lost dial. Undefined when the call is no batch attempt's.
+ * completeAnsweredCall for calls that just closed, in one statement, answering as well the
+ * attempt of each call as it was before: the caller decides from it whether an attempt is a lost
+ * dial. Calls that are no batch attempt's are left out. The attempts are found through their
+ * contacts (the calls row names its contact), whose index holds few rows each.
  */
-export const completeAttemptOfClosedCall = async (
+export const completeAttemptsOfClosedCalls = async (
   db: Executor,
-  { callId, now }: { callId: string; now: Date },
-): Promise<AttemptOfClosedCall | undefined> => {
+  { calls, now }: { calls: Array<{ callId: string; contactId: string }>; now: Date },
+): Promise<AttemptOfClosedCall[]> => {
+  if (calls.length === 0) return []
+  const callIds = calls.map((call) => call.callId)
+  const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
-    with completed as (
+    with attempt as (
+      select id, call_id, batch_job_id, outcome, started_at, finished_at from batch_attempts
+      where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
+    ),
+    completed as (
       update batch_attempts set outcome = 'completed', finished_at = ${now}
-      where call_id = ${callId} and outcome = 'answered' and finished_at is null
-      returning batch_contact_id
+      where id in (select id from attempt where outcome = 'answered' and finished_at is null)
+        and outcome = 'answered' and finished_at is null
+      returning id, batch_contact_id
     ),
     contact as (
       update batch_contacts set status = 'completed', last_outcome = 'completed', updated_at = ${now}
       where id in (select batch_contact_id from completed) and status = 'in_progress'
     )
-    select id as "attemptId", batch_job_id as "jobId", outcome, started_at as "startedAt",
-      finished_at as "finishedAt", exists (select 1 from completed) as "isCompleted"
-    from batch_attempts where call_id = ${callId}
-    limit 1
+    select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
+      attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
+      completed.id is not null as "isCompleted"
+    from attempt left join completed on completed.id = attempt.id
   `.execute(db)
-  return rows[0]
+  return rows
 }
 
 /**

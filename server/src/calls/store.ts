@@ -123,23 +123,32 @@ export type CloseRequest = { roomName: string; status: 'ended' | 'failed'; reaso
  * Moves the active calls of these rooms to ended/failed, each with its own status and reason, and
  * fixes their durations from the database clock, in one statement. The status condition makes
  * exactly one closer of a call the winner: the calls it answers are those this statement closed
- * (a room listed twice is closed once, with its first request). Rooms are taken in name order, so
- * two batches closing the same calls lock them in the same order.
+ * (a room listed twice is closed once, with its first request). The rows are locked in room
+ * order, as the batch dialer's answers lock them, so two batches never wait for each other in a cycle.
  */
 export const markCallsClosed = async (db: Executor, requests: CloseRequest[]): Promise<CallRow[]> => {
   const first = new Map<string, CloseRequest>()
   for (const request of requests) if (!first.has(request.roomName)) first.set(request.roomName, request)
-  const ordered = [...first.values()].sort((a, b) => (a.roomName < b.roomName ? -1 : 1))
+  const ordered = [...first.values()]
   if (ordered.length === 0) return []
   const { rows } = await sql<CallRow>`
+    with closing as (
+      select * from unnest(
+        ${ordered.map((r) => r.roomName)}::text[], ${ordered.map((r) => r.status)}::text[],
+        ${ordered.map((r) => r.reason)}::text[]
+      ) as closing(room_name, status, reason)
+    ),
+    locked as (
+      select id from calls where room_name in (select room_name from closing) and status = 'active'
+      order by room_name
+      for update
+    )
     update calls
     set status = closing.status, end_reason = closing.reason, ended_at = now(),
       duration_seconds = greatest(0, ceil(extract(epoch from (now() - calls.started_at))))::integer
-    from unnest(
-      ${ordered.map((r) => r.roomName)}::text[], ${ordered.map((r) => r.status)}::text[],
-      ${ordered.map((r) => r.reason)}::text[]
-    ) as closing(room_name, status, reason)
-    where calls.room_name = closing.room_name and calls.status = 'active'
+    from closing
+    where calls.room_name = closing.room_name and calls.id in (select id from locked)
+      and calls.status = 'active'
     returning ${returnedCallColumns}
   `.execute(db)
   return rows

@@ -1,9 +1,16 @@
 import type { LedgerEntry } from '@parley/shared'
 import type { Kysely } from 'kysely'
-import { ulid } from 'ulid'
+import { monotonicFactory } from 'ulid'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import * as store from './store.ts'
+
+/**
+ * Ledger ids: those made in one millisecond (the debits of calls closed together, written with one
+ * created_at) still sort in the order they were made, which is the ledger's order after created_at.
+ * One random draw per millisecond, not one per id.
+ */
+const newLedgerId = monotonicFactory()
 
 export const MICROS_PER_USD = 1_000_000
 export const toUsd = (micros: number) => micros / MICROS_PER_USD
@@ -27,7 +34,8 @@ export const changeBalance = async (
   { db, executor }: { db: Kysely<Database>; executor?: Executor },
   change: BalanceChange,
 ): Promise<store.LedgerRow> => {
-  const apply = (tx: Executor) => store.applyBalanceChange(tx, { id: ulid(), reference: null, ...change })
+  const apply = (tx: Executor) =>
+    store.applyBalanceChange(tx, { id: newLedgerId(), reference: null, ...change })
   const outcome = executor ? await apply(executor) : await db.transaction().execute(apply)
   if (outcome.status === 'no_organization') throw AppError.notFound('organization')
   if (outcome.status === 'insufficient')
@@ -63,7 +71,7 @@ export const debitUsages = async (
   const charged = changes.flatMap((change, index) => (change.amountMicros > 0 ? [{ change, index }] : []))
   const taken = await store.applyUsageDebits(
     executor ?? db,
-    charged.map(({ change }) => ({ id: ulid(), reference: null, ...change })),
+    charged.map(({ change }) => ({ id: newLedgerId(), reference: null, ...change })),
   )
   if (taken.some((amount) => amount === null)) throw AppError.notFound('organization')
   const byIndex = new Map(charged.map(({ index }, i) => [index, taken[i] ?? 0]))

@@ -49,7 +49,8 @@ export type Launch = (dial: TiedDial) => void
 /**
  * One round for one job: claim what the free slots allow, open their calls and tie them, then
  * hand each dial to `launch`. With nothing to claim, a drained job (nothing in flight, nothing
- * waiting) completes. Answers whether it changed anything others should hear about.
+ * waiting) completes; a pending one starts. Answers whether it changed anything others should
+ * hear about.
  */
 export const runClaimRound = async (
   ctx: AppContext,
@@ -64,6 +65,8 @@ export const runClaimRound = async (
     choose: (candidates, freeSlots, { callingWindow, timezone }) =>
       chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),
   })
+  // Announced at its create: start it here rather than wait for the queue to run batch.start.
+  if (job?.status === 'pending') return store.startJob(ctx.db, { id: jobId, now })
   if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
   if (claimed.length === 0)
     return (job.status === 'paused' || isDrained) && store.completeJobIfDone(ctx.db, { jobId, now })

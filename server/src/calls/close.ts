@@ -12,7 +12,8 @@ export type CallClosedListener = (call: store.CallRow) => void | Promise<void>
 /**
  * Work of another domain done inside the transaction that closes calls (the batch dialer
  * completes the contacts of answered calls there), so it commits with the close or not at all.
- * It may answer a function to run after the commit.
+ * It runs before the billing (the calls' costs are not set yet) and may answer a function to run
+ * after the commit.
  */
 export type CallsClosingStep = (
   tx: Executor,
@@ -47,28 +48,37 @@ const priceOf = (call: store.CallRow) => {
 }
 
 /**
- * Debits the calls' minutes inside the closing transaction, in one statement after the close:
- * the debit locks the organizations' balance rows, which every call of an organization closing at
- * the same time needs too, so little runs while they are held. A call whose balance could not
- * cover it takes the rest of the balance (the call already happened; never below zero), and its
- * cost is what was taken. A `failed` call (unanswered dial, failed dispatch) and a web session
- * nobody joined cost nothing. Answers the calls with their costs.
+ * Bills the calls' minutes inside the closing transaction, the debit as its last statement before
+ * the commit: the debit locks the organizations' balance rows, which every call of an organization
+ * closing at the same time needs too, so nothing else runs while they are held. Each call's cost
+ * is written just before it, and corrected only when the balance could not cover it: the call
+ * already happened, so the rest of the balance is taken then (never below zero). A `failed` call
+ * (unanswered dial, failed dispatch) and a web session nobody joined cost nothing. Answers the
+ * calls with their costs.
  */
 const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]) => {
-  const charged = calls.filter((call) => priceOf(call) > 0) // a call row starts at cost 0, closed once
+  const charged = calls.flatMap((call) => {
+    const price = priceOf(call)
+    return price > 0 ? [{ call, price }] : [] // a call row starts at cost 0 and is closed once
+  })
+  await store.setCallCosts(
+    tx,
+    charged.map(({ call, price }) => ({ id: call.id, costMicros: price })),
+  )
   const taken = await debitUsages(
     { db: ctx.db, executor: tx },
-    charged.map((call) => ({
+    charged.map(({ call, price }) => ({
       organizationId: call.organizationId,
-      amountMicros: priceOf(call),
+      amountMicros: price,
       reason: call.direction === 'outbound' ? 'Outbound call' : 'Voice session',
       reference: call.id,
     })),
   )
-  const costs = new Map(charged.map((call, index) => [call.id, taken[index] ?? 0]))
+  const costs = new Map(charged.map(({ call }, index) => [call.id, taken[index] ?? 0]))
+  const uncovered = charged.filter(({ call, price }) => costs.get(call.id) !== price)
   await store.setCallCosts(
     tx,
-    charged.map((call) => ({ id: call.id, costMicros: costs.get(call.id) ?? 0 })),
+    uncovered.map(({ call }) => ({ id: call.id, costMicros: costs.get(call.id) ?? 0 })),
   )
   return calls.map((call) => ({ ...call, costMicros: costs.get(call.id) ?? 0 }))
 }
@@ -138,20 +148,19 @@ const sendCallEnded = (
 
 /**
  * Closes many calls in one transaction: the conditional UPDATE that closes them (exactly one
- * closer wins each call), their billing, and the closing steps of other domains. Then listeners
+ * closer wins each call), the closing steps of other domains, and their billing. Then listeners
  * run and `call.ended` is queued. Answers, per request, the call it closed or null.
  */
 const closeCalls = async (ctx: AppContext, requests: readonly store.CloseRequest[]) => {
   const { closed, afterCommit } = await ctx.db.transaction().execute(async (tx) => {
     const marked = await store.markCallsClosed(tx, [...requests])
     if (marked.length === 0) return { closed: [], afterCommit: [] }
-    const charged = await chargeCalls(ctx, tx, marked)
     const after: Array<() => Promise<void>> = []
     for (const step of closingSteps.get(ctx) ?? []) {
-      const then = await step(tx, charged)
+      const then = await step(tx, marked)
       if (then) after.push(then)
     }
-    return { closed: charged, afterCommit: after }
+    return { closed: await chargeCalls(ctx, tx, marked), afterCommit: after }
   })
   for (const then of afterCommit) {
     await then().catch((error: unknown) => ctx.logger.error({ err: error }, 'a call-closing step failed'))

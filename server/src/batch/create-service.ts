@@ -18,6 +18,7 @@ import { readCsvContacts } from './create-csv.ts'
 import { requireTimezone, resolveScheduledStart } from './create-schedule.ts'
 import { estimateCostMicros, estimateDuration, formatUsd } from './estimate.ts'
 import { BATCH_START_JOB } from './job-names.ts'
+import { announceJobChange } from './service.ts'
 import * as store from './store.ts'
 
 export type ContactSource = { kind: 'csv'; file: Buffer } | { kind: 'json'; contacts: BatchContactInput[] }
@@ -141,6 +142,9 @@ export const createBatchJob = async (
     return created
   })
   await enqueueStart(ctx, job)
+  // The dialers start a pending job on this signal (the same conditional start as batch.start's)
+  // instead of waiting for the queue's next poll; batch.start then finds it running.
+  if (!scheduledStartTime) await announceJobChange(ctx, job.id)
 
   return {
     success: true,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signUp } from '../../test/helpers/accounts.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { AppError } from '../http/app-error.ts'
-import { changeBalance, debitUsage, getBalanceMicros, listLedger } from './service.ts'
+import { changeBalance, debitUsage, debitUsages, getBalanceMicros, listLedger } from './service.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -64,6 +64,62 @@ describe('credit ledger', () => {
     expect(entries.map((entry) => Math.round(entry.amountUsd * 1e6)).sort((x, y) => x - y)).toEqual([
       -60, -40, 100,
     ])
+  })
+
+  it('debits many usages in one statement, in order, each taking what the ones before it left', async () => {
+    const { organization: first } = await signUp(server)
+    const { organization: second } = await signUp(server)
+    const { db } = server.ctx
+    await changeBalance(
+      { db },
+      { organizationId: first.id, amountMicros: 100, kind: 'grant', reason: 'funds' },
+    )
+    await changeBalance(
+      { db },
+      { organizationId: second.id, amountMicros: 10, kind: 'grant', reason: 'funds' },
+    )
+
+    const taken = await debitUsages({ db }, [
+      { organizationId: first.id, amountMicros: 70, reason: 'call 1', reference: 'c1' },
+      { organizationId: second.id, amountMicros: 4, reason: 'call 2', reference: 'c2' },
+      { organizationId: first.id, amountMicros: 0, reason: 'free call' },
+      { organizationId: first.id, amountMicros: 50, reason: 'call 3', reference: 'c3' },
+      { organizationId: first.id, amountMicros: 5, reason: 'call 4', reference: 'c4' },
+      { organizationId: second.id, amountMicros: 4, reason: 'call 5', reference: 'c5' },
+    ])
+    expect(taken).toEqual([70, 4, 0, 30, 0, 4])
+    expect(await getBalanceMicros(db, first.id)).toBe(0)
+    expect(await getBalanceMicros(db, second.id)).toBe(2)
+    const firstEntries = (await listLedger(db, first.id)).filter((entry) => entry.kind === 'usage')
+    expect(
+      firstEntries.map((e) => [Math.round(e.amountUsd * 1e6), Math.round(e.balanceAfterUsd * 1e6)]).sort(),
+    ).toEqual([
+      [-30, 0],
+      [-70, 30],
+    ])
+    await expect(
+      debitUsages({ db }, [{ organizationId: 'no-such-org', amountMicros: 1, reason: 'x' }]),
+    ).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('100 concurrent usage debits of 3 against a balance of 250 take exactly the balance', async () => {
+    const { organization } = await signUp(server)
+    const { db } = server.ctx
+    const organizationId = organization.id
+    await changeBalance({ db }, { organizationId, amountMicros: 250, kind: 'grant', reason: 'funds' })
+    const taken = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        debitUsage({ db }, { organizationId, amountMicros: 3, reason: `usage ${i}` }),
+      ),
+    )
+    expect(taken.reduce((sum, amount) => sum + amount, 0)).toBe(250)
+    expect(taken.filter((amount) => amount === 1)).toHaveLength(1)
+    expect(await getBalanceMicros(db, organizationId)).toBe(0)
+    const usage = (await listLedger(db, organizationId, 1000)).filter((entry) => entry.kind === 'usage')
+    expect(usage).toHaveLength(84)
+    expect(usage.map((e) => Math.round(e.balanceAfterUsd * 1e6)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 84 }, (_, i) => Math.max(0, 250 - 3 * (84 - i))).sort((a, b) => a - b),
+    )
   })
 
   it('changes nothing when a change is refused', async () => {

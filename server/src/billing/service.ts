@@ -1,9 +1,16 @@
 import type { LedgerEntry } from '@parley/shared'
 import type { Kysely } from 'kysely'
-import { ulid } from 'ulid'
+import { monotonicFactory } from 'ulid'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import * as store from './store.ts'
+
+/**
+ * Ledger ids: those made in one millisecond (the debits of calls closed together, written with one
+ * created_at) still sort in the order they were made, which is the ledger's order after created_at.
+ * One random draw per millisecond, not one per id.
+ */
+const newLedgerId = monotonicFactory()
 
 export const MICROS_PER_USD = 1_000_000
 export const toUsd = (micros: number) => micros / MICROS_PER_USD
@@ -27,7 +34,8 @@ export const changeBalance = async (
   { db, executor }: { db: Kysely<Database>; executor?: Executor },
   change: BalanceChange,
 ): Promise<store.LedgerRow> => {
-  const apply = (tx: Executor) => store.applyBalanceChange(tx, { id: ulid(), reference: null, ...change })
+  const apply = (tx: Executor) =>
+    store.applyBalanceChange(tx, { id: newLedgerId(), reference: null, ...change })
   const outcome = executor ? await apply(executor) : await db.transaction().execute(apply)
   if (outcome.status === 'no_organization') throw AppError.notFound('organization')
   if (outcome.status === 'insufficient')
@@ -35,26 +43,39 @@ export const changeBalance = async (
   return outcome.entry
 }
 
+export type UsageChange = Omit<BalanceChange, 'kind'>
+
 /**
  * Debits usage that already happened: the whole amount, or the rest of the balance when it cannot
- * cover it (the balance never goes below zero). Returns the micro-USD debited. Pass `executor` to
- * join a caller's transaction.
+ * cover it (the balance never goes below zero). Returns the micro-USD debited. One statement
+ * (`executor` joins a caller's transaction).
  */
 export const debitUsage = async (
   target: { db: Kysely<Database>; executor?: Executor },
-  { amountMicros, ...change }: Omit<BalanceChange, 'kind'>,
+  change: UsageChange,
 ): Promise<number> => {
-  if (amountMicros <= 0) return 0
-  const debit = (amount: number) => changeBalance(target, { ...change, kind: 'usage', amountMicros: -amount })
-  try {
-    await debit(amountMicros)
-    return amountMicros
-  } catch (error) {
-    if (!(error instanceof AppError && error.status === 402)) throw error
-    const rest = Math.max(0, await getBalanceMicros(target.executor ?? target.db, change.organizationId))
-    if (rest > 0) await debit(rest)
-    return rest
-  }
+  if (change.amountMicros <= 0) return 0
+  const [taken] = await debitUsages(target, [change])
+  return taken ?? 0
+}
+
+/**
+ * debitUsage for many at once, in one statement: in list order, each takes its amount or what its
+ * organization has left. Answers the micro-USD each took, in order. Closing many calls together
+ * bills them all with it.
+ */
+export const debitUsages = async (
+  { db, executor }: { db: Kysely<Database>; executor?: Executor },
+  changes: UsageChange[],
+): Promise<number[]> => {
+  const charged = changes.flatMap((change, index) => (change.amountMicros > 0 ? [{ change, index }] : []))
+  const taken = await store.applyUsageDebits(
+    executor ?? db,
+    charged.map(({ change }) => ({ id: newLedgerId(), reference: null, ...change })),
+  )
+  if (taken.some((amount) => amount === null)) throw AppError.notFound('organization')
+  const byIndex = new Map(charged.map(({ index }, i) => [index, taken[i] ?? 0]))
+  return changes.map((_, index) => byIndex.get(index) ?? 0)
 }
 
 export const getBalanceMicros = async (db: Executor, organizationId: string): Promise<number> => {

@@ -59,6 +59,63 @@ export const applyBalanceChange = async (
   return { status: exists ? 'insufficient' : 'no_organization' }
 }
 
+export type UsageDebit = {
+  id: string
+  organizationId: string
+  amountMicros: number
+  reason: string
+  reference: string | null
+}
+
+/**
+ * Debits usage that already happened, many at once in one statement: each debit takes its whole
+ * amount, or what is left of its organization's balance after the debits before it in the list
+ * (never below zero), and gets a ledger row when it took anything. The organizations' rows are
+ * locked first (FOR UPDATE reads the latest committed balance, after any concurrent change), so
+ * the amounts are computed from the balance the UPDATE then moves. Answers the micro-USD each
+ * debit took, in order, or null for a debit whose organization does not exist.
+ */
+export const applyUsageDebits = async (db: Executor, debits: UsageDebit[]): Promise<Array<number | null>> => {
+  if (debits.length === 0) return []
+  const { rows } = await sql<{ taken: number | null }>`
+    with input as (
+      select * from unnest(
+        ${debits.map((d) => d.id)}::text[], ${debits.map((d) => d.organizationId)}::text[],
+        ${debits.map((d) => d.amountMicros)}::bigint[], ${debits.map((d) => d.reason)}::text[],
+        ${debits.map((d) => d.reference)}::text[]
+      ) with ordinality as input(id, organization_id, amount, reason, reference, n)
+    ),
+    locked as (
+      select id, credit_balance_micros as balance from organizations
+      where id in (select organization_id from input)
+      for update
+    ),
+    requested as (
+      select input.*, locked.balance, greatest(locked.balance, 0) as available,
+        sum(input.amount) over (partition by input.organization_id order by input.n) as through
+      from input join locked on locked.id = input.organization_id
+    ),
+    taken as (
+      select requested.*, least(amount, greatest(0, available - (through - amount))) as taken,
+        balance - least(through, available) as balance_after
+      from requested
+    ),
+    moved as (
+      update organizations set credit_balance_micros = credit_balance_micros - total.taken
+      from (select organization_id, sum(taken) as taken from taken group by organization_id) as total
+      where organizations.id = total.organization_id and total.taken > 0
+    ),
+    ledger as (
+      insert into credit_ledger (id, organization_id, amount_micros, balance_after_micros, kind, reason, reference)
+      select id, organization_id, -taken, balance_after, 'usage', reason, reference from taken where taken > 0
+    )
+    select taken.taken::bigint as taken
+    from input left join taken on taken.n = input.n
+    order by input.n
+  `.execute(db)
+  return rows.map((row) => row.taken)
+}
+
 export const listLedger = (
   db: Executor,
   organizationId: string,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, makeAgent } from '../../test/helpers/organization.ts'
@@ -154,6 +155,56 @@ describe('closing a call', () => {
     const closed = await closeCall(server.ctx, { roomName, reason: 'no_answer', status: 'failed' })
     expect([closed?.status, closed?.costMicros]).toEqual(['failed', 0])
     expect(await ledgerOf(call.id)).toEqual([])
+  })
+
+  it('closes calls requested together in one go, each with its own reason, billing each in order', async () => {
+    const agent = await voiceAgent('pipeline')
+    const rooms = Array.from({ length: 4 }, (_, i) => `agent_${agent.id}_${team.owner.userId}_batch_${i}`)
+    const calls = await Promise.all(
+      rooms.map((roomName) =>
+        openCall(server.ctx, {
+          organizationId: team.organizationId,
+          agentId: agent.id,
+          roomName,
+          architecture: 'pipeline',
+          direction: 'outbound',
+        }),
+      ),
+    )
+    await Promise.all(rooms.map((roomName) => backdate(roomName, 600)))
+    // Ten minutes cost 175,000: enough for two of the calls and part of the third.
+    await setBalanceMicros(server, { organizationId: team.organizationId, micros: 400_000 })
+
+    const [first, second, third, failed, again] = await Promise.all([
+      closeCall(server.ctx, { roomName: rooms[0] ?? '', reason: 'room_finished' }),
+      closeCall(server.ctx, { roomName: rooms[1] ?? '', reason: 'participant_left' }),
+      closeCall(server.ctx, { roomName: rooms[2] ?? '', reason: 'room_finished' }),
+      closeCall(server.ctx, { roomName: rooms[3] ?? '', reason: 'no_answer', status: 'failed' }),
+      closeCall(server.ctx, { roomName: rooms[0] ?? '', reason: 'room_vanished' }),
+    ])
+    expect([first?.id, second?.id, third?.id, failed?.id]).toEqual(calls.map((call) => call.id))
+    expect([first?.endReason, second?.endReason, third?.endReason, failed?.endReason]).toEqual([
+      'room_finished',
+      'participant_left',
+      'room_finished',
+      'no_answer',
+    ])
+    expect(again).toBeNull()
+    const charged = [first, second, third].map((call) => call?.costMicros ?? 0)
+    const isFullPrice = [first, second, third].map(
+      (call) => call?.costMicros === priceCall('pipeline', call?.durationSeconds ?? 0),
+    )
+    expect(charged.reduce((sum, cost) => sum + cost, 0)).toBe(400_000)
+    expect(isFullPrice.filter(Boolean)).toHaveLength(2)
+    expect(failed?.costMicros).toBe(0)
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
+    const stored = await server.ctx.db
+      .selectFrom('calls')
+      .select(['id', 'cost_micros as costMicros'])
+      .where('room_name', 'in', rooms)
+      .orderBy('id')
+      .execute()
+    expect(stored.map((row) => Number(row.costMicros))).toEqual([...charged, 0])
   })
 
   it('answers null for a room without an active call', async () => {

@@ -61,6 +61,16 @@ const callColumns = [
   'created_at as createdAt',
 ] as const
 
+/** callColumns for raw SQL on the calls table. */
+const returnedCallColumns = sql.raw(
+  callColumns
+    .map((column) => {
+      const [name, alias] = column.split(' as ')
+      return `calls.${name} as "${alias ?? name}"`
+    })
+    .join(', '),
+)
+
 export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
   db
     .insertInto('calls')
@@ -80,6 +90,22 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
     .returning(callColumns)
     .executeTakeFirstOrThrow()
 
+/** insertCall for many rows in one statement (the batch dialer opens a claim round's calls together). */
+export const insertCalls = async (db: Executor, calls: NewCall[]): Promise<void> => {
+  if (calls.length === 0) return
+  const column = <K extends keyof NewCall>(key: K) => calls.map((call) => call[key])
+  await sql`
+    insert into calls (id, organization_id, agent_id, user_id, key_id, room_name, architecture, direction,
+      phone_number, batch_job_id, batch_contact_id)
+    select * from unnest(
+      ${column('id')}::text[], ${column('organizationId')}::text[], ${column('agentId')}::text[],
+      ${column('userId')}::text[], ${column('keyId')}::text[], ${column('roomName')}::text[],
+      ${column('architecture')}::text[], ${column('direction')}::text[], ${column('phoneNumber')}::text[],
+      ${column('batchJobId')}::text[], ${column('batchContactId')}::text[]
+    )
+  `.execute(db)
+}
+
 export const findCall = (
   db: Executor,
   { organizationId, id }: { organizationId: string; id: string },
@@ -91,26 +117,42 @@ export const findCall = (
     .where('organization_id', '=', organizationId)
     .executeTakeFirst()
 
+export type CloseRequest = { roomName: string; status: 'ended' | 'failed'; reason: string }
+
 /**
- * Moves an active call to ended/failed and fixes its duration from the database clock. The
- * status condition makes exactly one caller the winner; the others get undefined.
+ * Moves the active calls of these rooms to ended/failed, each with its own status and reason, and
+ * fixes their durations from the database clock, in one statement. The status condition makes
+ * exactly one closer of a call the winner: the calls it answers are those this statement closed
+ * (a room listed twice is closed once, with its first request). The rows are locked in room
+ * order, as the batch dialer's answers lock them, so two batches never wait for each other in a cycle.
  */
-export const markCallClosed = (
-  db: Executor,
-  { roomName, status, reason }: { roomName: string; status: 'ended' | 'failed'; reason: string },
-): Promise<CallRow | undefined> =>
-  db
-    .updateTable('calls')
-    .set({
-      status,
-      end_reason: reason,
-      ended_at: sql`now()`,
-      duration_seconds: sql`greatest(0, ceil(extract(epoch from (now() - started_at))))::integer`,
-    })
-    .where('room_name', '=', roomName)
-    .where('status', '=', 'active')
-    .returning(callColumns)
-    .executeTakeFirst()
+export const markCallsClosed = async (db: Executor, requests: CloseRequest[]): Promise<CallRow[]> => {
+  const first = new Map<string, CloseRequest>()
+  for (const request of requests) if (!first.has(request.roomName)) first.set(request.roomName, request)
+  const ordered = [...first.values()]
+  if (ordered.length === 0) return []
+  const { rows } = await sql<CallRow>`
+    with closing as (
+      select * from unnest(
+        ${ordered.map((r) => r.roomName)}::text[], ${ordered.map((r) => r.status)}::text[],
+        ${ordered.map((r) => r.reason)}::text[]
+      ) as closing(room_name, status, reason)
+    ),
+    locked as (
+      select id from calls where room_name in (select room_name from closing) and status = 'active'
+      order by room_name
+      for update
+    )
+    update calls
+    set status = closing.status, end_reason = closing.reason, ended_at = now(),
+      duration_seconds = greatest(0, ceil(extract(epoch from (now() - calls.started_at))))::integer
+    from closing
+    where calls.room_name = closing.room_name and calls.id in (select id from locked)
+      and calls.status = 'active'
+    returning ${returnedCallColumns}
+  `.execute(db)
+  return rows
+}
 
 /**
  * The first join of the person (browser user or answered callee) restarts the billing clock, so
@@ -129,8 +171,14 @@ export const markCallConnected = async (db: Executor, roomName: string) => {
   return Number(result.numUpdatedRows) > 0
 }
 
-export const setCallCost = async (db: Executor, { id, costMicros }: { id: string; costMicros: number }) => {
-  await db.updateTable('calls').set({ cost_micros: costMicros }).where('id', '=', id).execute()
+/** Records what each call cost (what its debit took), in one statement. */
+export const setCallCosts = async (db: Executor, costs: Array<{ id: string; costMicros: number }>) => {
+  if (costs.length === 0) return
+  await sql`
+    update calls set cost_micros = cost.micros
+    from unnest(${costs.map((c) => c.id)}::text[], ${costs.map((c) => c.costMicros)}::bigint[]) as cost(id, micros)
+    where calls.id = cost.id
+  `.execute(db)
 }
 
 /** Active calls started before `startedBefore` (the sweeper leaves brand-new rooms alone). */

@@ -17,26 +17,37 @@ const unlessCancelled = (status: string) =>
     then 'cancelled' else ${status} end`
 
 /**
- * Ties the attempt to its call just before the first LiveKit request. Only an attempt nobody has
- * resolved yet can be tied: when recovery released the claim first, this answers false and the
- * dialer stops without dialling. The two conditional writes meet on one row, so exactly one wins.
+ * Ties each attempt to its call just before the first LiveKit request, all in one statement (a
+ * claim round ties its claims together). Only an attempt nobody has resolved yet can be tied:
+ * when recovery released the claim first, it is left out of the answer and the dialer stops
+ * without dialling it. The two conditional writes meet on one row, so exactly one wins. Answers
+ * the ids of the attempts tied.
  */
-export const tieAttemptToCall = async (
+export const tieAttemptsToCalls = async (
   db: Executor,
-  { attemptId, callId }: { attemptId: string; callId: string },
-) => {
-  const { rows } = await sql<{ id: string }>`
+  ties: Array<{ attemptId: string; callId: string }>,
+): Promise<string[]> => {
+  if (ties.length === 0) return []
+  const { rows } = await sql<{ attemptId: string }>`
     with tied as (
-      update batch_attempts set call_id = ${callId}
-      where id = ${attemptId} and call_id is null and finished_at is null
-      returning batch_contact_id
+      update batch_attempts set call_id = tie.call_id
+      from unnest(${ties.map((t) => t.attemptId)}::text[], ${ties.map((t) => t.callId)}::text[])
+        as tie(attempt_id, call_id)
+      where batch_attempts.id = tie.attempt_id and batch_attempts.call_id is null
+        and batch_attempts.finished_at is null
+      returning batch_attempts.id, batch_attempts.batch_contact_id, batch_attempts.call_id
+    ),
+    contact as (
+      update batch_contacts set call_id = tied.call_id from tied where batch_contacts.id = tied.batch_contact_id
     )
-    update batch_contacts set call_id = ${callId}
-    where id in (select batch_contact_id from tied)
-    returning id
+    select id as "attemptId" from tied
   `.execute(db)
-  return rows.length > 0
+  return rows.map((row) => row.attemptId)
 }
+
+/** tieAttemptsToCalls for one attempt: whether it was tied. */
+export const tieAttemptToCall = async (db: Executor, tie: { attemptId: string; callId: string }) =>
+  (await tieAttemptsToCalls(db, [tie])).length > 0
 
 /**
  * Undoes a claim that never reached LiveKit: the attempt row goes (no dial was made, so none is
@@ -62,17 +73,64 @@ export const releaseUndialledClaim = async (
   return rows.length > 0
 }
 
-/** The callee picked up: the contact stays in flight (holding its slot) until the call closes. */
-export const recordAnswered = async (db: Executor, { attemptId, now }: { attemptId: string; now: Date }) => {
-  await sql`
-    with answered as (
-      update batch_attempts set outcome = 'answered', sip_status = 200
-      where id = ${attemptId} and finished_at is null
-      returning batch_contact_id
+export type AnsweredDial = { attemptId: string; callId: string }
+
+/**
+ * The callees picked up, for many dials in one statement. Each call's billing clock starts now
+ * (the first answer only: a call whose person already joined keeps its start), and the attempt
+ * is answered: the contact stays in flight, holding its slot, until the call closes. A call that
+ * closed already (LiveKit ended it before the answer was recorded; its close found no answered
+ * attempt to complete) completes its attempt and contact here instead.
+ *
+ * The call rows are written first and in room order, like the closer writes them: an answer and
+ * a close of the same call wait for each other on its row, and the answer sees a close that
+ * committed first (the row's latest version is re-read after the wait), so every answered call is
+ * completed by exactly one of the two. The calls table is the calls domain's; starting its billing
+ * clock here (what calls.markCallConnected does) keeps that ordering in one statement. Answers
+ * the attempts that completed (their slots are free).
+ */
+export const recordAnswers = async (
+  db: Executor,
+  { answers, now }: { answers: readonly AnsweredDial[]; now: Date },
+): Promise<Set<string>> => {
+  if (answers.length === 0) return new Set()
+  const { rows } = await sql<{ attemptId: string; isCompleted: boolean }>`
+    with answer as (
+      select * from unnest(${answers.map((a) => a.attemptId)}::text[], ${answers.map((a) => a.callId)}::text[])
+        as answer(attempt_id, call_id)
+    ),
+    locked as (
+      select id from calls where id in (select call_id from answer) and status = 'active'
+      order by room_name
+      for update
+    ),
+    connected as (
+      update calls
+      set started_at = case when started_at = created_at
+        then greatest(now(), created_at + interval '1 millisecond') else started_at end
+      where id in (select id from locked) and status = 'active'
+      returning id
+    ),
+    attempt as (
+      update batch_attempts
+      set outcome = case when answer.call_id in (select id from connected) then 'answered' else 'completed' end,
+        sip_status = 200,
+        finished_at = case when answer.call_id in (select id from connected) then null else ${now}::timestamptz end
+      from answer
+      where batch_attempts.id = answer.attempt_id and batch_attempts.finished_at is null
+      returning batch_attempts.id, batch_attempts.batch_contact_id, batch_attempts.outcome
+    ),
+    contact as (
+      update batch_contacts
+      set last_outcome = attempt.outcome, last_error = null, updated_at = ${now},
+        status = case when attempt.outcome = 'completed' and batch_contacts.status = 'in_progress'
+          then 'completed' else batch_contacts.status end
+      from attempt
+      where batch_contacts.id = attempt.batch_contact_id
     )
-    update batch_contacts set last_outcome = 'answered', last_error = null, updated_at = ${now}
-    where id in (select batch_contact_id from answered)
+    select id as "attemptId", outcome = 'completed' as "isCompleted" from attempt
   `.execute(db)
+  return new Set(rows.filter((row) => row.isCompleted).map((row) => row.attemptId))
 }
 
 /**
@@ -111,34 +169,8 @@ export const recordUnanswered = async (
   `.execute(db)
 }
 
-/**
- * The call of an answered attempt closed: attempt and contact complete. Answers the job id, or
- * undefined when the call was no answered, unfinished batch attempt (then nothing changes). With
- * `onlyIfClosed`, only when the call row is no longer active: the dialer's check, right after it
- * recorded the answer, for a call that closed before (its close found no answered attempt).
- */
-export const completeAnsweredCall = async (
-  db: Executor,
-  { callId, now, onlyIfClosed = false }: { callId: string; now: Date; onlyIfClosed?: boolean },
-) => {
-  const { rows } = await sql<{ jobId: string }>`
-    with completed as (
-      update batch_attempts set outcome = 'completed', finished_at = ${now}
-      where call_id = ${callId} and outcome = 'answered' and finished_at is null
-        and (not ${onlyIfClosed}::boolean
-          or exists (select 1 from calls where calls.id = ${callId} and calls.status <> 'active'))
-      returning batch_contact_id, batch_job_id
-    ),
-    contact as (
-      update batch_contacts set status = 'completed', last_outcome = 'completed', updated_at = ${now}
-      where id in (select batch_contact_id from completed) and status = 'in_progress'
-    )
-    select batch_job_id as "jobId" from completed
-  `.execute(db)
-  return rows[0]?.jobId
-}
-
 export type AttemptOfClosedCall = {
+  callId: string
   attemptId: string
   jobId: string
   outcome: string | null
@@ -148,30 +180,39 @@ export type AttemptOfClosedCall = {
 }
 
 /**
- * completeAnsweredCall for a call that just closed, answering as well (in the same round trip)
- * the attempt of the call as it was before: the caller decides from it whether the attempt is a
- * lost dial. Undefined when the call is no batch attempt's.
+ * completeAnsweredCall for calls that just closed, in one statement, answering as well the
+ * attempt of each call as it was before: the caller decides from it whether an attempt is a lost
+ * dial. Calls that are no batch attempt's are left out. The attempts are found through their
+ * contacts (the calls row names its contact), whose index holds few rows each.
  */
-export const completeAttemptOfClosedCall = async (
+export const completeAttemptsOfClosedCalls = async (
   db: Executor,
-  { callId, now }: { callId: string; now: Date },
-): Promise<AttemptOfClosedCall | undefined> => {
+  { calls, now }: { calls: Array<{ callId: string; contactId: string }>; now: Date },
+): Promise<AttemptOfClosedCall[]> => {
+  if (calls.length === 0) return []
+  const callIds = calls.map((call) => call.callId)
+  const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
-    with completed as (
+    with attempt as (
+      select id, call_id, batch_job_id, outcome, started_at, finished_at from batch_attempts
+      where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
+    ),
+    completed as (
       update batch_attempts set outcome = 'completed', finished_at = ${now}
-      where call_id = ${callId} and outcome = 'answered' and finished_at is null
-      returning batch_contact_id
+      where id in (select id from attempt where outcome = 'answered' and finished_at is null)
+        and outcome = 'answered' and finished_at is null
+      returning id, batch_contact_id
     ),
     contact as (
       update batch_contacts set status = 'completed', last_outcome = 'completed', updated_at = ${now}
       where id in (select batch_contact_id from completed) and status = 'in_progress'
     )
-    select id as "attemptId", batch_job_id as "jobId", outcome, started_at as "startedAt",
-      finished_at as "finishedAt", exists (select 1 from completed) as "isCompleted"
-    from batch_attempts where call_id = ${callId}
-    limit 1
+    select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
+      attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
+      completed.id is not null as "isCompleted"
+    from attempt left join completed on completed.id = attempt.id
   `.execute(db)
-  return rows[0]
+  return rows
 }
 
 /**

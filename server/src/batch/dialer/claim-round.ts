@@ -6,7 +6,7 @@ import * as phoneNumberStore from '../../phone-numbers/store.ts'
 import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
-import type { DialTarget } from './dial-contact.ts'
+import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
 import * as store from './store.ts'
 
 /** Due contacts read per free slot: room to skip those outside their window in one round. */
@@ -44,12 +44,13 @@ const findDialTarget = async (
   return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent), phoneNumber }
 }
 
-export type Launch = (input: { target: DialTarget; contact: store.ClaimedContact }) => void
+export type Launch = (dial: TiedDial) => void
 
 /**
- * One round for one job: claim what the free slots allow, then hand each claim to `launch`. With
- * nothing to claim, a job whose contacts are all terminal completes. Answers whether it changed
- * anything others should hear about.
+ * One round for one job: claim what the free slots allow, open their calls and tie them, then
+ * hand each dial to `launch`. With nothing to claim, a drained job (nothing in flight, nothing
+ * waiting) completes; a pending one starts. Answers whether it changed anything others should
+ * hear about.
  */
 export const runClaimRound = async (
   ctx: AppContext,
@@ -57,15 +58,18 @@ export const runClaimRound = async (
 ) => {
   const now = ctx.clock.now()
   // One transaction reads the job under its lock and claims when it is running (none when paused).
-  const { job, claimed } = await store.claimRound(ctx.db, {
+  const { job, claimed, isDrained } = await store.claimRound(ctx.db, {
     jobId,
     now,
     scanFactor: SCAN_FACTOR,
     choose: (candidates, freeSlots, { callingWindow, timezone }) =>
       chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),
   })
+  // Announced at its create: start it here rather than wait for the queue to run batch.start.
+  if (job?.status === 'pending') return store.startJob(ctx.db, { id: jobId, now })
   if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
-  if (claimed.length === 0) return store.completeJobIfDone(ctx.db, { jobId, now })
+  if (claimed.length === 0)
+    return (job.status === 'paused' || isDrained) && store.completeJobIfDone(ctx.db, { jobId, now })
 
   const cached = targets.get(jobId)
   const target =
@@ -78,6 +82,6 @@ export const runClaimRound = async (
     return true
   }
   if (target !== cached?.target) targets.set(jobId, { target, expiresAt: performance.now() + TARGET_TTL_MS })
-  for (const contact of claimed) launch({ target: { ...target, job }, contact })
+  for (const dial of await openDials(ctx, { target: { ...target, job }, contacts: claimed })) launch(dial)
   return true
 }

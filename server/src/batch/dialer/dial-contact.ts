@@ -1,7 +1,7 @@
 import type { AgentRow } from '../../agents/store.ts'
-import { closeCall, markCallConnected, openCall } from '../../calls/service.ts'
-import type * as callStore from '../../calls/store.ts'
+import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
+import { createWriteBatcher } from '../../db/write-batcher.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
@@ -39,54 +39,107 @@ const reportUnknownPlaceholders = async (ctx: AppContext, job: store.DialerJob, 
   await store.addUnknownPlaceholders(ctx.db, { jobId: job.id, names: fresh })
 }
 
+/** A claimed contact with its call opened and its attempt tied to it: ready to dial. */
+export type TiedDial = {
+  target: DialTarget
+  contact: store.ClaimedContact
+  callId: string
+  roomName: string
+  metadata: string
+}
+
 /**
- * One attempt of one claimed contact, in the order that makes a crash safe: call row, then the
- * attempt tied to it (after which a dial may have happened), then room, agent and SIP dial. An
- * answered call keeps its slot until it closes; anything else is recorded for a retry or a failure.
+ * Opens the calls of a round's claims and ties each attempt to its call, in the order that makes
+ * a crash safe: call rows, then the attempts tied to them (after which a dial may have happened),
+ * and only then, in dialContact, room, agent and SIP dial. One statement each for the whole round.
+ * Answers the dials whose tie held; a claim that recovery released first is not dialled.
+ */
+export const openDials = async (
+  ctx: AppContext,
+  { target, contacts }: { target: DialTarget; contacts: store.ClaimedContact[] },
+): Promise<TiedDial[]> => {
+  const { job, agent, runtimeConfig, phoneNumber } = target
+  const roomNames = contacts.map((contact) => roomNameFor({ jobId: job.id, attemptId: contact.attemptId }))
+  let callIds: string[]
+  try {
+    callIds = await openCalls(
+      ctx,
+      contacts.map((contact, index) => ({
+        organizationId: job.organizationId,
+        agentId: agent.id,
+        keyId: job.keyId,
+        roomName: roomNames[index] ?? '',
+        architecture: agent.agentArchitecture === 'realtime' ? 'realtime' : 'pipeline',
+        direction: 'outbound',
+        phoneNumber: contact.phone,
+        batchJobId: job.id,
+        batchContactId: contact.contactId,
+      })),
+    )
+  } catch (error) {
+    const now = ctx.clock.now()
+    for (const contact of contacts) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
+    throw error
+  }
+  const unknown = new Set<string>()
+  const dials = contacts.map((contact, index) => {
+    const callId = callIds[index] ?? ''
+    const roomName = roomNames[index] ?? ''
+    const { metadata, unknownPlaceholders } = buildDispatchMetadata({
+      runtimeConfig,
+      contact,
+      callId,
+      organizationId: job.organizationId,
+      roomName,
+      batchJobId: job.id,
+      fromNumber: phoneNumber.number,
+    })
+    for (const name of unknownPlaceholders) unknown.add(name)
+    return { target, contact, callId, roomName, metadata }
+  })
+  await reportUnknownPlaceholders(ctx, job, [...unknown])
+
+  const tied = new Set(
+    await attemptStore.tieAttemptsToCalls(
+      ctx.db,
+      dials.map(({ contact, callId }) => ({ attemptId: contact.attemptId, callId })),
+    ),
+  )
+  // Recovery released these claims first (it judged this worker gone): dial nothing.
+  const released = dials.filter(({ contact }) => !tied.has(contact.attemptId))
+  await Promise.all(
+    released.map(({ roomName }) => closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })),
+  )
+  return dials.filter(({ contact }) => tied.has(contact.attemptId))
+}
+
+const answerers = new WeakMap<AppContext, (answer: attemptStore.AnsweredDial) => Promise<boolean>>()
+
+/** Records an answered dial with the others answered meanwhile; true when its contact completed. */
+const recordAnswer = (ctx: AppContext, answer: attemptStore.AnsweredDial) => {
+  let record = answerers.get(ctx)
+  if (!record) {
+    record = createWriteBatcher(async (answers: readonly attemptStore.AnsweredDial[]) => {
+      const completed = await attemptStore.recordAnswers(ctx.db, { answers, now: ctx.clock.now() })
+      return answers.map(({ attemptId }) => completed.has(attemptId))
+    })
+    answerers.set(ctx, record)
+  }
+  return record(answer)
+}
+
+/**
+ * One attempt of one tied dial: room, agent and SIP dial. An answered call keeps its slot until
+ * it closes; anything else is recorded for a retry or a failure. Answers whether the contact
+ * gave its slot back (the job changed for the other dialers).
  */
 export const dialContact = async (
   ctx: AppContext,
-  { target, contact }: { target: DialTarget; contact: store.ClaimedContact },
-) => {
-  const { job, agent, runtimeConfig, phoneNumber } = target
+  { target, contact, callId, roomName, metadata }: TiedDial,
+): Promise<boolean> => {
+  const { job, phoneNumber } = target
   const livekit = ctx.livekit
-  const roomName = roomNameFor({ jobId: job.id, attemptId: contact.attemptId })
   if (!livekit) throw new Error('dialContact needs LiveKit; the claim round checks it first')
-
-  let call: callStore.CallRow
-  try {
-    call = await openCall(ctx, {
-      organizationId: job.organizationId,
-      agentId: agent.id,
-      keyId: job.keyId,
-      roomName,
-      architecture: agent.agentArchitecture === 'realtime' ? 'realtime' : 'pipeline',
-      direction: 'outbound',
-      phoneNumber: contact.phone,
-      batchJobId: job.id,
-      batchContactId: contact.contactId,
-    })
-  } catch (error) {
-    await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now: ctx.clock.now() })
-    throw error
-  }
-  const { metadata, unknownPlaceholders } = buildDispatchMetadata({
-    runtimeConfig,
-    contact,
-    callId: call.id,
-    organizationId: job.organizationId,
-    roomName,
-    batchJobId: job.id,
-    fromNumber: phoneNumber.number,
-  })
-  await reportUnknownPlaceholders(ctx, job, unknownPlaceholders)
-
-  const isTied = await attemptStore.tieAttemptToCall(ctx.db, { ...contact, callId: call.id })
-  if (!isTied) {
-    // Recovery released this claim first (it judged this worker gone): dial nothing.
-    await closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })
-    return
-  }
 
   try {
     await livekit.createRoom({ name: roomName, emptyTimeoutSeconds: EMPTY_ROOM_SECONDS, metadata })
@@ -119,17 +172,9 @@ export const dialContact = async (
     await livekit.deleteRoom(roomName).catch((cause: unknown) => {
       ctx.logger.warn({ err: cause, roomName }, 'could not delete the room of an unanswered dial')
     })
-    return
+    return true
   }
 
   // Billing starts at the answer, not at the ringing (LiveKit's participant_joined may say so too).
-  await markCallConnected(ctx, roomName)
-  await attemptStore.recordAnswered(ctx.db, { ...contact, now: ctx.clock.now() })
-  // LiveKit may have ended the call before the answer was recorded; its close found no answered
-  // attempt then, so complete it here.
-  await attemptStore.completeAnsweredCall(ctx.db, {
-    callId: call.id,
-    now: ctx.clock.now(),
-    onlyIfClosed: true,
-  })
+  return recordAnswer(ctx, { attemptId: contact.attemptId, callId })
 }

@@ -1,8 +1,8 @@
-import { onCallClosed } from '../../calls/service.ts'
+import { onCallsClosing } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
 import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
 import { announceJobChange } from '../service.ts'
-import { settleClosedCall } from './recover.ts'
+import { settleClosingCalls } from './recover.ts'
 import * as store from './store.ts'
 
 /**
@@ -15,9 +15,5 @@ export const registerBatchJobs = (ctx: AppContext) => {
     if (await store.startJob(ctx.db, { id: batchJobId, now: ctx.clock.now() }))
       await announceJobChange(ctx, batchJobId)
   })
-  onCallClosed(ctx, async (call) => {
-    if (!call.batchJobId) return
-    const changedJobId = await settleClosedCall(ctx, { callId: call.id })
-    if (changedJobId) await announceJobChange(ctx, changedJobId)
-  })
+  onCallsClosing(ctx, settleClosingCalls(ctx))
 }

@@ -1,5 +1,6 @@
-import { closeCall } from '../../calls/service.ts'
+import { type CallsClosingStep, closeCall } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
+import { announceJobChange } from '../service.ts'
 import * as store from './attempt-store.ts'
 import { roomNameFor } from './dial-contact.ts'
 
@@ -55,22 +56,39 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
 }
 
 /**
- * A call of a batch contact closed (on any instance, by LiveKit's webhook, the sweeper or the
- * dialer). An answered attempt completes its contact; a lost dial whose room is over resolves.
- * Answers the job id when a contact changed.
+ * Settles calls of batch contacts as they close (on this instance, whatever closed them: LiveKit's
+ * webhook, the sweeper, the dialer), inside the closing transaction: an answered attempt completes
+ * its contact there, so the close and the completion commit together. After the commit, a lost
+ * dial whose call is over resolves (its contact fails, never redialled), and every job whose
+ * contacts changed is announced once.
  */
-export const settleClosedCall = async (ctx: AppContext, { callId }: { callId: string }) => {
-  const now = ctx.clock.now()
-  const attempt = await store.completeAttemptOfClosedCall(ctx.db, { callId, now })
-  if (!attempt) return undefined
-  if (attempt.isCompleted) return attempt.jobId
-  if (attempt.outcome !== null || attempt.finishedAt !== null) return undefined
-  const isStale = attempt.startedAt.getTime() < now.getTime() - ctx.config.batchStaleClaimMs
-  if (!isStale) return undefined // its worker is alive and records the dial's result itself
-  const resolved = await store.resolveLostDial(ctx.db, {
-    attemptId: attempt.attemptId,
-    error: LOST_DIAL_ERROR,
-    now,
-  })
-  return resolved ? attempt.jobId : undefined
-}
+export const settleClosingCalls =
+  (ctx: AppContext): CallsClosingStep =>
+  async (tx, calls) => {
+    const ofContacts = calls.flatMap((call) =>
+      call.batchJobId && call.batchContactId ? [{ callId: call.id, contactId: call.batchContactId }] : [],
+    )
+    if (ofContacts.length === 0) return undefined
+    const now = ctx.clock.now()
+    const attempts = await store.completeAttemptsOfClosedCalls(tx, { calls: ofContacts, now })
+    const staleBefore = now.getTime() - ctx.config.batchStaleClaimMs
+    // An unresolved attempt of a live worker gets its result from that worker.
+    const lost = attempts.filter(
+      (attempt) =>
+        !attempt.isCompleted &&
+        attempt.outcome === null &&
+        attempt.finishedAt === null &&
+        attempt.startedAt.getTime() < staleBefore,
+    )
+    const changed = new Set(attempts.filter((attempt) => attempt.isCompleted).map((attempt) => attempt.jobId))
+    if (changed.size === 0 && lost.length === 0) return undefined
+    return async () => {
+      for (const attempt of lost) {
+        if (
+          await store.resolveLostDial(ctx.db, { attemptId: attempt.attemptId, error: LOST_DIAL_ERROR, now })
+        )
+          changed.add(attempt.jobId)
+      }
+      for (const jobId of changed) await announceJobChange(ctx, jobId)
+    }
+  }

@@ -1,0 +1,197 @@
+import * as agentStore from '../agents/store.ts'
+import { debitUsages, toUsd } from '../billing/service.ts'
+import type { AppContext } from '../context.ts'
+import type { Executor } from '../db/index.ts'
+import { createWriteBatcher } from '../db/write-batcher.ts'
+import { enqueueWebhook } from '../webhooks/service.ts'
+import { priceCall } from './pricing.ts'
+import * as store from './store.ts'
+
+export type CallClosedListener = (call: store.CallRow) => void | Promise<void>
+
+/**
+ * Work of another domain done inside the transaction that closes calls (the batch dialer
+ * completes the contacts of answered calls there), so it commits with the close or not at all.
+ * It runs before the billing (the calls' costs are not set yet) and may answer a function to run
+ * after the commit.
+ */
+export type CallsClosingStep = (
+  tx: Executor,
+  calls: store.CallRow[],
+) => Promise<(() => Promise<void>) | undefined>
+
+// Per server instance (tests run several in one process).
+const listeners = new WeakMap<AppContext, Set<CallClosedListener>>()
+const closingSteps = new WeakMap<AppContext, Set<CallsClosingStep>>()
+
+const subscribe = <T>(registry: WeakMap<AppContext, Set<T>>, ctx: AppContext, entry: T) => {
+  const set = registry.get(ctx) ?? new Set<T>()
+  registry.set(ctx, set)
+  set.add(entry)
+  return () => void set.delete(entry)
+}
+
+/**
+ * Calls `listener` after every call this instance closes. In-process only: a close on another
+ * instance is not seen, so users must also reconcile from the database. Returns an unsubscribe.
+ */
+export const onCallClosed = (ctx: AppContext, listener: CallClosedListener) =>
+  subscribe(listeners, ctx, listener)
+
+/** Runs `step` inside every transaction of this instance that closes calls. Returns an unsubscribe. */
+export const onCallsClosing = (ctx: AppContext, step: CallsClosingStep) => subscribe(closingSteps, ctx, step)
+
+const priceOf = (call: store.CallRow) => {
+  if (call.status === 'failed') return 0
+  if (call.direction === 'web' && !store.hasConnected(call)) return 0
+  return Math.max(0, priceCall(call.architecture, call.durationSeconds ?? 0))
+}
+
+/**
+ * Bills the calls' minutes inside the closing transaction, the debit as its last statement before
+ * the commit: the debit locks the organizations' balance rows, which every call of an organization
+ * closing at the same time needs too, so nothing else runs while they are held. Each call's cost
+ * is written just before it, and corrected only when the balance could not cover it: the call
+ * already happened, so the rest of the balance is taken then (never below zero). A `failed` call
+ * (unanswered dial, failed dispatch) and a web session nobody joined cost nothing. Answers the
+ * calls with their costs.
+ */
+const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]) => {
+  const charged = calls.flatMap((call) => {
+    const price = priceOf(call)
+    return price > 0 ? [{ call, price }] : [] // a call row starts at cost 0 and is closed once
+  })
+  await store.setCallCosts(
+    tx,
+    charged.map(({ call, price }) => ({ id: call.id, costMicros: price })),
+  )
+  const taken = await debitUsages(
+    { db: ctx.db, executor: tx },
+    charged.map(({ call, price }) => ({
+      organizationId: call.organizationId,
+      amountMicros: price,
+      reason: call.direction === 'outbound' ? 'Outbound call' : 'Voice session',
+      reference: call.id,
+    })),
+  )
+  const costs = new Map(charged.map(({ call }, index) => [call.id, taken[index] ?? 0]))
+  const uncovered = charged.filter(({ call, price }) => costs.get(call.id) !== price)
+  await store.setCallCosts(
+    tx,
+    uncovered.map(({ call }) => ({ id: call.id, costMicros: costs.get(call.id) ?? 0 })),
+  )
+  return calls.map((call) => ({ ...call, costMicros: costs.get(call.id) ?? 0 }))
+}
+
+const notifyClosed = async (ctx: AppContext, call: store.CallRow) => {
+  for (const listener of listeners.get(ctx) ?? []) {
+    try {
+      await listener(call)
+    } catch (error) {
+      ctx.logger.error({ err: error, callId: call.id }, 'a call-closed listener failed')
+    }
+  }
+}
+
+/** Queues `call.ended` for the closed calls whose agents have a webhook (one read of their agents). */
+const sendCallsEnded = async (ctx: AppContext, calls: store.CallRow[]) => {
+  const organizationIds = [...new Set(calls.map((call) => call.organizationId))]
+  for (const organizationId of organizationIds) {
+    const ofOrganization = calls.filter((call) => call.organizationId === organizationId)
+    try {
+      const agents = await agentStore.findAgentsByIds(ctx.db, {
+        organizationId,
+        ids: [...new Set(ofOrganization.map((call) => call.agentId))],
+      })
+      for (const call of ofOrganization) {
+        const agent = agents.find((candidate) => candidate.id === call.agentId)
+        if (agent?.webhookUrl) await sendCallEnded(ctx, call, { ...agent, webhookUrl: agent.webhookUrl })
+      }
+    } catch (error) {
+      // The calls are closed and billed either way (callers go on to end their rooms); the log
+      // names them so the webhooks can be redone.
+      ctx.logger.error(
+        { err: error, callIds: ofOrganization.map((call) => call.id) },
+        'could not queue the call.ended webhook',
+      )
+    }
+  }
+}
+
+const sendCallEnded = (
+  ctx: AppContext,
+  call: store.CallRow,
+  agent: { id: string; name: string; webhookUrl: string },
+) =>
+  enqueueWebhook(ctx, {
+    organizationId: call.organizationId,
+    agentId: agent.id,
+    url: agent.webhookUrl,
+    event: 'call.ended',
+    data: {
+      call_id: call.id,
+      agent_id: call.agentId,
+      agent_name: agent.name,
+      room_name: call.roomName,
+      direction: call.direction,
+      status: call.status,
+      reason: call.endReason,
+      started_at: call.startedAt.toISOString(),
+      ended_at: call.endedAt?.toISOString() ?? null,
+      duration: call.durationSeconds ?? 0,
+      total_cost: toUsd(call.costMicros),
+      phone_number: call.phoneNumber,
+      batch_job_id: call.batchJobId,
+      batch_contact_id: call.batchContactId,
+    },
+  })
+
+/**
+ * Closes many calls in one transaction: the conditional UPDATE that closes them (exactly one
+ * closer wins each call), the closing steps of other domains, and their billing. Then listeners
+ * run and `call.ended` is queued. Answers, per request, the call it closed or null.
+ */
+const closeCalls = async (ctx: AppContext, requests: readonly store.CloseRequest[]) => {
+  const { closed, afterCommit } = await ctx.db.transaction().execute(async (tx) => {
+    const marked = await store.markCallsClosed(tx, [...requests])
+    if (marked.length === 0) return { closed: [], afterCommit: [] }
+    const after: Array<() => Promise<void>> = []
+    for (const step of closingSteps.get(ctx) ?? []) {
+      const then = await step(tx, marked)
+      if (then) after.push(then)
+    }
+    return { closed: await chargeCalls(ctx, tx, marked), afterCommit: after }
+  })
+  for (const then of afterCommit) {
+    await then().catch((error: unknown) => ctx.logger.error({ err: error }, 'a call-closing step failed'))
+  }
+  for (const call of closed) await notifyClosed(ctx, call)
+  await sendCallsEnded(ctx, closed)
+  const byRoom = new Map(closed.map((call) => [call.roomName, call]))
+  return requests.map(({ roomName }) => {
+    const call = byRoom.get(roomName) ?? null
+    byRoom.delete(roomName) // a room asked twice in one batch: the first asker closed it
+    return call
+  })
+}
+
+const closers = new WeakMap<AppContext, (request: store.CloseRequest) => Promise<store.CallRow | null>>()
+
+/**
+ * Closes the active call of a room: duration fixed, minutes billed at the architecture's price
+ * and recorded on the call, all in one transaction whose conditional UPDATE lets exactly one of
+ * any number of concurrent closers win. Then listeners run and `call.ended` is queued. Returns
+ * null when the call was not active (unknown room, or already closed). Closes requested together
+ * (the instant hang-ups of many batch calls) share one transaction.
+ */
+export const closeCall = (
+  ctx: AppContext,
+  { roomName, reason, status = 'ended' }: { roomName: string; reason: string; status?: 'ended' | 'failed' },
+): Promise<store.CallRow | null> => {
+  let close = closers.get(ctx)
+  if (!close) {
+    close = createWriteBatcher((requests: readonly store.CloseRequest[]) => closeCalls(ctx, requests))
+    closers.set(ctx, close)
+  }
+  return close({ roomName, reason, status })
+}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { chatCall, createChatSession, readChatStream, sendChat, textOf } from '../../test/helpers/chat.ts'
 import { type CompletionRequest, type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
@@ -37,9 +37,9 @@ const actor = () => ({
 /** The system prompt of a request the model received. */
 const systemOf = (request: CompletionRequest | undefined) => request?.messages[0]?.content
 
-const waitFor = async (isDone: () => boolean) => {
-  while (!isDone()) await new Promise((resolve) => setTimeout(resolve, 5))
-}
+/** Waits until the fake model has seen `count` clients go away. */
+const waitForClientsGone = (count: number) =>
+  vi.waitFor(() => expect(llm.clientsGone()).toBe(count), { timeout: 15_000 })
 
 /**
  * Holds the conversation's row in a transaction until `release` is called: the reply's claim
@@ -65,6 +65,24 @@ const holdClaim = async (conversationId: string) => {
 
 const startSession = async (agentId: string) => createChatSession(server, { key, agentId })
 
+/**
+ * Sends `message` while the reply's claim is held, waits until the model has been asked (so the
+ * request was made from the cache, before the claim), runs `whileHeld`, then lets the claim go.
+ * Answers the send's response.
+ */
+const sendWhileClaimHeld = async (
+  session: Awaited<ReturnType<typeof createChatSession>>,
+  message: string,
+  whileHeld: () => void = () => {},
+) => {
+  const hold = await holdClaim(session.conversation_id)
+  const sending = chatCall(server, session, 'messages', { json: { message } })
+  await vi.waitFor(() => expect(llm.requests).toHaveLength(1), { timeout: 15_000 })
+  whileHeld()
+  hold.release()
+  return sending
+}
+
 describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES)', () => {
   it('asks the model before its claim is read, and goes on with that request when the claim agrees', async () => {
     const agent = await makeAgent(server, team.owner, {
@@ -78,12 +96,7 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
     llm.reset()
     const gone = llm.clientsGone()
     llm.setFallback({ text: ['Second', ' answer'], usage: { input: 20, output: 2 } })
-    const hold = await holdClaim(session.conversation_id)
-    const sending = chatCall(server, session, 'messages', { json: { message: 'Question two' } })
-    // The model is asked while the claim still waits: the request was made from the cache.
-    await waitFor(() => llm.requests.length === 1)
-    hold.release()
-    const response = await sending
+    const response = await sendWhileClaimHeld(session, 'Question two')
     expect(response.status).toBe(200)
     const events = await readChatStream(response)
 
@@ -116,16 +129,14 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
 
     llm.reset()
     const gone = llm.clientsGone()
-    const hold = await holdClaim(session.conversation_id)
-    const sending = chatCall(server, session, 'messages', { json: { message: 'Again' } })
-    await waitFor(() => llm.requests.length === 1)
-    expect(systemOf(llm.requests[0])).toBe('Old prompt.')
-    hold.release()
-    const events = await readChatStream(await sending)
+    const response = await sendWhileClaimHeld(session, 'Again', () =>
+      expect(systemOf(llm.requests[0])).toBe('Old prompt.'),
+    )
+    const events = await readChatStream(response)
 
     expect(textOf(events)).toBe('From the new prompt')
     expect(llm.requests.map(systemOf)).toEqual(['Old prompt.', 'New prompt.'])
-    await waitFor(() => llm.clientsGone() === gone + 1)
+    await waitForClientsGone(gone + 1)
   })
 
   it('cancels the guess when the claim is refused, stores nothing, and does not guess again', async () => {
@@ -135,14 +146,10 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
     await setBalanceMicros(server, { organizationId: team.organizationId, micros: 0 })
     const gone = llm.clientsGone()
 
-    const hold = await holdClaim(session.conversation_id)
-    const sending = chatCall(server, session, 'messages', { json: { message: 'Anyone there?' } })
-    await waitFor(() => llm.requests.length === 1)
-    hold.release()
-    const refused = await sending
+    const refused = await sendWhileClaimHeld(session, 'Anyone there?')
     expect(refused.status).toBe(402)
     expect(((await refused.json()) as { code: string }).code).toBe('insufficient_credits')
-    await waitFor(() => llm.clientsGone() === gone + 1)
+    await waitForClientsGone(gone + 1)
 
     const again = await chatCall(server, session, 'messages', { json: { message: 'Anyone there?' } })
     expect(again.status).toBe(402)
@@ -167,13 +174,9 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
     await revokeKey(server.ctx, { kind: 'studio', ...actor() }, ownKey.id)
     const gone = llm.clientsGone()
 
-    const hold = await holdClaim(session.conversation_id)
-    const sending = chatCall(server, session, 'messages', { json: { message: 'Hello?' } })
-    await waitFor(() => llm.requests.length === 1)
-    hold.release()
-    const refused = await sending
+    const refused = await sendWhileClaimHeld(session, 'Hello?')
     expect(refused.status).toBe(401)
     expect(((await refused.json()) as { code: string }).code).toBe('invalid_token')
-    await waitFor(() => llm.clientsGone() === gone + 1)
+    await waitForClientsGone(gone + 1)
   })
 })

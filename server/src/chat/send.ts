@@ -27,10 +27,19 @@ import * as store from './store.ts'
 /** A reply slot older than this belongs to an instance that died mid-reply. */
 const STALE_REPLY_MS = 10 * 60 * 1000
 
-/** Why the claim was refused, read part by part in the order the checks have always had. */
-const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Promise<never> => {
+/**
+ * The session and the credits read one by one, in the order the checks have always had: each
+ * refusal (401, 404, 402, or 503 when the billing store cannot answer) with its own code.
+ */
+const assertSessionMayReply = async (ctx: AppContext, actor: ChatSessionActor) => {
   const conversation = await findActiveConversation(ctx, actor)
   await assertCredits(ctx, conversation.organizationId)
+  return conversation
+}
+
+/** Why the claim was refused: the session and credits, then the agent, then the reply slot. */
+const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Promise<never> => {
+  const conversation = await assertSessionMayReply(ctx, actor)
   const agent = await agentStore.findAgent(ctx.db, {
     organizationId: conversation.organizationId,
     id: conversation.currentAgentId,
@@ -60,8 +69,7 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
       message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
     })
   } catch (error) {
-    const conversation = await findActiveConversation(ctx, actor)
-    await assertCredits(ctx, conversation.organizationId)
+    await assertSessionMayReply(ctx, actor)
     throw error
   }
   return context ?? explainRefusedClaim(ctx, actor)

@@ -50,6 +50,8 @@ const toConversation = (row: Selectable<Database['conversations']>): Conversatio
   endedAt: row.ended_at,
 })
 
+type SessionRow = Selectable<Database['conversations']> & { key_status: string | null }
+
 /**
  * The conversation of a session call and, when the session was opened with a key, that key's
  * status, in one statement (one row even when neither exists).
@@ -58,14 +60,12 @@ export const findSessionConversation = async (
   db: Executor,
   { id, keyId }: { id: string; keyId: string | null },
 ): Promise<{ conversation: ConversationRow | undefined; keyStatus: string | undefined }> => {
-  const { rows } = await sql<Selectable<Database['conversations']> & { key_status: string | null }>`
+  const { rows } = await sql<SessionRow>`
     select c.*, k.status as key_status
     from (select 1) as one
     left join conversations c on c.id = ${id}
     left join api_keys k on k.id = ${keyId}`.execute(db)
-  const { key_status, ...row } = rows[0] as Selectable<Database['conversations']> & {
-    key_status: string | null
-  }
+  const { key_status, ...row } = rows[0] as SessionRow
   return { conversation: row.id ? toConversation(row) : undefined, keyStatus: key_status ?? undefined }
 }
 

@@ -1,0 +1,138 @@
+import { z } from 'zod'
+import { ZRealtimeProvider } from './agents.ts'
+
+/**
+ * The contract between the server and the voice agent worker (`agent/`).
+ *
+ * Dispatch metadata travels through LiveKit, which stores and shows it (dashboards, room admins,
+ * logs): it carries no secret. Everything secret (custom-function headers, provider keys) the
+ * worker reads from the server's worker endpoints under /v1/calls/{callId}/…, with
+ * `Authorization: Bearer $WORKER_TOKEN`.
+ */
+
+/** A custom function as the model sees it; its headers are fetched from the setup endpoint. */
+export const ZRuntimeFunction = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH']),
+  endpoint: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+})
+export type RuntimeFunction = z.infer<typeof ZRuntimeFunction>
+
+/** An agent the call may be handed to (the agent's `handoffAgentIds` that are voice agents). */
+export const ZHandoffTarget = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+})
+export type HandoffTarget = z.infer<typeof ZHandoffTarget>
+
+/** What the worker runs a call with: the agent's settings, ids as in the catalogue. */
+export const ZAgentRuntimeConfig = z.object({
+  id: z.string(),
+  name: z.string(),
+  architecture: z.enum(['pipeline', 'realtime']),
+  /** The system prompt; for batch calls `{{field}}` placeholders are already filled. */
+  prompt: z.string().nullable(),
+  /** Catalogue ids (not provider ids): the setup endpoint resolves them. */
+  model: z.string().nullable(),
+  stt: z.string().nullable(),
+  tts: z.string().nullable(),
+  voice: z.string().nullable(),
+  realtimeProvider: ZRealtimeProvider.nullable(),
+  greetingType: z.enum(['agentFirst', 'userFirst']),
+  greeting: z.string().nullable(),
+  lastMessage: z.string().nullable(),
+  temperature: z.number(),
+  /** Seconds of the person's silence before the agent says lastMessage and ends the call. */
+  inactivityTimeout: z.number().int(),
+  /** Language codes (en, ur, sd), the first is the main one. */
+  languages: z.array(z.string()),
+  functionCallingEnabled: z.boolean(),
+  /** Built-in function ids (`end_call`, `web_search`), empty when function calling is off. */
+  builtInFunctions: z.array(z.string()),
+  customFunctions: z.array(ZRuntimeFunction),
+  handoffAgents: z.array(ZHandoffTarget),
+})
+export type AgentRuntimeConfig = z.infer<typeof ZAgentRuntimeConfig>
+
+export const DISPATCH_METADATA_VERSION = 1
+
+/** The JSON in LiveKit's dispatch metadata (`ctx.job.metadata`). */
+export const ZDispatchMetadata = z.object({
+  version: z.literal(DISPATCH_METADATA_VERSION),
+  callId: z.string(),
+  organizationId: z.string(),
+  roomName: z.string(),
+  direction: z.enum(['web', 'outbound']),
+  /** Web calls: the participant identity of the person (the key creator's user id). */
+  userId: z.string().nullable(),
+  agent: ZAgentRuntimeConfig,
+  /** Outbound calls: the SIP callee's participant identity, whom the agent waits for. */
+  sipParticipantIdentity: z.string().optional(),
+  /** Outbound calls: the contact's fields (placeholders are already filled in the prompt). */
+  contact: z.record(z.string(), z.unknown()).optional(),
+  batchJobId: z.string().optional(),
+  batchContactId: z.string().optional(),
+  fromNumber: z.string().optional(),
+})
+export type DispatchMetadata = z.infer<typeof ZDispatchMetadata>
+
+/**
+ * One model endpoint resolved by the server for one call: which wire protocol (and so which
+ * LiveKit plugin) to use, where, with which key, and the provider's own model id. The key is the
+ * organization's own key for that provider when it has one, else the platform's.
+ */
+export const ZResolvedEndpoint = z.object({
+  /** The catalogue's provider id (`openai`, `groq`, `deepgram`, … or an extra provider's id). */
+  provider: z.string(),
+  /** The wire protocol: `openai` covers every OpenAI-compatible endpoint. */
+  api: z.enum(['openai', 'deepgram', 'elevenlabs', 'cartesia', 'google']),
+  baseUrl: z.string(),
+  apiKey: z.string(),
+  /** The provider's own model id (e.g. `nova-3` for the catalogue's `deepgram-nova-3`). */
+  model: z.string(),
+  keySource: z.enum(['organization', 'platform']),
+})
+export type ResolvedEndpoint = z.infer<typeof ZResolvedEndpoint>
+
+/** The worker's custom functions with their headers opened. */
+export const ZWorkerFunction = ZRuntimeFunction.extend({ headers: z.record(z.string(), z.string()) })
+export type WorkerFunction = z.infer<typeof ZWorkerFunction>
+
+/** GET /v1/calls/{callId}/setup: everything secret a call needs, resolved for its agent. */
+export const ZCallSetup = z.object({
+  /** Pipeline agents. */
+  llm: ZResolvedEndpoint.nullable(),
+  stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
+  /** `voice` is the provider's own voice id, mapped from the catalogue's. */
+  tts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable(),
+  /** Realtime agents. */
+  realtime: ZResolvedEndpoint.extend({ voice: z.string().nullable() }).nullable(),
+  functions: z.array(ZWorkerFunction),
+  /** Built-in web search, when the deployment has a search provider. */
+  webSearch: z.object({ url: z.string(), apiKey: z.string().nullable() }).nullable(),
+})
+export type CallSetup = z.infer<typeof ZCallSetup>
+
+export const ZCallSetupResponse = z
+  .object({ success: z.literal(true), data: ZCallSetup })
+  .meta({ id: 'WorkerCallSetup' })
+
+/** POST /v1/calls/{callId}/handoff: the worker hands the call to another voice agent. */
+export const ZCallHandoffRequest = z.object({ agentId: z.string().min(1).max(100) }).strict()
+export const ZCallHandoffResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({ agent: ZAgentRuntimeConfig, setup: ZCallSetup }),
+  })
+  .meta({ id: 'WorkerCallHandoff' })
+
+/** POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, error). */
+export const workerEndReasons = ['agent_ended', 'inactivity', 'agent_error'] as const
+export const ZCallEndRequest = z.object({ reason: z.enum(workerEndReasons) }).strict()
+export const ZCallEndResponse = z
+  .object({ success: z.literal(true), data: z.object({ ended: z.boolean() }) })
+  .meta({ id: 'WorkerCallEnded' })

@@ -1,3 +1,4 @@
+import { ZDispatchMetadata } from '@parley/shared'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
 import {
@@ -152,19 +153,22 @@ describe('the dialer', () => {
     const dispatch = fake
       .callsTo('AgentDispatchService/CreateDispatch')
       .find((call) => String(call.body.room).startsWith(jobRoomPrefix(batchJobId)))
-    const metadata = JSON.parse(String(dispatch?.body.metadata)) as {
-      agent: { prompt: string; greeting: string; model: string }
-      contact: Record<string, string>
-      direction: string
-      batchJobId: string
-      callId: string
-    }
+    const metadata = ZDispatchMetadata.parse(JSON.parse(String(dispatch?.body.metadata)))
     expect(metadata.agent.prompt).toBe('You call Amna about the Gold plan, due .')
     expect(metadata.agent.greeting).toBe('Hello Amna, this is Parley about your Gold plan.')
     expect(metadata.agent.model).toBe('gpt-4o-mini')
     expect(metadata.contact).toEqual({ phone, name: 'Amna', plan: 'Gold', Region: 'Sindh' })
     expect(metadata.direction).toBe('outbound')
     expect(metadata.batchJobId).toBe(batchJobId)
+    expect(metadata.version).toBe(1)
+    // The agent waits for the callee: the identity the dial gave the SIP participant.
+    const dial = fake
+      .callsTo('SIP/CreateSIPParticipant')
+      .find((call) => String(call.body.room_name ?? call.body.roomName) === metadata.roomName)
+    expect(metadata.sipParticipantIdentity).toBe(
+      String(dial?.body.participant_identity ?? dial?.body.participantIdentity),
+    )
+    expect(metadata.sipParticipantIdentity).toBe(`contact-${metadata.batchContactId}`)
     const [attempt] = await attemptsOf(server, batchJobId)
     expect(metadata.callId).toBe(attempt?.callId)
     expect((await jobStatusOf(server, batchJobId)).unknownPlaceholders).toEqual(['due_date'])

@@ -1,3 +1,4 @@
+import type { AgentRuntimeConfig } from '@parley/shared'
 import type { AgentRow } from '../../agents/store.ts'
 import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
@@ -6,7 +7,7 @@ import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
 import { retryDelayMs } from './backoff.ts'
-import { type AgentRuntimeConfig, buildDispatchMetadata } from './metadata.ts'
+import { buildDispatchMetadata, sipIdentityOf } from './metadata.ts'
 import * as store from './store.ts'
 
 /** How long LiveKit lets the phone ring before it answers CreateSIPParticipant with no-answer. */
@@ -148,7 +149,7 @@ export const dialContact = async (
       trunkId: phoneNumber.sipTrunkId,
       number: contact.phone,
       roomName,
-      identity: `contact-${contact.contactId}`,
+      identity: sipIdentityOf(contact.contactId),
       ringingTimeoutSeconds: RINGING_TIMEOUT_SECONDS,
     })
   } catch (error) {

@@ -9,13 +9,13 @@ export const roles = ['api', 'worker', 'all'] as const
 export const environments = ['development', 'test', 'production'] as const
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
-const optionalText = z
+export const optionalText = z
   .string()
   .trim()
   .transform((value) => (value === '' ? undefined : value))
   .optional()
 
-const urlWithSchemes = (schemes: string[]) =>
+export const urlWithSchemes = (schemes: string[]) =>
   optionalText.refine(
     (value) => {
       if (value === undefined) return true
@@ -92,7 +92,7 @@ const ZTrustProxy = z
   })
   .transform((value) => value as false | number | string[])
 
-const safeJson = (text: string): unknown => {
+export const safeJson = (text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch {
@@ -100,7 +100,7 @@ const safeJson = (text: string): unknown => {
   }
 }
 
-const ZModelPrice = z.object({
+export const ZModelPrice = z.object({
   inputUsdPerMillion: z.number().nonnegative(),
   outputUsdPerMillion: z.number().nonnegative(),
 })

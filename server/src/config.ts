@@ -85,6 +85,8 @@ export type Config = Readonly<{
   chatIdleTimeoutMs: number
   /** How often running calls are swept (vanished rooms) and their credits re-checked. */
   callCheckIntervalMs: number
+  /** A call no agent worker took within this ends `agent_unavailable`, unbilled (AGENT_JOIN_TIMEOUT_SECONDS). */
+  agentJoinTimeoutSeconds: number
   /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
   chatResumeGraceMs: number
   /**
@@ -212,6 +214,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     llmPrices: Object.freeze({ ...defaultLlmPrices, ...providerPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
+    agentJoinTimeoutSeconds: vars.AGENT_JOIN_TIMEOUT_SECONDS,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),

@@ -6,7 +6,7 @@ import { createWriteBatcher } from '../../db/write-batcher.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
-import { retryDelayMs } from './backoff.ts'
+import { nextAttemptAt } from './backoff.ts'
 import { buildDispatchMetadata, sipIdentityOf } from './metadata.ts'
 import * as store from './store.ts'
 
@@ -155,19 +155,18 @@ export const dialContact = async (
   } catch (error) {
     const failure = toSipDialError(error)
     const now = ctx.clock.now()
-    const hasAttemptsLeft = contact.attemptNumber < job.maxAttempts
     await attemptStore.recordUnanswered(ctx.db, {
       ...contact,
       outcome: failure.outcome,
       sipStatus: failure.sipStatus,
       error: failure.message,
       now,
-      retryAt: hasAttemptsLeft
-        ? new Date(
-            now.getTime() +
-              retryDelayMs({ attemptsMade: contact.attemptNumber, baseMs: ctx.config.batchRetryBaseMs }),
-          )
-        : null,
+      retryAt: nextAttemptAt({
+        attemptNumber: contact.attemptNumber,
+        maxAttempts: job.maxAttempts,
+        now,
+        baseMs: ctx.config.batchRetryBaseMs,
+      }),
     })
     await closeCall(ctx, { roomName, reason: failure.outcome, status: 'failed' })
     await livekit.deleteRoom(roomName).catch((cause: unknown) => {

@@ -86,7 +86,8 @@ const playRemoteAudio = (room: Room) => {
 }
 
 /** Whether an agent (LiveKit Agents' worker, participant kind AGENT) is in the room now. */
-const hasAgentIn = (room: Room) => [...room.remoteParticipants.values()].some((participant) => participant.isAgent)
+const hasAgentIn = (room: Room) =>
+  [...room.remoteParticipants.values()].some((participant) => participant.isAgent)
 
 export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest): VoiceCall => {
   const room = new Room()

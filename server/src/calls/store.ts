@@ -1,5 +1,5 @@
-import { type RawBuilder, sql } from 'kysely'
-import type { Executor } from '../db/index.ts'
+import { type RawBuilder, sql, type UpdateObject } from 'kysely'
+import type { Database, Executor } from '../db/index.ts'
 
 export type CallRow = {
   id: string
@@ -186,42 +186,43 @@ const billingOnJoin = (otherIsPresent: RawBuilder<unknown>) => ({
 export const personJoinBilling = billingOnJoin(sql`agent_participant_sid is not null`)
 const agentJoinBilling = billingOnJoin(sql`person_joined_at is not null`)
 
-/**
- * The person joined (LiveKit's participant_joined of a browser user or SIP callee). Later joins
- * (reconnects) change nothing. Returns whether the call was active.
- */
-export const markPersonJoined = async (db: Executor, roomName: string) => {
+/** Sets `change` on the active call of a room; answers whether there was one. */
+const updateActiveCallInRoom = async (
+  db: Executor,
+  roomName: string,
+  change: UpdateObject<Database, 'calls'>,
+) => {
   const result = await db
     .updateTable('calls')
-    .set({
-      person_joined_at: sql`coalesce(person_joined_at, now())`,
-      billing_since: personJoinBilling.billingSince,
-      started_at: personJoinBilling.startedAt,
-    })
+    .set(change)
     .where('room_name', '=', roomName)
     .where('status', '=', 'active')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
 
+/**
+ * The person joined (LiveKit's participant_joined of a browser user or SIP callee). Later joins
+ * (reconnects) change nothing. Returns whether the call was active.
+ */
+export const markPersonJoined = (db: Executor, roomName: string) =>
+  updateActiveCallInRoom(db, roomName, {
+    person_joined_at: sql`coalesce(person_joined_at, now())`,
+    billing_since: personJoinBilling.billingSince,
+    started_at: personJoinBilling.startedAt,
+  })
+
 /** The agent's participant joined: it is the one present now (a rejoin brings a new sid). */
-export const markAgentJoined = async (
+export const markAgentJoined = (
   db: Executor,
   { roomName, participantSid }: { roomName: string; participantSid: string },
-) => {
-  const result = await db
-    .updateTable('calls')
-    .set({
-      agent_participant_sid: participantSid,
-      agent_taken_at: sql`coalesce(agent_taken_at, now())`,
-      billing_since: agentJoinBilling.billingSince,
-      started_at: agentJoinBilling.startedAt,
-    })
-    .where('room_name', '=', roomName)
-    .where('status', '=', 'active')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
-}
+) =>
+  updateActiveCallInRoom(db, roomName, {
+    agent_participant_sid: participantSid,
+    agent_taken_at: sql`coalesce(agent_taken_at, now())`,
+    billing_since: agentJoinBilling.billingSince,
+    started_at: agentJoinBilling.startedAt,
+  })
 
 /** A worker took the call (it asked for its setup): the agent-join deadline no longer applies. */
 export const markAgentTaken = async (db: Executor, id: string) => {

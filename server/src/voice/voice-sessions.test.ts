@@ -6,6 +6,7 @@ import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { addLookupOrderFunction } from '../../test/helpers/voice.ts'
 
 const FUNCTION_HOST = 'functions.example.test'
 let fake: FakeLiveKit
@@ -46,34 +47,13 @@ const pipelineAgentWithFunction = async () => {
     greetingMessage: 'Hi there',
     handoffAgentIds: [billing.id],
   })
-  const created = await server.request(`/api/custom-functions/${agent.id}`, {
-    method: 'POST',
-    token: key,
-    json: {
-      name: 'lookup_order',
-      label: 'Look up an order',
-      description: 'Finds an order by its number',
-      endpoint: `https://${FUNCTION_HOST}/orders`,
-      headers: { Authorization: 'Bearer customer-secret-9876' },
-      parameters: {
-        type: 'object',
-        properties: { orderNumber: { type: 'string' } },
-        required: ['orderNumber'],
-      },
-    },
-  })
-  expect(created.status).toBe(201)
-  const fn = (await created.json()) as { id: string }
+  const functionId = await addLookupOrderFunction(server, { key, agentId: agent.id, host: FUNCTION_HOST })
   await server.ctx.db
     .updateTable('agents')
-    .set({
-      function_calling_enabled: true,
-      enabled_custom_functions: JSON.stringify([fn.id]),
-      enabled_functions: JSON.stringify(['end_call']),
-    })
+    .set({ enabled_functions: JSON.stringify(['end_call']) })
     .where('id', '=', agent.id)
     .execute()
-  return { agent, functionId: fn.id, billing }
+  return { agent, functionId, billing }
 }
 
 describe('POST /v1/chat/voice-sessions', () => {

@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { backdateCall, findCallOfRoom, startVoiceSession } from '../../test/helpers/voice.ts'
+import {
+  addLookupOrderFunction,
+  backdateCall,
+  findCallOfRoom,
+  startVoiceSession,
+} from '../../test/helpers/voice.ts'
 import { priceCall } from '../calls/pricing.ts'
 
 const WORKER_TOKEN = randomBytes(24).toString('hex')
@@ -61,25 +66,8 @@ const pipelineAgent = async (overrides: Record<string, unknown> = {}) => {
     enabledFunctions: ['end_call', 'web_search'],
     ...overrides,
   })
-  const created = await server.request(`/api/custom-functions/${agent.id}`, {
-    method: 'POST',
-    token: key,
-    json: {
-      name: 'lookup_order',
-      label: 'Look up an order',
-      description: 'Finds an order',
-      endpoint: `https://${FUNCTION_HOST}/orders`,
-      headers: { Authorization: 'Bearer customer-secret-9876' },
-      parameters: { type: 'object', properties: {} },
-    },
-  })
-  const fn = (await created.json()) as { id: string }
-  await server.ctx.db
-    .updateTable('agents')
-    .set({ function_calling_enabled: true, enabled_custom_functions: JSON.stringify([fn.id]) })
-    .where('id', '=', agent.id)
-    .execute()
-  return { agent, functionId: fn.id }
+  const functionId = await addLookupOrderFunction(server, { key, agentId: agent.id, host: FUNCTION_HOST })
+  return { agent, functionId }
 }
 
 describe('GET /v1/calls/{callId}/setup', () => {

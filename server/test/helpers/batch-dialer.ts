@@ -145,33 +145,39 @@ const answeredRooms = (server: TestServer, batchJobId: string) =>
     .where('calls.status', '=', 'active')
     .execute()
 
-/** The agent worker joins every answered call of the job: LiveKit's signed participant_joined (kind AGENT). */
-export const agentJoinsAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
+/** Posts a signed LiveKit webhook, made by `eventOf`, for every answered call of the job. */
+const postToAnsweredRooms = async (
+  server: TestServer,
+  {
+    livekit,
+    batchJobId,
+    eventOf,
+  }: { livekit: LiveKitKeys; batchJobId: string; eventOf: (roomName: string) => object },
+) => {
   const live = await answeredRooms(server, batchJobId)
   for (const { roomName } of live) {
-    const response = await postLiveKitWebhook(server.url, livekit, {
-      event: 'participant_joined',
-      room: { sid: `RM_${roomName}`, name: roomName },
-      participant: { sid: `PA_agent_${roomName}`, identity: 'agent', kind: 'AGENT' },
-    })
-    if (!response.ok) throw new Error(`participant_joined: ${response.status} ${await response.text()}`)
+    const event = { room: { sid: `RM_${roomName}`, name: roomName }, ...eventOf(roomName) }
+    const response = await postLiveKitWebhook(server.url, livekit, event)
+    if (!response.ok) throw new Error(`webhook: ${response.status} ${await response.text()}`)
   }
   return live.length
 }
+
+/** The agent worker joins every answered call of the job: LiveKit's participant_joined (kind AGENT). */
+export const agentJoinsAnswered = (server: TestServer, livekit: LiveKitKeys, batchJobId: string) =>
+  postToAnsweredRooms(server, {
+    livekit,
+    batchJobId,
+    eventOf: (roomName) => ({
+      event: 'participant_joined',
+      participant: { sid: `PA_agent_${roomName}`, identity: 'agent', kind: 'AGENT' },
+    }),
+  })
 
 /**
  * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
  * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
  * dialer).
  */
-export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
-  const live = await answeredRooms(server, batchJobId)
-  for (const { roomName } of live) {
-    const response = await postLiveKitWebhook(server.url, livekit, {
-      event: 'room_finished',
-      room: { sid: `RM_${roomName}`, name: roomName },
-    })
-    if (!response.ok) throw new Error(`room_finished: ${response.status} ${await response.text()}`)
-  }
-  return live.length
-}
+export const hangUpAnswered = (server: TestServer, livekit: LiveKitKeys, batchJobId: string) =>
+  postToAnsweredRooms(server, { livekit, batchJobId, eventOf: () => ({ event: 'room_finished' }) })

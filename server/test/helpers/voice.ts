@@ -56,3 +56,37 @@ export const ledgerOfCall = (server: TestServer, callId: string) =>
     .select(['amount_micros as amount', 'reason'])
     .where('reference', '=', callId)
     .execute()
+
+/**
+ * Gives an agent the custom function `lookup_order`, whose Authorization header is a customer
+ * secret, through the API, and enables it (with function calling). Answers the function's id.
+ */
+export const addLookupOrderFunction = async (
+  server: TestServer,
+  { key, agentId, host }: { key: string; agentId: string; host: string },
+) => {
+  const created = await server.request(`/api/custom-functions/${agentId}`, {
+    method: 'POST',
+    token: key,
+    json: {
+      name: 'lookup_order',
+      label: 'Look up an order',
+      description: 'Finds an order by its number',
+      endpoint: `https://${host}/orders`,
+      headers: { Authorization: 'Bearer customer-secret-9876' },
+      parameters: {
+        type: 'object',
+        properties: { orderNumber: { type: 'string' } },
+        required: ['orderNumber'],
+      },
+    },
+  })
+  if (created.status !== 201) throw new Error(`custom function not created: ${created.status}`)
+  const { id } = (await created.json()) as { id: string }
+  await server.ctx.db
+    .updateTable('agents')
+    .set({ function_calling_enabled: true, enabled_custom_functions: JSON.stringify([id]) })
+    .where('id', '=', agentId)
+    .execute()
+  return id
+}

@@ -1,5 +1,6 @@
 import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
 import * as agentStore from '../agents/store.ts'
+import { deleteCallRoom } from '../calls/rooms.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
 import type { AppContext } from '../context.ts'
@@ -87,9 +88,7 @@ export const createVoiceSession = async (
   } catch (error) {
     // Nobody can join: the call never ran (not billed) and the room goes.
     await closeCall(ctx, { roomName, reason: 'dispatch_failed', status: 'failed' })
-    await livekit.deleteRoom(roomName).catch((cause: unknown) => {
-      ctx.logger.warn({ err: cause, roomName }, 'could not delete the room of a failed voice session')
-    })
+    await deleteCallRoom(ctx, { roomName, why: 'a failed voice session' })
     throw mediaServerError(error)
   }
 }

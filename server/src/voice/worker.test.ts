@@ -192,6 +192,7 @@ describe('POST /v1/calls/{callId}/handoff', () => {
       404,
     )
 
+    const before = await findCallOfRoom(server, session.room_name)
     const response = await worker(path, { json: { agentId: billing.id } })
     expect(response.status).toBe(200)
     const { data } = ZCallHandoffResponse.parse(await response.json())
@@ -204,8 +205,12 @@ describe('POST /v1/calls/{callId}/handoff', () => {
     expect(data.setup).toMatchObject({ llm: null, realtime: { provider: 'openai' } })
     const call = await findCallOfRoom(server, session.room_name)
     expect(call).toMatchObject({ live_agent_id: billing.id, architecture: 'realtime' })
-    // The minute before the handoff is priced at the pipeline agent's rate.
-    expect([priceCall('pipeline', 60), priceCall('pipeline', 61)]).toContain(Number(call.accrued_micros))
+    // The time before the handoff is priced at the pipeline agent's rate; the new stretch starts then.
+    const beforeHandoff = Math.ceil(
+      ((call.billing_since as Date).getTime() - (before.billing_since as Date).getTime()) / 1000,
+    )
+    expect(beforeHandoff).toBeGreaterThanOrEqual(60)
+    expect(Number(call.accrued_micros)).toBe(priceCall('pipeline', beforeHandoff))
     const listed = await (await server.request(`/v1/calls/${session.callId}`, { token: key })).json()
     expect(listed.data).toMatchObject({
       agentId: agent.id,

@@ -1,5 +1,6 @@
 import type { AgentRuntimeConfig } from '@parley/shared'
 import type { AgentRow } from '../../agents/store.ts'
+import { deleteCallRoom } from '../../calls/rooms.ts'
 import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
 import { createWriteBatcher } from '../../db/write-batcher.ts'
@@ -169,9 +170,7 @@ export const dialContact = async (
       }),
     })
     await closeCall(ctx, { roomName, reason: failure.outcome, status: 'failed' })
-    await livekit.deleteRoom(roomName).catch((cause: unknown) => {
-      ctx.logger.warn({ err: cause, roomName }, 'could not delete the room of an unanswered dial')
-    })
+    await deleteCallRoom(ctx, { roomName, why: 'an unanswered dial' })
     return true
   }
 

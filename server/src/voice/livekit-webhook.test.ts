@@ -263,7 +263,8 @@ describe('POST /livekit/webhook', () => {
     expect(closed).toMatchObject({ end_reason: 'agent_unavailable', billing_since: null })
     expect(Number(closed.cost_micros)).toBe(0)
     expect(await ledgerOfCall(server, abandoned.callId)).toEqual([])
-    expect(fake.rooms.has(abandoned.room_name)).toBe(false)
+    // The job deletes the room right after the close commits.
+    await vi.waitFor(() => expect(fake.rooms.has(abandoned.room_name)).toBe(false), { timeout: 15_000 })
     expect(fake.callsTo('RoomService/DeleteRoom').map((call) => call.body.room)).toContain(
       abandoned.room_name,
     )

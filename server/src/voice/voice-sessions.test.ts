@@ -1,4 +1,4 @@
-import { VOICE_SESSIONS_PER_MINUTE } from '@parley/shared'
+import { VOICE_SESSIONS_PER_MINUTE, ZDispatchMetadata } from '@parley/shared'
 import { TokenVerifier } from 'livekit-server-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
@@ -6,6 +6,7 @@ import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { addLookupOrderFunction } from '../../test/helpers/voice.ts'
 
 const FUNCTION_HOST = 'functions.example.test'
 let fake: FakeLiveKit
@@ -27,8 +28,16 @@ afterAll(async () => {
 const startVoice = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }) =>
   server.request('/v1/chat/voice-sessions', { method: 'POST', json: body, headers })
 
-/** A pipeline agent with one enabled custom function (headers are customer secrets). */
+/**
+ * A pipeline agent with one enabled custom function (headers are customer secrets) that may hand
+ * the call to a realtime agent (a text agent of its list is no call's handoff target).
+ */
 const pipelineAgentWithFunction = async () => {
+  const billing = await makeAgent(server, team.owner, {
+    agentArchitecture: 'realtime',
+    name: 'Billing Desk',
+    description: 'Answers billing questions',
+  })
   const agent = await makeAgent(server, team.owner, {
     agentArchitecture: 'pipeline',
     name: 'Voice Helper',
@@ -36,40 +45,27 @@ const pipelineAgentWithFunction = async () => {
     temperature: 0.4,
     greetingType: 'agentFirst',
     greetingMessage: 'Hi there',
+    handoffAgentIds: [billing.id],
   })
-  const created = await server.request(`/api/custom-functions/${agent.id}`, {
-    method: 'POST',
-    token: key,
-    json: {
-      name: 'lookup_order',
-      label: 'Look up an order',
-      description: 'Finds an order by its number',
-      endpoint: `https://${FUNCTION_HOST}/orders`,
-      headers: { Authorization: 'Bearer customer-secret-9876' },
-      parameters: {
-        type: 'object',
-        properties: { orderNumber: { type: 'string' } },
-        required: ['orderNumber'],
-      },
-    },
-  })
-  expect(created.status).toBe(201)
-  const fn = (await created.json()) as { id: string }
+  const functionId = await addLookupOrderFunction(server, { key, agentId: agent.id, host: FUNCTION_HOST })
   await server.ctx.db
     .updateTable('agents')
-    .set({
-      function_calling_enabled: true,
-      enabled_custom_functions: JSON.stringify([fn.id]),
-      enabled_functions: JSON.stringify(['end_call']),
-    })
+    .set({ enabled_functions: JSON.stringify(['end_call']) })
     .where('id', '=', agent.id)
     .execute()
-  return { agent, functionId: fn.id }
+  return { agent, functionId, billing }
 }
 
 describe('POST /v1/chat/voice-sessions', () => {
   it('creates the room, dispatches the agent with its configuration and returns a 1 h participant token', async () => {
-    const { agent, functionId } = await pipelineAgentWithFunction()
+    const { agent, functionId, billing } = await pipelineAgentWithFunction()
+    // The organization's own provider key is a secret too.
+    const stored = await server.request(`/api/organizations/${team.organizationId}/provider-keys`, {
+      method: 'PUT',
+      token: team.owner.session.token,
+      json: { keys: { deepgram: 'dg-org-secret-4321' } },
+    })
+    expect(stored.status).toBe(200)
     const callsBefore = fake.calls.length
     const response = await startVoice({ agent_id: agent.id })
     expect(response.status).toBe(200)
@@ -106,7 +102,9 @@ describe('POST /v1/chat/voice-sessions', () => {
       architecture: 'pipeline',
       agent_id: agent.id,
     })
+    expect(ZDispatchMetadata.safeParse(metadata).success).toBe(true)
     expect(metadata).toMatchObject({
+      version: 1,
       callId: call.id,
       organizationId: team.organizationId,
       roomName: session.room_name,
@@ -140,12 +138,16 @@ describe('POST /v1/chat/voice-sessions', () => {
             },
           },
         ],
+        handoffAgents: [{ id: billing.id, name: 'Billing Desk', description: 'Answers billing questions' }],
       },
     })
+    expect(metadata).not.toHaveProperty('sipParticipantIdentity')
     expect(metadata.agent).toHaveProperty('inactivityTimeout')
     expect(metadata.agent).toHaveProperty('languages')
-    // Customer secrets never travel through LiveKit.
+    // Customer secrets never travel through LiveKit: no function header, no provider key.
     expect(String(dispatch?.body.metadata)).not.toContain('customer-secret')
+    expect(String(dispatch?.body.metadata)).not.toContain('dg-org-secret')
+    expect(String(dispatch?.body.metadata)).not.toMatch(/headers|apiKey/i)
 
     const claims = await new TokenVerifier(fake.apiKey, fake.apiSecret).verify(session.token as string)
     expect(claims.sub).toBe(team.owner.userId)

@@ -134,13 +134,9 @@ export const jobStatusOf = async (server: TestServer, batchJobId: string) =>
     .where('id', '=', batchJobId)
     .executeTakeFirstOrThrow()
 
-/**
- * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
- * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
- * dialer).
- */
-export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
-  const live = await server.ctx.db
+/** The active calls of the job whose callee answered. */
+const answeredRooms = (server: TestServer, batchJobId: string) =>
+  server.ctx.db
     .selectFrom('batch_attempts')
     .innerJoin('calls', 'calls.id', 'batch_attempts.call_id')
     .select('calls.room_name as roomName')
@@ -148,12 +144,40 @@ export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, b
     .where('batch_attempts.outcome', '=', 'answered')
     .where('calls.status', '=', 'active')
     .execute()
+
+/** Posts a signed LiveKit webhook, made by `eventOf`, for every answered call of the job. */
+const postToAnsweredRooms = async (
+  server: TestServer,
+  {
+    livekit,
+    batchJobId,
+    eventOf,
+  }: { livekit: LiveKitKeys; batchJobId: string; eventOf: (roomName: string) => object },
+) => {
+  const live = await answeredRooms(server, batchJobId)
   for (const { roomName } of live) {
-    const response = await postLiveKitWebhook(server.url, livekit, {
-      event: 'room_finished',
-      room: { sid: `RM_${roomName}`, name: roomName },
-    })
-    if (!response.ok) throw new Error(`room_finished: ${response.status} ${await response.text()}`)
+    const event = { room: { sid: `RM_${roomName}`, name: roomName }, ...eventOf(roomName) }
+    const response = await postLiveKitWebhook(server.url, livekit, event)
+    if (!response.ok) throw new Error(`webhook: ${response.status} ${await response.text()}`)
   }
   return live.length
 }
+
+/** The agent worker joins every answered call of the job: LiveKit's participant_joined (kind AGENT). */
+export const agentJoinsAnswered = (server: TestServer, livekit: LiveKitKeys, batchJobId: string) =>
+  postToAnsweredRooms(server, {
+    livekit,
+    batchJobId,
+    eventOf: (roomName) => ({
+      event: 'participant_joined',
+      participant: { sid: `PA_agent_${roomName}`, identity: 'agent', kind: 'AGENT' },
+    }),
+  })
+
+/**
+ * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
+ * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
+ * dialer).
+ */
+export const hangUpAnswered = (server: TestServer, livekit: LiveKitKeys, batchJobId: string) =>
+  postToAnsweredRooms(server, { livekit, batchJobId, eventOf: () => ({ event: 'room_finished' }) })

@@ -22,13 +22,33 @@ export const startVoiceSession = async (
 export const findCallOfRoom = (server: TestServer, roomName: string) =>
   server.ctx.db.selectFrom('calls').selectAll().where('room_name', '=', roomName).executeTakeFirstOrThrow()
 
-/** Moves a call's start back so it has a duration worth billing (and is past the sweeper's grace). */
+/**
+ * Makes a call as if its person and its agent both joined `seconds` ago, so it has a duration
+ * worth billing (and is past the sweeper's grace): what the participant webhooks would have done.
+ */
 export const backdateCall = (server: TestServer, roomName: string, seconds: number) =>
   server.ctx.db
     .updateTable('calls')
-    .set({ started_at: sql`now() - make_interval(secs => ${seconds})` })
+    .set({
+      started_at: sql`now() - make_interval(secs => ${seconds})`,
+      person_joined_at: sql`now() - make_interval(secs => ${seconds})`,
+      agent_taken_at: sql`now() - make_interval(secs => ${seconds})`,
+      agent_participant_sid: sql`coalesce(agent_participant_sid, 'PA_agent')`,
+      billing_since: sql`now() - make_interval(secs => ${seconds})`,
+    })
     .where('room_name', '=', roomName)
     .execute()
+
+/** A participant event of a call's room, as LiveKit sends it (kind by its protocol name). */
+export const participantEvent = (
+  event: 'participant_joined' | 'participant_left',
+  {
+    roomName,
+    identity,
+    kind,
+    sid = `PA_${identity}`,
+  }: { roomName: string; identity: string; kind: string; sid?: string },
+) => ({ event, room: { sid: 'RM_x', name: roomName }, participant: { sid, identity, kind } })
 
 export const ledgerOfCall = (server: TestServer, callId: string) =>
   server.ctx.db
@@ -36,3 +56,37 @@ export const ledgerOfCall = (server: TestServer, callId: string) =>
     .select(['amount_micros as amount', 'reason'])
     .where('reference', '=', callId)
     .execute()
+
+/**
+ * Gives an agent the custom function `lookup_order`, whose Authorization header is a customer
+ * secret, through the API, and enables it (with function calling). Answers the function's id.
+ */
+export const addLookupOrderFunction = async (
+  server: TestServer,
+  { key, agentId, host }: { key: string; agentId: string; host: string },
+) => {
+  const created = await server.request(`/api/custom-functions/${agentId}`, {
+    method: 'POST',
+    token: key,
+    json: {
+      name: 'lookup_order',
+      label: 'Look up an order',
+      description: 'Finds an order by its number',
+      endpoint: `https://${host}/orders`,
+      headers: { Authorization: 'Bearer customer-secret-9876' },
+      parameters: {
+        type: 'object',
+        properties: { orderNumber: { type: 'string' } },
+        required: ['orderNumber'],
+      },
+    },
+  })
+  if (created.status !== 201) throw new Error(`custom function not created: ${created.status}`)
+  const { id } = (await created.json()) as { id: string }
+  await server.ctx.db
+    .updateTable('agents')
+    .set({ function_calling_enabled: true, enabled_custom_functions: JSON.stringify([id]) })
+    .where('id', '=', agentId)
+    .execute()
+  return id
+}

@@ -52,6 +52,12 @@ export const startFakeLlm = async () => {
   })
 
   const server = createServer((req, res) => {
+    // LiveKit's OpenAI plugin lists the models first, to open the connection before the first turn.
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake', object: 'model', created: 0, owned_by: 'parley' }] }))
+      return
+    }
     const parts: Buffer[] = []
     req.on('data', (part: Buffer) => parts.push(part))
     req.on('end', async () => {

@@ -1,0 +1,87 @@
+import { fileURLToPath } from 'node:url'
+import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents'
+import { ConfigError } from '@parley/server/src/config.ts'
+import { type AgentConfig, loadAgentConfig } from './config.ts'
+
+/**
+ * `npm run agent` (and `ROLE=agent npm start`, and the child `ROLE=all` starts): the voice agent
+ * worker. It registers with LiveKit under LIVEKIT_AGENT_NAME for explicit dispatch, keeps
+ * AGENT_IDLE_PROCESSES job processes warm, runs each call in one of them (entry.ts), and reports
+ * its load so LiveKit sends calls elsewhere when it is full.
+ */
+
+/** main.ts runs bundled (`npm run build -w @parley/agent`), as dist/main.js beside dist/entry.js. */
+const ENTRY = fileURLToPath(new URL('./entry.js', import.meta.url))
+
+const serverOptions = (config: AgentConfig) => {
+  const options = new ServerOptions({
+    agent: ENTRY,
+    agentName: config.agentName,
+    wsURL: config.livekit.url,
+    apiKey: config.livekit.apiKey,
+    apiSecret: config.livekit.apiSecret,
+    port: config.httpPort,
+    numIdleProcesses: config.idleProcesses,
+    loadThreshold: config.loadThreshold,
+    // A job process imports the framework and every plugin (2-4 s here, 10+ s on a loaded 2-core
+    // machine, over the default 10 s time-out).
+    initializeProcessTimeout: 30_000,
+    // How long a call's process gets to acknowledge a shutdown and finish it (last words said,
+    // transcript flushed): the framework's 60 s also delays SIGTERM when a process was still
+    // starting, which never acknowledges.
+    shutdownProcessTimeout: 15_000,
+    // The framework gives up after 10 failed connections (2 s, 4 s, … 10 s apart); a worker
+    // whose LiveKit is away keeps trying every 10 s until it is back.
+    maxRetry: Number.POSITIVE_INFINITY,
+    logLevel: config.logLevel,
+    // `production` only picks defaults, and every one is given above; set, it would also turn
+    // port 0 into 8081 and 0 idle processes into min(cpus, 4).
+    production: false,
+  })
+  // The framework's CPU measure (cgroup-aware), and the calls: each runs in a process of its own,
+  // so memory, not CPU, is usually what fills a machine first (see `npm run bench -- agent`).
+  const cpuLoad = options.loadFunc
+  options.loadFunc = async (server) =>
+    Math.max(await cpuLoad(server), server.activeJobs.length / config.maxCalls)
+  return options
+}
+
+const main = async () => {
+  const config = loadAgentConfig()
+  initializeLogger({ pretty: !config.isProduction, level: config.logLevel })
+  const logger = log()
+  const server = new AgentServer(serverOptions(config))
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'stopping now, calls in progress are cut')
+      process.exit(1)
+    }
+    stopping = true
+    logger.info(
+      { signal, calls: server.activeJobs.length },
+      'draining: no new calls, waiting for calls in progress',
+    )
+    await server.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
+    await server.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+
+  logger.info(
+    { agentName: config.agentName, livekit: config.livekit.url, api: config.apiUrl },
+    'voice agent worker starting',
+  )
+  await server.run()
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `${error.message}\n`
+      : `The voice agent worker stopped: ${(error as Error).stack ?? String(error)}\n`,
+  )
+  process.exit(1)
+})

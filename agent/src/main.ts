@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents'
 import { ConfigError } from '@parley/server/src/config.ts'
+import { AGENT_CONFIG_EXIT_CODE } from '@parley/server/src/voice/agent-worker-process.ts'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 
 /**
@@ -78,10 +79,10 @@ const main = async () => {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    error instanceof ConfigError
-      ? `${error.message}\n`
-      : `The voice agent worker stopped: ${(error as Error).stack ?? String(error)}\n`,
-  )
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`)
+    process.exit(AGENT_CONFIG_EXIT_CODE)
+  }
+  process.stderr.write(`The voice agent worker stopped: ${(error as Error).stack ?? String(error)}\n`)
   process.exit(1)
 })

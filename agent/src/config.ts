@@ -22,7 +22,7 @@ const ZAgentEnvironment = ZEnvironment.pick({
   PARLEY_API_URL: urlWithSchemes(['http', 'https']),
   AGENT_HTTP_PORT: ZEnvironment.shape.PORT.unwrap().default(8081),
   AGENT_IDLE_PROCESSES: wholeNumber(2, 'processes').default(2),
-  AGENT_MAX_CALLS: wholeNumber(4, 'calls', 1).default(12),
+  AGENT_MAX_CALLS: wholeNumber(4, 'calls', 1).default(20),
   AGENT_LOAD_THRESHOLD: z
     .string()
     .regex(/^(0?\.\d+|1(\.0+)?)$/, 'must be a number above 0 and at most 1')

@@ -3,6 +3,7 @@ import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agen
 import { ConfigError } from '@parley/server/src/config.ts'
 import { AGENT_CONFIG_EXIT_CODE } from '@parley/server/src/voice/agent-worker-process.ts'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
+import { readDispatch } from './dispatch.ts'
 
 /**
  * `npm run agent` (and `ROLE=agent npm start`, and the child `ROLE=all` starts): the voice agent
@@ -18,6 +19,11 @@ const serverOptions = (config: AgentConfig) => {
   const options = new ServerOptions({
     agent: ENTRY,
     agentName: config.agentName,
+    // Every call is taken (a bad one is ended by its job); the room shows the agent's own name.
+    requestFunc: async (request) => {
+      const dispatch = readDispatch(request.job.metadata)
+      await request.accept(dispatch.ok ? dispatch.metadata.agent.name : '')
+    },
     wsURL: config.livekit.url,
     apiKey: config.livekit.apiKey,
     apiSecret: config.livekit.apiSecret,
@@ -30,7 +36,7 @@ const serverOptions = (config: AgentConfig) => {
     // How long a call's process gets to acknowledge a shutdown and finish it (last words said,
     // transcript flushed): the framework's 60 s also delays SIGTERM when a process was still
     // starting, which never acknowledges.
-    shutdownProcessTimeout: 15_000,
+    shutdownProcessTimeout: 10_000,
     // The framework gives up after 10 failed connections (2 s, 4 s, … 10 s apart); a worker
     // whose LiveKit is away keeps trying every 10 s until it is back.
     maxRetry: Number.POSITIVE_INFINITY,

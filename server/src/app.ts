@@ -25,6 +25,7 @@ import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
 import { registerVoiceRoutes } from './voice/routes.ts'
+import { registerWorkerRoutes } from './voice/worker-routes.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
@@ -106,6 +107,7 @@ export const createApp = (
   registerPhoneNumberRoutes(routes, ctx)
   registerVoiceRoutes(routes, ctx)
   registerCallRoutes(routes, ctx)
+  registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 

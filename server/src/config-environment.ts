@@ -9,7 +9,7 @@ export const roles = ['api', 'worker', 'agent', 'all'] as const
 export const environments = ['development', 'test', 'production'] as const
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
-const optionalText = z
+export const optionalText = z
   .string()
   .trim()
   .transform((value) => (value === '' ? undefined : value))
@@ -92,7 +92,7 @@ const ZTrustProxy = z
   })
   .transform((value) => value as false | number | string[])
 
-const safeJson = (text: string): unknown => {
+export const safeJson = (text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch {
@@ -100,7 +100,7 @@ const safeJson = (text: string): unknown => {
   }
 }
 
-const ZModelPrice = z.object({
+export const ZModelPrice = z.object({
   inputUsdPerMillion: z.number().nonnegative(),
   outputUsdPerMillion: z.number().nonnegative(),
 })
@@ -175,6 +175,7 @@ export const ZEnvironment = z.object({
   WEBHOOK_TIMEOUT_MS: wholeNumber(6, 'milliseconds', 10).default(7000),
   CHAT_IDLE_TIMEOUT_SECONDS: wholeNumber(6, 'seconds', 1).default(1800),
   CALL_CHECK_INTERVAL_SECONDS: wholeNumber(5, 'seconds', 1).default(60),
+  AGENT_JOIN_TIMEOUT_SECONDS: wholeNumber(4, 'seconds', 1).default(15),
   CHAT_RESUME_GRACE_MS: wholeNumber(7, 'milliseconds').default(10_000),
   CHAT_PLAN_CACHE_ENTRIES: wholeNumber(7, 'entries').default(10_000),
   BATCH_TICK_MS: wholeNumber(9, 'milliseconds', 10).default(1000),

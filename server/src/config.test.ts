@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -70,6 +70,9 @@ describe('loadConfig', () => {
     ['CATALOGUE_FILE', { CATALOGUE_FILE: 'package.json' }],
     ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: 'soon' }],
     ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '5' }],
+    ['GROQ_BASE_URL', { GROQ_BASE_URL: 'api.groq.com' }],
+    ['PROVIDERS_FILE', { PROVIDERS_FILE: '/no/such/providers.json' }],
+    ['PROVIDERS_FILE', { PROVIDERS_FILE: 'package.json' }],
     ['ROLE', { ROLE: 'scheduler' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ]
@@ -78,6 +81,70 @@ describe('loadConfig', () => {
     const message = errorFor(env)
     expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable} `))
     expect(message).not.toContain('\n')
+  })
+
+  it('reads each provider’s base URL and key, the public endpoint by default', () => {
+    const config = loadConfig({
+      ...base(),
+      GROQ_API_KEY: 'gsk-platform',
+      OPENAI_BASE_URL: 'http://vllm:8000/v1/',
+    })
+    expect(config.providers.groq).toMatchObject({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      apiKey: 'gsk-platform',
+      isConfigured: true,
+    })
+    expect(config.providers.openai).toMatchObject({
+      baseUrl: 'http://vllm:8000/v1',
+      apiKey: null,
+      isConfigured: true,
+    })
+    expect(config.providers.cartesia).toMatchObject({
+      baseUrl: 'https://api.cartesia.ai',
+      isConfigured: false,
+    })
+  })
+
+  it('names the place in PROVIDERS_FILE that is wrong, on one line', () => {
+    const file = (content: unknown) => {
+      const path = join(dataDir(), 'providers.json')
+      writeFileSync(path, JSON.stringify(content))
+      return path
+    }
+    const model = { id: 'm', name: 'M', inputUsdPerMillion: 0, outputUsdPerMillion: 0 }
+    const provider = { id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:8000/v1', models: [model] }
+    expect(loadConfig({ ...base(), PROVIDERS_FILE: file({ providers: [provider] }) }).providerModels).toEqual(
+      [
+        expect.objectContaining({
+          id: 'm',
+          provider: 'local',
+          providerModel: 'm',
+          architectures: ['text', 'pipeline'],
+        }),
+      ],
+    )
+    const cases: Array<[unknown, RegExp]> = [
+      [
+        { providers: [{ ...provider, baseUrl: 'ftp://x' }] },
+        /at providers\.0\.baseUrl: must be an http\(s\) URL/,
+      ],
+      [{ providers: [{ ...provider, id: 'groq' }] }, /at providers\.0\.id: is a built-in provider/],
+      [
+        { providers: [provider, { ...provider, id: 'other' }] },
+        /at providers\.1\.models\.0\.id: is given twice/,
+      ],
+      [
+        { providers: [{ ...provider, models: [{ ...model, inputUsdPerMillion: -1 }] }] },
+        /providers\.0\.models\.0\.inputUsdPerMillion/,
+      ],
+      [{ providers: [{ ...provider, secret: 'x' }] }, /at providers\.0/],
+    ]
+    for (const [content, expected] of cases) {
+      const message = errorFor({ PROVIDERS_FILE: file(content) })
+      expect(message).toMatch(/^Invalid configuration: PROVIDERS_FILE is invalid at /)
+      expect(message).toMatch(expected)
+      expect(message).not.toContain('\n')
+    }
   })
 
   it('never echoes a secret value in the error', () => {

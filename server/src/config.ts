@@ -9,6 +9,14 @@ import {
   ZEnvironment,
 } from './config-environment.ts'
 import {
+  type ExtraModel,
+  type ProviderSettings,
+  providerKeyVariables,
+  readProviders,
+  ZProvidersFileVariable,
+  ZProviderVariables,
+} from './config-providers.ts'
+import {
   type GeneratedSecretName,
   type GeneratedSecrets,
   generatedSecretNames,
@@ -30,7 +38,13 @@ const secretVariables = new Set([
   'DATABASE_URL',
   'REDIS_URL',
   'SEARCH_API_KEY',
+  ...providerKeyVariables,
 ])
+
+/** The whole environment: the general variables and the model providers'. */
+const ZFullEnvironment = ZEnvironment.extend(ZProviderVariables.shape).extend({
+  PROVIDERS_FILE: ZProvidersFileVariable,
+})
 
 export type Config = Readonly<{
   environment: (typeof environments)[number]
@@ -49,8 +63,15 @@ export type Config = Readonly<{
   encryptionKey: string
   /** Which secrets were generated into DATA_DIR rather than given. */
   generatedSecrets: readonly GeneratedSecretName[]
-  /** Null: the `offline` stand-in model. */
+  /**
+   * Null: the `offline` stand-in model. Else the development shortcut: an OpenAI-compatible
+   * endpoint serving the models of every provider the operator did not configure.
+   */
   llm: Readonly<{ baseUrl: string; apiKey: string | null }> | null
+  /** The model providers by id (built-in and PROVIDERS_FILE's); see providers/registry.ts. */
+  providers: Readonly<Record<string, ProviderSettings>>
+  /** The models PROVIDERS_FILE adds to the catalogue. */
+  providerModels: readonly ExtraModel[]
   /** Null: voice sessions answer the spec's 500 "media server" error. */
   livekit: Readonly<{ url: string; apiKey: string; apiSecret: string; agentName: string }> | null
   /** Null: the voice worker's endpoints (call transcripts) refuse every request. */
@@ -58,12 +79,14 @@ export type Config = Readonly<{
   memoryUrl: string | null
   /** Null: the web_search built-in is not offered (SEARCH_URL, a Tavily-compatible search endpoint). */
   search: Readonly<{ url: string; apiKey: string | null }> | null
-  /** USD per million tokens by model id, with a `default` entry (LLM_PRICES overrides). */
+  /** USD per million tokens by model id, with a `default` entry (PROVIDERS_FILE adds, LLM_PRICES overrides). */
   llmPrices: Readonly<Record<string, ModelPrice>>
   /** A chat session idle this long expires (CHAT_IDLE_TIMEOUT_SECONDS; the spec's 30 minutes). */
   chatIdleTimeoutMs: number
   /** How often running calls are swept (vanished rooms) and their credits re-checked. */
   callCheckIntervalMs: number
+  /** A call no agent worker took within this ends `agent_unavailable`, unbilled (AGENT_JOIN_TIMEOUT_SECONDS). */
+  agentJoinTimeoutSeconds: number
   /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
   chatResumeGraceMs: number
   /**
@@ -122,7 +145,7 @@ export const parseEnvironment = <Schema extends z.ZodType>(
  * variable. Outside production, missing JWT_SECRET, ADMIN_TOKEN and ENCRYPTION_KEY are generated into DATA_DIR.
  */
 export const loadConfig = (env: Environment = process.env): Config => {
-  const vars = parseEnvironment(ZEnvironment, env)
+  const vars = parseEnvironment(ZFullEnvironment, env)
   const isProduction = vars.NODE_ENV === 'production'
 
   const livekitParts = {
@@ -154,6 +177,9 @@ export const loadConfig = (env: Environment = process.env): Config => {
       failConfig('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
   }
 
+  const { providers, providerModels } = readProviders(vars)
+  const providerPrices = Object.fromEntries(providerModels.map((model) => [model.id, model.price]))
+
   const dataDir = resolve(vars.DATA_DIR)
   const given: Partial<GeneratedSecrets> = {
     JWT_SECRET: vars.JWT_SECRET,
@@ -179,6 +205,8 @@ export const loadConfig = (env: Environment = process.env): Config => {
     llm: vars.LLM_BASE_URL
       ? Object.freeze({ baseUrl: vars.LLM_BASE_URL, apiKey: vars.LLM_API_KEY ?? null })
       : null,
+    providers,
+    providerModels,
     livekit:
       vars.LIVEKIT_URL && vars.LIVEKIT_API_KEY && vars.LIVEKIT_API_SECRET
         ? Object.freeze({
@@ -193,9 +221,10 @@ export const loadConfig = (env: Environment = process.env): Config => {
     search: vars.SEARCH_URL
       ? Object.freeze({ url: vars.SEARCH_URL, apiKey: vars.SEARCH_API_KEY ?? null })
       : null,
-    llmPrices: Object.freeze({ ...defaultLlmPrices, ...vars.LLM_PRICES }),
+    llmPrices: Object.freeze({ ...defaultLlmPrices, ...providerPrices, ...vars.LLM_PRICES }),
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
+    agentJoinTimeoutSeconds: vars.AGENT_JOIN_TIMEOUT_SECONDS,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),

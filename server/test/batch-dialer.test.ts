@@ -1,6 +1,10 @@
+import { ZDispatchMetadata } from '@parley/shared'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
+import { endCallsWithoutAgent } from '../src/calls/jobs.ts'
 import {
+  agentJoinsAnswered,
   attemptsOf,
   type BatchTenant,
   contactsOf,
@@ -152,22 +156,100 @@ describe('the dialer', () => {
     const dispatch = fake
       .callsTo('AgentDispatchService/CreateDispatch')
       .find((call) => String(call.body.room).startsWith(jobRoomPrefix(batchJobId)))
-    const metadata = JSON.parse(String(dispatch?.body.metadata)) as {
-      agent: { prompt: string; greeting: string; model: string }
-      contact: Record<string, string>
-      direction: string
-      batchJobId: string
-      callId: string
-    }
+    const metadata = ZDispatchMetadata.parse(JSON.parse(String(dispatch?.body.metadata)))
     expect(metadata.agent.prompt).toBe('You call Amna about the Gold plan, due .')
     expect(metadata.agent.greeting).toBe('Hello Amna, this is Parley about your Gold plan.')
     expect(metadata.agent.model).toBe('gpt-4o-mini')
     expect(metadata.contact).toEqual({ phone, name: 'Amna', plan: 'Gold', Region: 'Sindh' })
     expect(metadata.direction).toBe('outbound')
     expect(metadata.batchJobId).toBe(batchJobId)
+    expect(metadata.version).toBe(1)
+    // The agent waits for the callee: the identity the dial gave the SIP participant.
+    const dial = fake
+      .callsTo('SIP/CreateSIPParticipant')
+      .find((call) => String(call.body.room_name ?? call.body.roomName) === metadata.roomName)
+    expect(metadata.sipParticipantIdentity).toBe(
+      String(dial?.body.participant_identity ?? dial?.body.participantIdentity),
+    )
+    expect(metadata.sipParticipantIdentity).toBe(`contact-${metadata.batchContactId}`)
     const [attempt] = await attemptsOf(server, batchJobId)
     expect(metadata.callId).toBe(attempt?.callId)
     expect((await jobStatusOf(server, batchJobId)).unknownPlaceholders).toEqual(['due_date'])
+  })
+
+  it('retries a contact whose agent never joined like a failed dial, not as completed', async () => {
+    const [phone] = phonesFor(1, 3500) as [string]
+    fake.scriptSip(phone, { result: 'answered' })
+    const batchJobId = await createBatchJob(server, tenant, { contacts: [{ phone }], maxAttempts: 2 })
+    await vi.waitFor(
+      async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'),
+      {
+        timeout: 15_000,
+      },
+    )
+    const [first] = await attemptsOf(server, batchJobId)
+    // The callee answered; no worker took the call within the bound.
+    await server.ctx.db
+      .updateTable('calls')
+      .set({ created_at: sql`created_at - interval '1 minute'` })
+      .where('id', '=', first?.callId ?? '')
+      .execute()
+    await endCallsWithoutAgent(server.ctx)
+    const call = await server.ctx.db
+      .selectFrom('calls')
+      .selectAll()
+      .where('id', '=', first?.callId ?? '')
+      .executeTakeFirstOrThrow()
+    expect(call).toMatchObject({ status: 'failed', end_reason: 'agent_unavailable' })
+    expect(Number(call.cost_micros)).toBe(0)
+    expect(fake.rooms.has(call.room_name)).toBe(false)
+
+    // The attempt counts, and after the back-off the contact is dialled again; this time the agent comes.
+    await vi.waitFor(async () => expect(await attemptsOf(server, batchJobId)).toHaveLength(2), {
+      timeout: 15_000,
+    })
+    await vi.waitFor(
+      async () => expect((await attemptsOf(server, batchJobId))[1]?.outcome).toBe('answered'),
+      {
+        timeout: 15_000,
+      },
+    )
+    await agentJoinsAnswered(server, fake, batchJobId)
+    await hangUpAnswered(server, fake, batchJobId)
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'), {
+      timeout: 15_000,
+    })
+    expect((await attemptsOf(server, batchJobId)).map((attempt) => attempt.outcome)).toEqual([
+      'agent_unavailable',
+      'completed',
+    ])
+    expect((await contactsOf(server, batchJobId)).map((c) => [c.status, c.attempts])).toEqual([
+      ['completed', 2],
+    ])
+  })
+
+  it('fails a contact whose agent never joined on its last attempt', async () => {
+    const [phone] = phonesFor(1, 3600) as [string]
+    fake.scriptSip(phone, { result: 'answered', hold: true })
+    const batchJobId = await createBatchJob(server, tenant, { contacts: [{ phone }], maxAttempts: 1 })
+    await vi.waitFor(() => expect(fake.sipInFlight(jobRoomPrefix(batchJobId))).toBe(1), { timeout: 15_000 })
+    // Still ringing when the bound passes: the room goes, which ends the dial too.
+    await server.ctx.db
+      .updateTable('calls')
+      .set({ created_at: sql`created_at - interval '1 minute'` })
+      .where('batch_job_id', '=', batchJobId)
+      .execute()
+    await endCallsWithoutAgent(server.ctx)
+    fake.releaseSip()
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('completed'), {
+      timeout: 15_000,
+    })
+    expect((await contactsOf(server, batchJobId)).map((c) => [c.status, c.last_outcome])).toEqual([
+      ['failed', 'agent_unavailable'],
+    ])
+    expect((await attemptsOf(server, batchJobId)).map((attempt) => attempt.outcome)).toEqual([
+      'agent_unavailable',
+    ])
   })
 
   it('pauses (no new dials, the call in flight finishes) and resumes', async () => {
@@ -185,6 +267,7 @@ describe('the dialer', () => {
     expect(((await paused.json()) as { data: { status: string } }).data.status).toBe('paused')
     fake.releaseSip()
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
+    expect(await agentJoinsAnswered(server, fake, batchJobId)).toBe(1)
     await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
     await server.dialer?.tick()
@@ -237,6 +320,7 @@ describe('the dialer', () => {
     expect(cancelled.status).toBe(200)
     fake.releaseSip()
     await vi.waitFor(async () => expect((await attemptsOf(server, batchJobId))[0]?.outcome).toBe('answered'))
+    expect(await agentJoinsAnswered(server, fake, batchJobId)).toBe(1)
     await hangUpAnswered(server, fake, batchJobId)
     await vi.waitFor(async () => expect((await contactsOf(server, batchJobId))[0]?.status).toBe('completed'))
     await server.dialer?.tick()
@@ -269,7 +353,7 @@ describe('the dialer', () => {
         batchContactId: (await contactsOf(server, batchJobId))[0]?.id,
       }),
     ])
-    // Billed from the answer: the dialer marked the call connected, so it no longer starts at creation.
+    // Billed from the later of the answer (the dial marked the callee there) and the agent's join.
     expect(calls[0]?.startedAt).not.toBe(calls[0]?.createdAt)
   })
 

@@ -132,6 +132,7 @@ export const ZCallHandoffResponse = z
 
 /** POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, error). */
 export const workerEndReasons = ['agent_ended', 'inactivity', 'agent_error'] as const
+export type WorkerEndReason = (typeof workerEndReasons)[number]
 export const ZCallEndRequest = z.object({ reason: z.enum(workerEndReasons) }).strict()
 export const ZCallEndResponse = z
   .object({ success: z.literal(true), data: z.object({ ended: z.boolean() }) })

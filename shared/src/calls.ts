@@ -24,6 +24,9 @@ export const ZCall = z
     phoneNumber: z.string().nullable(),
     batchJobId: z.string().nullable(),
     batchContactId: z.string().nullable(),
+    liveAgentId: z
+      .string()
+      .meta({ description: 'The agent answering now (after a handoff); agentId before any' }),
     createdAt: ZIsoDateTime,
   })
   .meta({ id: 'Call' })
@@ -86,23 +89,5 @@ export const ZTranscriptAppended = z
     data: z.object({ appended: z.number().int(), total: z.number().int() }),
   })
   .meta({ id: 'CallTranscriptAppended' })
-
-/** Custom functions of a call's agent, for the voice worker only (headers opened). */
-export const ZWorkerFunctionList = z
-  .object({
-    success: z.literal(true),
-    data: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        endpoint: z.string(),
-        method: z.enum(['GET', 'POST', 'PUT', 'PATCH']),
-        headers: z.record(z.string(), z.string()),
-        parameters: z.record(z.string(), z.unknown()),
-      }),
-    ),
-  })
-  .meta({ id: 'WorkerFunctionList' })
 
 export const ZLiveKitWebhookAck = z.object({ received: z.literal(true) }).meta({ id: 'LiveKitWebhookAck' })

@@ -1,7 +1,18 @@
 import { z } from 'zod'
 import { ZAgentArchitecture } from './agents.ts'
 
-const ZEntry = z.object({ id: z.string().min(1), name: z.string().min(1), provider: z.string().min(1) })
+const providerModel = z
+  .string()
+  .min(1)
+  .optional()
+  .meta({ description: "The provider's own model id (e.g. nova-3); the catalogue id when absent" })
+
+const ZEntry = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  provider: z.string().min(1),
+  providerModel,
+})
 
 /** What agents may be built from. The server's copy is config-driven (CATALOGUE_FILE). */
 export const ZCatalogue = z
@@ -17,9 +28,16 @@ export const ZCatalogue = z
           .string()
           .min(1)
           .meta({ description: 'A tts id, or a realtime provider for realtime voices' }),
+        providerVoiceId: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({ description: "The provider's own voice id; voiceId when absent" }),
       }),
     ),
-    realtimeProviders: z.array(z.object({ id: z.enum(['openai', 'gemini']), name: z.string() })),
+    realtimeProviders: z.array(
+      z.object({ id: z.enum(['openai', 'gemini']), name: z.string(), providerModel }),
+    ),
     functions: z.array(
       z.object({ id: z.string().min(1), name: z.string(), description: z.string(), available: z.boolean() }),
     ),

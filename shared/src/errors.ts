@@ -77,5 +77,9 @@ export const errorCodes = [
   'media_server_error',
   'invalid_signature',
   'invalid_worker_token',
+  // the voice worker's endpoints and the model providers
+  'call_ended',
+  'invalid_handoff_target',
+  'provider_not_configured',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

@@ -8,10 +8,10 @@ import type { VoiceState } from './voice/model.ts'
  * - `parley:conversation-end`: the conversation ended (by the agent, the visitor or `endConversation()`)
  * - `parley:error` { code }: something failed; `code` is the chat API's code or the widget's own
  *   (`network_error`, `rate_limited`, `stream_error`)
- * - `parley:voice-state` { state, reason? }: a voice call moved to `connecting`, `listening`,
- *   `agent-speaking`, `muted`, `reconnecting` or `ended`; an `ended` that was not asked for carries
- *   the reason (`mic_denied`, `no_device`, `webrtc_blocked`, `media_error`, `insufficient_credits`,
- *   `network`, `error`)
+ * - `parley:voice-state` { state, reason? }: a voice call moved to `connecting` (until the agent
+ *   has joined), `listening`, `agent-speaking`, `muted`, `reconnecting` or `ended`; an `ended` that
+ *   was not asked for carries the reason (`mic_denied`, `no_device`, `webrtc_blocked`,
+ *   `media_error`, `insufficient_credits`, `agent_unavailable`, `network`, `error`)
  */
 export type ParleyEventDetail = {
   'parley:open': null

@@ -95,6 +95,7 @@ const voiceEn = {
   webrtc_blocked: 'Voice calls are blocked in this browser. You can type instead.',
   media_error: 'The voice service is not reachable right now. Please try again later.',
   insufficient_credits: 'Voice calls are unavailable right now.',
+  agent_unavailable: 'The voice agent is unavailable right now. You can type instead.',
   network: 'The connection was lost.',
   error: 'The call could not start.',
 }
@@ -116,6 +117,7 @@ const voiceUr: VoiceStrings = {
   webrtc_blocked: 'اس براؤزر میں وائس کال بند ہے۔ آپ لکھ کر بات کر سکتے ہیں۔',
   media_error: 'وائس سروس اس وقت دستیاب نہیں۔ براہ کرم بعد میں کوشش کریں۔',
   insufficient_credits: 'وائس کال اس وقت دستیاب نہیں۔',
+  agent_unavailable: 'وائس ایجنٹ اس وقت دستیاب نہیں۔ آپ لکھ کر بات کر سکتے ہیں۔',
   network: 'رابطہ منقطع ہو گیا۔',
   error: 'کال شروع نہیں ہو سکی۔',
 }
@@ -135,6 +137,7 @@ const voiceSd: VoiceStrings = {
   webrtc_blocked: 'هن برائوزر ۾ وائيس ڪال بند آهي. توهان لکي سگهو ٿا.',
   media_error: 'وائيس سروس هن وقت موجود ناهي. مهرباني ڪري پوءِ ڪوشش ڪريو.',
   insufficient_credits: 'وائيس ڪال هن وقت موجود ناهي.',
+  agent_unavailable: 'وائيس ايجنٽ هن وقت موجود ناهي. توهان لکي سگهو ٿا.',
   network: 'رابطو ٽٽي ويو.',
   error: 'ڪال شروع نه ٿي سگهي.',
 }

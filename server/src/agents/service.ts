@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type {
+  AgentArchitecture,
   CreateAgentV1,
   ListAgentsQuery,
   PatchAgentV1,
@@ -33,27 +34,39 @@ const findVisibleAgent = async (ctx: AppContext, actor: AgentActor, agentId: str
   return agent
 }
 
-/** Handoff targets are other text agents of the same organization; enabled custom functions are the agent's own. */
+const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' ? 'text' : 'voice')
+
+/**
+ * Handoff targets are other agents of the same organization on the same channel: a chat goes on
+ * with a text agent, a call with a voice (pipeline or realtime) agent. Enabled custom functions
+ * are the agent's own.
+ */
 const checkReferences = async (
   db: Executor,
   {
     organizationId,
     agentId,
+    architecture,
     handoffAgentIds,
     enabledCustomFunctions,
   }: {
     organizationId: string
     agentId: string
+    architecture: AgentArchitecture
     handoffAgentIds: string[]
     enabledCustomFunctions: string[]
   },
 ) => {
   const targets = await store.findAgentsByIds(db, { organizationId, ids: handoffAgentIds })
-  const invalid = handoffAgentIds.find(
-    (id) => id === agentId || targets.find((t) => t.id === id)?.agentArchitecture !== 'text',
-  )
+  const channel = channelOf(architecture)
+  const invalid = handoffAgentIds.find((id) => {
+    const target = targets.find((t) => t.id === id)
+    return id === agentId || !target || channelOf(target.agentArchitecture) !== channel
+  })
   if (invalid !== undefined)
-    throw AppError.badRequest(`handoffAgentIds: ${invalid} is not another text agent of this organization`)
+    throw AppError.badRequest(
+      `handoffAgentIds: ${invalid} is not another ${channel} agent of this organization`,
+    )
   if (enabledCustomFunctions.length === 0) return
   const own = await listFunctionIds(db, agentId)
   const foreign = enabledCustomFunctions.find((id) => !own.includes(id))
@@ -143,6 +156,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
   await checkReferences(ctx.db, {
     organizationId: actor.organizationId,
     agentId: id,
+    architecture: fields.agentArchitecture,
     handoffAgentIds: fields.handoffAgentIds,
     enabledCustomFunctions: [],
   })
@@ -195,6 +209,7 @@ export const updateAgent = async (
   await checkReferences(ctx.db, {
     organizationId: current.organizationId,
     agentId,
+    architecture: merged.agentArchitecture,
     handoffAgentIds: merged.handoffAgentIds,
     enabledCustomFunctions: merged.enabledCustomFunctions,
   })

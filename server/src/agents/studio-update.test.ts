@@ -188,11 +188,11 @@ describe('PUT /api/agents/{agentId}', () => {
     it('falls back to the defaults and points to the settings when a key is missing, until it is added', async () => {
       const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
       const missing = await (
-        await update(agent.id, { stt: 'gladia-solaria', model: 'llama-3.3-70b-versatile' })
+        await update(agent.id, { stt: 'groq-whisper-large-v3-turbo', model: 'gemini-2.0-flash' })
       ).json()
       expect(missing).toMatchObject({
         success: true,
-        missingKeys: ['groq', 'gladia'],
+        missingKeys: ['gemini', 'groq'],
         usedDefaults: true,
         finalModel: 'gpt-4o-mini',
         finalStt: 'deepgram-nova-3',
@@ -204,13 +204,13 @@ describe('PUT /api/agents/{agentId}', () => {
       const stored = await server.request(`/api/organizations/${team.organizationId}/provider-keys`, {
         method: 'PUT',
         token: team.admin.session.token,
-        json: { keys: { groq: secret, gladia: 'gladia-key-5678' } },
+        json: { keys: { groq: secret, gemini: 'gemini-key-5678' } },
       })
       expect(stored.status).toBe(200)
       const listed = await stored.json()
       expect(listed.providers.map((p: { provider: string; last4: string }) => [p.provider, p.last4])).toEqual(
         [
-          ['gladia', '5678'],
+          ['gemini', '5678'],
           ['groq', '1234'],
         ],
       )
@@ -221,11 +221,11 @@ describe('PUT /api/agents/{agentId}', () => {
       expect(rows.rows.every((row) => !row.key_box.includes('abcdefghijklmnop'))).toBe(true)
 
       const saved = await (
-        await update(agent.id, { stt: 'gladia-solaria', model: 'llama-3.3-70b-versatile' })
+        await update(agent.id, { stt: 'groq-whisper-large-v3-turbo', model: 'gemini-2.0-flash' })
       ).json()
       expect(saved).toEqual({
         success: true,
-        agent: expect.objectContaining({ model: 'llama-3.3-70b-versatile', stt: 'gladia-solaria' }),
+        agent: expect.objectContaining({ model: 'gemini-2.0-flash', stt: 'groq-whisper-large-v3-turbo' }),
       })
     })
 

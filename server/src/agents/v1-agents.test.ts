@@ -307,6 +307,26 @@ describe('DELETE /v1/agents/{agentId}', () => {
   })
 })
 
+describe('handoffAgentIds', () => {
+  it('hands a chat to text agents and a call to voice agents, never across', async () => {
+    const { data: text } = await (await create(textAgent)).json()
+    const { data: live } = await (await create(realtimeAgent)).json()
+    const phone = await create({ ...pipelineAgent, handoffAgentIds: [live.id] })
+    expect(phone.status).toBe(201)
+    const { data: created } = await phone.json()
+    expect((await (await v1(`/v1/agents/${created.id}`)).json()).data.handoffAgentIds).toEqual([live.id])
+
+    const voiceToText = await create({ ...pipelineAgent, handoffAgentIds: [text.id] })
+    expect(voiceToText.status).toBe(400)
+    expect((await voiceToText.json()).error).toBe(
+      `handoffAgentIds: ${text.id} is not another voice agent of this organization`,
+    )
+    const textToVoice = await create({ ...textAgent, handoffAgentIds: [live.id] })
+    expect(textToVoice.status).toBe(400)
+    expect((await textToVoice.json()).error).toMatch(/is not another text agent/)
+  })
+})
+
 describe('tenant isolation', () => {
   it("answers 404 for every agent route with another organization's agent id", async () => {
     const other = await createTeam(server)

@@ -169,6 +169,20 @@ export const findJob = async (
   return row ? toJobRow(row) : undefined
 }
 
+/** One contact of an organization, or undefined. */
+export const findContact = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+): Promise<BatchContactRow | undefined> => {
+  const row = await db
+    .selectFrom('batch_contacts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst()
+  return row ? toContactRow(row) : undefined
+}
+
 /** For workers, which act for every organization. */
 export const findJobById = async (db: Executor, id: string) => {
   const row = await db.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst()

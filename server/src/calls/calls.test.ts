@@ -14,7 +14,7 @@ let key: string
 beforeAll(async () => {
   fake = await startFakeLiveKit()
   server = await startTestServer({
-    env: { ...fake.env, WORKER_TOKEN, OUTBOUND_ALLOW_HOSTS: 'functions.example.test' },
+    env: { ...fake.env, WORKER_TOKEN },
   })
   team = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
@@ -124,35 +124,6 @@ describe('call transcripts and the worker', () => {
     const response = await api(`/v1/calls/${session.callId}`, await secretKeyFor(server, other.owner))
     expect(response.status).toBe(404)
     expect(await response.json()).toMatchObject({ success: false, code: 'not_found' })
-  })
-
-  it('the worker reads the agent’s enabled custom functions with their headers', async () => {
-    const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
-    const created = await server.request(`/api/custom-functions/${agent.id}`, {
-      method: 'POST',
-      token: key,
-      json: {
-        name: 'lookup_order',
-        label: 'Look up an order',
-        description: 'Finds an order',
-        endpoint: 'https://functions.example.test/orders',
-        headers: { Authorization: 'Bearer customer-secret-9876' },
-        parameters: { type: 'object', properties: {} },
-      },
-    })
-    const fn = (await created.json()) as { id: string }
-    await server.ctx.db
-      .updateTable('agents')
-      .set({ function_calling_enabled: true, enabled_custom_functions: JSON.stringify([fn.id]) })
-      .where('id', '=', agent.id)
-      .execute()
-    const session = await startVoiceSession(server, { key, agentId: agent.id })
-    const response = await worker(`/v1/calls/${session.callId}/functions`, { method: 'GET' })
-    expect(response.status).toBe(200)
-    expect((await response.json()).data).toEqual([
-      expect.objectContaining({ id: fn.id, headers: { Authorization: 'Bearer customer-secret-9876' } }),
-    ])
-    expect((await api(`/v1/calls/${session.callId}/functions`)).status).toBe(401)
   })
 })
 

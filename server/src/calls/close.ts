@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { createWriteBatcher } from '../db/write-batcher.ts'
 import { enqueueWebhook } from '../webhooks/service.ts'
-import { priceCall } from './pricing.ts'
+import { costUpTo } from './pricing.ts'
 import * as store from './store.ts'
 
 export type CallClosedListener = (call: store.CallRow) => void | Promise<void>
@@ -41,11 +41,9 @@ export const onCallClosed = (ctx: AppContext, listener: CallClosedListener) =>
 /** Runs `step` inside every transaction of this instance that closes calls. Returns an unsubscribe. */
 export const onCallsClosing = (ctx: AppContext, step: CallsClosingStep) => subscribe(closingSteps, ctx, step)
 
-const priceOf = (call: store.CallRow) => {
-  if (call.status === 'failed') return 0
-  if (call.direction === 'web' && !store.hasConnected(call)) return 0
-  return Math.max(0, priceCall(call.architecture, call.durationSeconds ?? 0))
-}
+/** A failed call (unanswered dial, failed dispatch, no agent) costs nothing; others their billed time. */
+const priceOf = (call: store.CallRow) =>
+  call.status === 'failed' || call.endedAt === null ? 0 : costUpTo(call, call.endedAt)
 
 /**
  * Bills the calls' minutes inside the closing transaction, the debit as its last statement before
@@ -53,8 +51,8 @@ const priceOf = (call: store.CallRow) => {
  * closing at the same time needs too, so nothing else runs while they are held. Each call's cost
  * is written just before it, and corrected only when the balance could not cover it: the call
  * already happened, so the rest of the balance is taken then (never below zero). A `failed` call
- * (unanswered dial, failed dispatch) and a web session nobody joined cost nothing. Answers the
- * calls with their costs.
+ * (unanswered dial, failed dispatch, no agent) and time without both the person and the agent in
+ * the room cost nothing. Answers the calls with their costs.
  */
 const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]) => {
   const charged = calls.flatMap((call) => {

@@ -22,3 +22,19 @@ export const priceCall = (architecture: VoiceArchitecture, durationSeconds: numb
 /** Micro-USD a batch should expect to spend per contact (2-minute calls). */
 export const estimateCallMicros = (architecture: VoiceArchitecture) =>
   VOICE_MICROS_PER_MINUTE[architecture] * ESTIMATED_CALL_MINUTES
+
+/** Whole seconds from `from` to `to`, rounded up; none when `to` is not later. */
+const secondsBetween = (from: Date, to: Date) =>
+  Math.max(0, Math.ceil((to.getTime() - from.getTime()) / 1000))
+
+/**
+ * Micro-USD a call has cost up to `at`: its finished billed intervals plus the one running, priced
+ * at the architecture of the agent live in it. A call bills only while the person and the agent
+ * are both in its room (DESIGN.md §7), so nothing else counts.
+ */
+export const costUpTo = (
+  call: { accruedMicros: number; billingSince: Date | null; architecture: VoiceArchitecture },
+  at: Date,
+) =>
+  call.accruedMicros +
+  (call.billingSince ? priceCall(call.architecture, secondsBetween(call.billingSince, at)) : 0)

@@ -1,11 +1,9 @@
 import type { AppendTranscript, Call, CallDetail, ListCallsQuery } from '@parley/shared'
 import { ulid } from 'ulid'
-import * as agentStore from '../agents/store.ts'
 import { toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
-import { listWorkerFunctions } from '../voice/runtime-config.ts'
 import * as store from './store.ts'
 
 export const presentCall = (call: store.CallRow): Call => ({
@@ -24,6 +22,7 @@ export const presentCall = (call: store.CallRow): Call => ({
   phoneNumber: call.phoneNumber,
   batchJobId: call.batchJobId,
   batchContactId: call.batchContactId,
+  liveAgentId: call.liveAgentId ?? call.agentId,
   createdAt: call.createdAt.toISOString(),
 })
 
@@ -77,11 +76,3 @@ export const appendCallTranscript = async (ctx: AppContext, callId: string, inpu
     })
     return { success: true as const, data: { appended: input.lines.length, total } }
   })
-
-/** The call's agent's enabled custom functions with headers, for the worker to invoke them. */
-export const listCallFunctions = async (ctx: AppContext, callId: string) => {
-  const call = await store.findCallById(ctx.db, callId)
-  if (!call) throw AppError.notFound('call')
-  const agent = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: call.agentId })
-  return { success: true as const, data: agent ? await listWorkerFunctions(ctx, agent) : [] }
-}

@@ -5,12 +5,11 @@ import {
   ZCallList,
   ZListCallsQuery,
   ZTranscriptAppended,
-  ZWorkerFunctionList,
 } from '@parley/shared'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
-import { appendCallTranscript, getCall, listCallFunctions, listCalls } from './records.ts'
+import { appendCallTranscript, getCall, listCalls } from './records.ts'
 
 const TAG = 'Calls'
 
@@ -50,17 +49,5 @@ export const registerCallRoutes = (routes: RouteTable, ctx: AppContext) => {
     response: ZTranscriptAppended,
     errors: [404],
     handle: ({ params, body }) => appendCallTranscript(ctx, params.callId, body),
-  })
-
-  routes.add({
-    method: 'get',
-    path: '/v1/calls/{callId}/functions',
-    summary: 'The call agent’s enabled custom functions with their headers (the worker only)',
-    tag: TAG,
-    auth: 'worker',
-    params: ZCallIdParams,
-    response: ZWorkerFunctionList,
-    errors: [404],
-    handle: ({ params }) => listCallFunctions(ctx, params.callId),
   })
 }

@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, makeAgent } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { backdateCall } from '../../test/helpers/voice.ts'
 import { isSignedForAgent } from '../../test/helpers/webhooks.ts'
 import { getBalanceMicros } from '../billing/service.ts'
 import { estimateCallMicros, priceCall } from './pricing.ts'
@@ -41,13 +41,7 @@ const voiceAgent = async (architecture: 'pipeline' | 'realtime') => {
   return agent
 }
 
-/** Moves the call's start back so it has a duration worth billing. */
-const backdate = (roomName: string, seconds: number) =>
-  server.ctx.db
-    .updateTable('calls')
-    .set({ started_at: sql`now() - make_interval(secs => ${seconds})` })
-    .where('room_name', '=', roomName)
-    .execute()
+const backdate = (roomName: string, seconds: number) => backdateCall(server, roomName, seconds)
 
 const ledgerOf = (callId: string) =>
   server.ctx.db

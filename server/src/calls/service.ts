@@ -39,10 +39,3 @@ export const openCalls = async (ctx: AppContext, inputs: OpenCallInput[]) => {
   await store.insertCalls(ctx.db, calls)
   return calls.map((call) => call.id)
 }
-
-/**
- * The person joined (LiveKit participant_joined, or the batch dialer's answered dial): billing
- * starts now. Only the first join counts. Returns whether this call moved the clock.
- */
-export const markCallConnected = (ctx: AppContext, roomName: string) =>
-  store.markCallConnected(ctx.db, roomName)

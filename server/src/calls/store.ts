@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Executor } from '../db/index.ts'
 
 export type CallRow = {
@@ -20,6 +20,18 @@ export type CallRow = {
   batchJobId: string | null
   batchContactId: string | null
   createdAt: Date
+  /** The person's first join (browser user, or callee answering); null: never came. */
+  personJoinedAt: Date | null
+  /** The first sign that a worker took the dispatch (its setup request or its participant joining). */
+  agentTakenAt: Date | null
+  /** The agent participant in the room now; null: none. */
+  agentParticipantSid: string | null
+  /** Start of the billed interval running now (person and agent both in the room); null: none. */
+  billingSince: Date | null
+  /** What the call's finished billed intervals cost. */
+  accruedMicros: number
+  /** The agent answering after a handoff; null: the dispatched one (agentId). */
+  liveAgentId: string | null
 }
 
 export type NewCall = Pick<
@@ -36,9 +48,6 @@ export type NewCall = Pick<
   | 'batchJobId'
   | 'batchContactId'
 >
-
-/** Still started_at = created_at: nobody ever joined (see markCallConnected). */
-export const hasConnected = (call: CallRow) => call.startedAt.getTime() !== call.createdAt.getTime()
 
 const callColumns = [
   'id',
@@ -59,6 +68,12 @@ const callColumns = [
   'batch_job_id as batchJobId',
   'batch_contact_id as batchContactId',
   'created_at as createdAt',
+  'person_joined_at as personJoinedAt',
+  'agent_taken_at as agentTakenAt',
+  'agent_participant_sid as agentParticipantSid',
+  'billing_since as billingSince',
+  'accrued_micros as accruedMicros',
+  'live_agent_id as liveAgentId',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -155,21 +170,123 @@ export const markCallsClosed = async (db: Executor, requests: CloseRequest[]): P
 }
 
 /**
- * The first join of the person (browser user or answered callee) restarts the billing clock, so
- * waiting and ringing are not billed. A call row is inserted with started_at = created_at (both
- * the insert's now()); once they differ the call has connected, and later joins (reconnects)
- * change nothing. At least 1 ms after created_at, so the two differ in a JavaScript Date too.
+ * The billing clock of a join: the interval starts when the one who joined finds the other
+ * there (`otherIsPresent`, a condition on the row before the update). started_at, created equal
+ * to created_at, moves once, to the first moment both were there (at least 1 ms after created_at,
+ * so the two differ in a JavaScript Date too). Raw SQL, so the dialer's batched answers set the
+ * same in their own statement.
  */
-export const markCallConnected = async (db: Executor, roomName: string) => {
+const billingOnJoin = (otherIsPresent: RawBuilder<unknown>) => ({
+  billingSince: sql<Date | null>`case when billing_since is null and ${otherIsPresent} then now() else billing_since end`,
+  startedAt: sql<Date>`case when started_at = created_at and ${otherIsPresent}
+    then greatest(now(), created_at + interval '1 millisecond') else started_at end`,
+})
+
+/** The columns a person's join sets: the agent is there when a participant sid is recorded. */
+export const personJoinBilling = billingOnJoin(sql`agent_participant_sid is not null`)
+const agentJoinBilling = billingOnJoin(sql`person_joined_at is not null`)
+
+/**
+ * The person joined (LiveKit's participant_joined of a browser user or SIP callee). Later joins
+ * (reconnects) change nothing. Returns whether the call was active.
+ */
+export const markPersonJoined = async (db: Executor, roomName: string) => {
   const result = await db
     .updateTable('calls')
-    .set({ started_at: sql`greatest(now(), created_at + interval '1 millisecond')` })
+    .set({
+      person_joined_at: sql`coalesce(person_joined_at, now())`,
+      billing_since: personJoinBilling.billingSince,
+      started_at: personJoinBilling.startedAt,
+    })
     .where('room_name', '=', roomName)
     .where('status', '=', 'active')
-    .whereRef('started_at', '=', 'created_at')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
+
+/** The agent's participant joined: it is the one present now (a rejoin brings a new sid). */
+export const markAgentJoined = async (
+  db: Executor,
+  { roomName, participantSid }: { roomName: string; participantSid: string },
+) => {
+  const result = await db
+    .updateTable('calls')
+    .set({
+      agent_participant_sid: participantSid,
+      agent_taken_at: sql`coalesce(agent_taken_at, now())`,
+      billing_since: agentJoinBilling.billingSince,
+      started_at: agentJoinBilling.startedAt,
+    })
+    .where('room_name', '=', roomName)
+    .where('status', '=', 'active')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** A worker took the call (it asked for its setup): the agent-join deadline no longer applies. */
+export const markAgentTaken = async (db: Executor, id: string) => {
+  await db
+    .updateTable('calls')
+    .set({ agent_taken_at: sql`coalesce(agent_taken_at, now())` })
+    .where('id', '=', id)
+    .where('agent_taken_at', 'is', null)
+    .execute()
+}
+
+/** Locks an active call (by room or id) for the rest of the transaction, with the database's clock. */
+export const lockActiveCall = async (
+  db: Executor,
+  where: { roomName: string } | { id: string },
+): Promise<(CallRow & { now: Date }) | undefined> => {
+  const query = db
+    .selectFrom('calls')
+    .select(callColumns)
+    .select(sql<Date>`now()`.as('now'))
+    .where('status', '=', 'active')
+  const found =
+    'id' in where ? query.where('id', '=', where.id) : query.where('room_name', '=', where.roomName)
+  return found.forUpdate().executeTakeFirst()
+}
+
+/** The billing state of a call locked with lockActiveCall. */
+export const setBilling = async (
+  db: Executor,
+  {
+    id,
+    ...change
+  }: { id: string } & Partial<
+    Pick<CallRow, 'billingSince' | 'accruedMicros' | 'agentParticipantSid' | 'architecture' | 'liveAgentId'>
+  >,
+) => {
+  await db
+    .updateTable('calls')
+    .set({
+      ...(change.billingSince === undefined ? {} : { billing_since: change.billingSince }),
+      ...(change.accruedMicros === undefined ? {} : { accrued_micros: change.accruedMicros }),
+      ...(change.agentParticipantSid === undefined
+        ? {}
+        : { agent_participant_sid: change.agentParticipantSid }),
+      ...(change.architecture === undefined ? {} : { architecture: change.architecture }),
+      ...(change.liveAgentId === undefined ? {} : { live_agent_id: change.liveAgentId }),
+    })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Active calls no worker has taken though they were opened more than `seconds` ago. */
+export const listCallsAwaitingAgent = (
+  db: Executor,
+  { seconds, limit }: { seconds: number; limit: number },
+): Promise<Array<{ roomName: string }>> =>
+  db
+    .selectFrom('calls')
+    .select('room_name as roomName')
+    .where('status', '=', 'active')
+    .where('agent_taken_at', 'is', null)
+    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${seconds})`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute()
 
 /** Records what each call cost (what its debit took), in one statement. */
 export const setCallCosts = async (db: Executor, costs: Array<{ id: string; costMicros: number }>) => {

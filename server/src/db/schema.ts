@@ -205,6 +205,12 @@ export interface CallsTable {
   batch_job_id: string | null
   batch_contact_id: string | null
   created_at: Timestamp
+  person_joined_at: Timestamp | null
+  agent_taken_at: Timestamp | null
+  agent_participant_sid: string | null
+  billing_since: Timestamp | null
+  accrued_micros: Generated<number>
+  live_agent_id: string | null
 }
 
 export interface CallTranscriptLinesTable {
@@ -277,7 +283,7 @@ export interface BatchAttemptsTable {
   attempt_number: number
   started_at: Timestamp
   finished_at: Timestamp | null
-  outcome: 'answered' | 'busy' | 'no_answer' | 'failed' | 'completed' | null
+  outcome: 'answered' | 'busy' | 'no_answer' | 'failed' | 'completed' | 'agent_unavailable' | null
   sip_status: number | null
   call_id: string | null
   error: string | null

@@ -47,11 +47,21 @@ export const updateProviderKeys = async (
 export const providersWithKeys = async (ctx: AppContext, organizationId: string) =>
   new Set((await store.listProviderKeys(ctx.db, organizationId)).map((row) => row.provider))
 
+/** An organization's keys for these providers, decrypted, for the adapters that call those providers. */
+export const readProviderKeys = async (
+  ctx: AppContext,
+  { organizationId, providers }: { organizationId: string; providers: readonly string[] },
+) => {
+  const wanted = new Set(providers)
+  const rows = (await store.listProviderKeys(ctx.db, organizationId)).filter((row) =>
+    wanted.has(row.provider),
+  )
+  const box = createSecretBox(ctx.config.encryptionKey)
+  return new Map(rows.map((row) => [row.provider, box.open(row.keyBox)]))
+}
+
 /** An organization's key for a provider, decrypted, for the adapters that call that provider. */
 export const readProviderKey = async (
   ctx: AppContext,
   { organizationId, provider }: { organizationId: string; provider: string },
-) => {
-  const row = (await store.listProviderKeys(ctx.db, organizationId)).find((key) => key.provider === provider)
-  return row ? createSecretBox(ctx.config.encryptionKey).open(row.keyBox) : null
-}
+) => (await readProviderKeys(ctx, { organizationId, providers: [provider] })).get(provider) ?? null

@@ -1,19 +1,49 @@
+import {
+  type AgentRuntimeConfig,
+  type DispatchMetadata,
+  type HandoffTarget,
+  type WorkerFunction,
+  ZDispatchMetadata,
+} from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
+import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
 
+const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
+
+/** The agents a call may be handed to: the agent's handoffAgentIds that are voice agents, in its order. */
+export const voiceHandoffTargets = async (ctx: AppContext, agent: AgentRow): Promise<AgentRow[]> => {
+  const found = await agentStore.findAgentsByIds(ctx.db, {
+    organizationId: agent.organizationId,
+    ids: agent.handoffAgentIds,
+  })
+  return agent.handoffAgentIds.flatMap((id) =>
+    found.filter((target) => target.id === id && isVoiceAgent(target)),
+  )
+}
+
+const presentTarget = (target: AgentRow): HandoffTarget => ({
+  id: target.id,
+  name: target.name,
+  description: target.description,
+})
+
 /**
- * What the agent worker needs to run a call, sent as the dispatch metadata. Custom functions go
+ * What the agent worker needs to run a call, sent in the dispatch metadata. Custom functions go
  * without their headers: dispatch metadata is stored and shown by LiveKit (dashboards, room
- * admins, logs), while headers are customer secrets sealed at rest. The worker fetches them with
- * WORKER_TOKEN from GET /v1/calls/{callId}/functions when it first invokes one.
+ * admins, logs), while headers are customer secrets sealed at rest. The worker reads them, and
+ * the provider keys, from GET /v1/calls/{callId}/setup.
  */
-export const agentRuntimeConfig = async (ctx: AppContext, agent: AgentRow) => {
-  const functions = agent.functionCallingEnabled ? await listEnabledFunctions(ctx, agent) : []
+export const agentRuntimeConfig = async (ctx: AppContext, agent: AgentRow): Promise<AgentRuntimeConfig> => {
+  const [functions, handoffTargets] = await Promise.all([
+    agent.functionCallingEnabled ? listEnabledFunctions(ctx, agent) : [],
+    voiceHandoffTargets(ctx, agent),
+  ])
   return {
     id: agent.id,
     name: agent.name,
-    architecture: agent.agentArchitecture,
+    architecture: agent.agentArchitecture === 'realtime' ? 'realtime' : 'pipeline',
     prompt: agent.sysMsg,
     model: agent.model,
     stt: agent.stt,
@@ -36,22 +66,19 @@ export const agentRuntimeConfig = async (ctx: AppContext, agent: AgentRow) => {
       endpoint: fn.endpoint,
       parameters: fn.parameters,
     })),
+    handoffAgents: handoffTargets.map(presentTarget),
   }
 }
 
-export type DispatchMetadata = {
-  callId: string
-  organizationId: string
-  roomName: string
-  direction: 'web' | 'outbound'
-  userId: string | null
-  agent: Awaited<ReturnType<typeof agentRuntimeConfig>>
-  /** Outbound calls: the contact's fields (name, custom CSV columns) for the prompt. */
-  contact?: Record<string, unknown>
-}
+/**
+ * The dispatch metadata as LiveKit carries it: checked against the shared schema the worker reads
+ * it with, so a server change that breaks the contract fails here, before any room is dispatched.
+ */
+export const serializeDispatchMetadata = (metadata: DispatchMetadata) =>
+  JSON.stringify(ZDispatchMetadata.parse(metadata))
 
 /** The custom functions of an agent with their headers opened, for the worker only. */
-export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow) => {
+export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow): Promise<WorkerFunction[]> => {
   if (!agent.functionCallingEnabled) return []
   return (await listEnabledFunctions(ctx, agent)).map((fn) => ({
     id: fn.id,

@@ -1,4 +1,4 @@
-import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
+import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
 import * as agentStore from '../agents/store.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
@@ -7,7 +7,7 @@ import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
 import { findKeyCreator } from '../keys/store.ts'
 import type { LiveKit } from '../providers/livekit.ts'
-import { agentRuntimeConfig, type DispatchMetadata } from './runtime-config.ts'
+import { agentRuntimeConfig, serializeDispatchMetadata } from './runtime-config.ts'
 
 /** A room nobody joins is closed by LiveKit after this long (and then its call by the webhook). */
 const EMPTY_ROOM_TIMEOUT_SECONDS = 120
@@ -71,16 +71,17 @@ export const createVoiceSession = async (
     architecture,
     direction: 'web',
   })
-  const metadata: DispatchMetadata = {
-    callId: call.id,
-    organizationId: actor.organizationId,
-    roomName,
-    direction: 'web',
-    userId,
-    agent: await agentRuntimeConfig(ctx, agent),
-  }
   try {
-    await livekit.dispatchAgent({ roomName, metadata: JSON.stringify(metadata) })
+    const metadata = serializeDispatchMetadata({
+      version: DISPATCH_METADATA_VERSION,
+      callId: call.id,
+      organizationId: actor.organizationId,
+      roomName,
+      direction: 'web',
+      userId,
+      agent: await agentRuntimeConfig(ctx, agent),
+    })
+    await livekit.dispatchAgent({ roomName, metadata })
     const token = await livekit.createParticipantToken({ identity: userId, roomName })
     return { room_name: roomName, token, livekit_url: livekit.clientUrl, agent_name: agent.name }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { VOICE_SESSIONS_PER_MINUTE } from '@parley/shared'
+import { VOICE_SESSIONS_PER_MINUTE, ZDispatchMetadata } from '@parley/shared'
 import { TokenVerifier } from 'livekit-server-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../test/helpers/accounts.ts'
@@ -27,8 +27,16 @@ afterAll(async () => {
 const startVoice = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }) =>
   server.request('/v1/chat/voice-sessions', { method: 'POST', json: body, headers })
 
-/** A pipeline agent with one enabled custom function (headers are customer secrets). */
+/**
+ * A pipeline agent with one enabled custom function (headers are customer secrets) that may hand
+ * the call to a realtime agent (a text agent of its list is no call's handoff target).
+ */
 const pipelineAgentWithFunction = async () => {
+  const billing = await makeAgent(server, team.owner, {
+    agentArchitecture: 'realtime',
+    name: 'Billing Desk',
+    description: 'Answers billing questions',
+  })
   const agent = await makeAgent(server, team.owner, {
     agentArchitecture: 'pipeline',
     name: 'Voice Helper',
@@ -36,6 +44,7 @@ const pipelineAgentWithFunction = async () => {
     temperature: 0.4,
     greetingType: 'agentFirst',
     greetingMessage: 'Hi there',
+    handoffAgentIds: [billing.id],
   })
   const created = await server.request(`/api/custom-functions/${agent.id}`, {
     method: 'POST',
@@ -64,12 +73,19 @@ const pipelineAgentWithFunction = async () => {
     })
     .where('id', '=', agent.id)
     .execute()
-  return { agent, functionId: fn.id }
+  return { agent, functionId: fn.id, billing }
 }
 
 describe('POST /v1/chat/voice-sessions', () => {
   it('creates the room, dispatches the agent with its configuration and returns a 1 h participant token', async () => {
-    const { agent, functionId } = await pipelineAgentWithFunction()
+    const { agent, functionId, billing } = await pipelineAgentWithFunction()
+    // The organization's own provider key is a secret too.
+    const stored = await server.request(`/api/organizations/${team.organizationId}/provider-keys`, {
+      method: 'PUT',
+      token: team.owner.session.token,
+      json: { keys: { deepgram: 'dg-org-secret-4321' } },
+    })
+    expect(stored.status).toBe(200)
     const callsBefore = fake.calls.length
     const response = await startVoice({ agent_id: agent.id })
     expect(response.status).toBe(200)
@@ -106,7 +122,9 @@ describe('POST /v1/chat/voice-sessions', () => {
       architecture: 'pipeline',
       agent_id: agent.id,
     })
+    expect(ZDispatchMetadata.safeParse(metadata).success).toBe(true)
     expect(metadata).toMatchObject({
+      version: 1,
       callId: call.id,
       organizationId: team.organizationId,
       roomName: session.room_name,
@@ -140,12 +158,16 @@ describe('POST /v1/chat/voice-sessions', () => {
             },
           },
         ],
+        handoffAgents: [{ id: billing.id, name: 'Billing Desk', description: 'Answers billing questions' }],
       },
     })
+    expect(metadata).not.toHaveProperty('sipParticipantIdentity')
     expect(metadata.agent).toHaveProperty('inactivityTimeout')
     expect(metadata.agent).toHaveProperty('languages')
-    // Customer secrets never travel through LiveKit.
+    // Customer secrets never travel through LiveKit: no function header, no provider key.
     expect(String(dispatch?.body.metadata)).not.toContain('customer-secret')
+    expect(String(dispatch?.body.metadata)).not.toContain('dg-org-secret')
+    expect(String(dispatch?.body.metadata)).not.toMatch(/headers|apiKey/i)
 
     const claims = await new TokenVerifier(fake.apiKey, fake.apiSecret).verify(session.token as string)
     expect(claims.sub).toBe(team.owner.userId)

@@ -1,10 +1,12 @@
-import { closeCall, markCallConnected } from '../calls/service.ts'
+import { recordAgentJoined, recordAgentLeft, recordPersonJoined } from '../calls/presence.ts'
+import { deleteCallRoom } from '../calls/rooms.ts'
+import { closeCall } from '../calls/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { WebhookEvent } from '../providers/livekit.ts'
 
-// ParticipantInfo_Kind.AGENT in LiveKit's protocol: the worker leaving does not end the call.
-const AGENT_KIND = 4
+/** ParticipantInfo.Kind in LiveKit's protocol: a browser user, a phone callee, the agent worker. */
+const PARTICIPANT_KIND = { STANDARD: 0, SIP: 3, AGENT: 4 } as const
 
 /** Verifies LiveKit's signature (JWT carrying the body's SHA-256) or answers 401. */
 export const receiveLiveKitWebhook = async (
@@ -21,10 +23,11 @@ export const receiveLiveKitWebhook = async (
 }
 
 /**
- * participant_joined of the person (not the agent) starts billing; room_finished ends the room's
- * call; participant_left ends it when the person (browser user or SIP callee) left, and then
- * removes the room so the worker stops too. closeCall bills once however many of these arrive,
- * in whatever order.
+ * Who came and went decides the bill: the call bills only while the person (a browser user or a
+ * SIP callee) and the agent are both in the room (calls/presence.ts). room_finished ends the
+ * room's call; the person leaving ends it too, and then removes the room so the worker stops;
+ * the agent leaving pauses the clock until an agent joins again. closeCall bills once however
+ * many of these arrive, in whatever order. Other participants (egress, ingress) change nothing.
  */
 export const handleLiveKitEvent = async (ctx: AppContext, event: WebhookEvent) => {
   const roomName = event.room?.name
@@ -33,15 +36,20 @@ export const handleLiveKitEvent = async (ctx: AppContext, event: WebhookEvent) =
     await closeCall(ctx, { roomName, reason: 'room_finished' })
     return
   }
-  if (!event.participant || event.participant.kind === AGENT_KIND) return
+  const participant = event.participant
+  if (!participant) return
+  if (participant.kind === PARTICIPANT_KIND.AGENT) {
+    const agent = { roomName, participantSid: participant.sid }
+    if (event.event === 'participant_joined') await recordAgentJoined(ctx, agent)
+    else if (event.event === 'participant_left') await recordAgentLeft(ctx, agent)
+    return
+  }
+  if (participant.kind !== PARTICIPANT_KIND.STANDARD && participant.kind !== PARTICIPANT_KIND.SIP) return
   if (event.event === 'participant_joined') {
-    await markCallConnected(ctx, roomName)
+    await recordPersonJoined(ctx, roomName)
     return
   }
   if (event.event !== 'participant_left') return
-  const closed = await closeCall(ctx, { roomName, reason: 'participant_left' })
-  if (closed)
-    await ctx.livekit?.deleteRoom(roomName).catch((error: unknown) => {
-      ctx.logger.warn({ err: error, roomName }, 'could not delete the room of an ended call')
-    })
+  if (await closeCall(ctx, { roomName, reason: 'participant_left' }))
+    await deleteCallRoom(ctx, { roomName, why: 'an ended call' })
 }

@@ -134,13 +134,9 @@ export const jobStatusOf = async (server: TestServer, batchJobId: string) =>
     .where('id', '=', batchJobId)
     .executeTakeFirstOrThrow()
 
-/**
- * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
- * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
- * dialer).
- */
-export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
-  const live = await server.ctx.db
+/** The active calls of the job whose callee answered. */
+const answeredRooms = (server: TestServer, batchJobId: string) =>
+  server.ctx.db
     .selectFrom('batch_attempts')
     .innerJoin('calls', 'calls.id', 'batch_attempts.call_id')
     .select('calls.room_name as roomName')
@@ -148,6 +144,28 @@ export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, b
     .where('batch_attempts.outcome', '=', 'answered')
     .where('calls.status', '=', 'active')
     .execute()
+
+/** The agent worker joins every answered call of the job: LiveKit's signed participant_joined (kind AGENT). */
+export const agentJoinsAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
+  const live = await answeredRooms(server, batchJobId)
+  for (const { roomName } of live) {
+    const response = await postLiveKitWebhook(server.url, livekit, {
+      event: 'participant_joined',
+      room: { sid: `RM_${roomName}`, name: roomName },
+      participant: { sid: `PA_agent_${roomName}`, identity: 'agent', kind: 'AGENT' },
+    })
+    if (!response.ok) throw new Error(`participant_joined: ${response.status} ${await response.text()}`)
+  }
+  return live.length
+}
+
+/**
+ * Ends every answered call of the job as LiveKit does when the callee hangs up: a signed
+ * room_finished webhook to POST /livekit/webhook (the calls service closes, bills and tells the
+ * dialer).
+ */
+export const hangUpAnswered = async (server: TestServer, livekit: LiveKitKeys, batchJobId: string) => {
+  const live = await answeredRooms(server, batchJobId)
   for (const { roomName } of live) {
     const response = await postLiveKitWebhook(server.url, livekit, {
       event: 'room_finished',

@@ -85,19 +85,29 @@ const playRemoteAudio = (room: Room) => {
   })
 }
 
+/** Whether an agent (LiveKit Agents' worker, participant kind AGENT) is in the room now. */
+const hasAgentIn = (room: Room) =>
+  [...room.remoteParticipants.values()].some((participant) => participant.isAgent)
+
 export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest): VoiceCall => {
   const room = new Room()
-  const call = createCallState(on, isMuted)
   let microphone: LocalAudioTrack | null = null
+  // Declared before `call`, whose agent timer may call it.
+  let finish: (report: { failure?: VoiceFailure } | null) => void = () => {}
+  const call = createCallState(on, {
+    isMuted,
+    onAgentMissing: () => finish({ failure: 'agent_unavailable' }),
+  })
   const stop = () => {
     microphone?.stop()
     for (const participant of room.remoteParticipants.values())
       for (const publication of participant.audioTrackPublications.values()) publication.track?.detach()
     void room.disconnect()
   }
-  const finish = (report: { failure?: VoiceFailure } | null) => {
+  finish = (report) => {
     if (call.end(report)) stop()
   }
+  const followAgents = () => call.update({ hasAgent: hasAgentIn(room) })
 
   playRemoteAudio(room)
   readCaptions(room, on)
@@ -107,9 +117,12 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
     )
     .on(RoomEvent.Reconnecting, () => call.update({ isReconnecting: true }))
     .on(RoomEvent.Reconnected, () => call.update({ isReconnecting: false }))
-    // The agent hung up, the room was closed or the network is gone for good.
+    .on(RoomEvent.ParticipantConnected, followAgents)
+    .on(RoomEvent.ParticipantDisconnected, followAgents)
+    // The agent hung up, the room was closed or the network is gone for good. A room that goes
+    // before any agent came is the server giving up on the agent (no worker took the call).
     .on(RoomEvent.Disconnected, () => {
-      if (call.isConnected()) finish({})
+      if (call.isConnected()) finish(call.hadAgent() ? {} : { failure: 'agent_unavailable' })
     })
 
   // The microphone first: a visitor who refuses it costs no room, no agent and no minutes.
@@ -124,7 +137,8 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
       await room.connect(session.url, session.token)
       if (call.isOver()) return
       await room.localParticipant.publishTrack(track)
-      call.update({ isConnected: true })
+      // The agent may be there already (it is dispatched with the room).
+      call.update({ isConnected: true, hasAgent: hasAgentIn(room) })
     } catch (error) {
       finish({ failure: error instanceof CallFailure ? error.failure : 'media_error' })
     }

@@ -12,13 +12,16 @@ export type VoiceFailure =
   | 'webrtc_blocked'
   | 'media_error'
   | 'insufficient_credits'
+  /** No voice agent joined the room (the server ended the call), or the agent left for good. */
+  | 'agent_unavailable'
   | 'network'
   | 'error'
 
 /**
  * What the visitor sees of a call, and what `parley:voice-state` reports. The widget sets `idle`
- * and the first `connecting`; the chunk reports the rest, each change once; `ended` comes once, with
- * the failure when the call did not end normally.
+ * and the first `connecting`, which lasts until the agent has joined the room; the chunk reports
+ * the rest, each change once; `ended` comes once, with the failure when the call did not end
+ * normally.
  */
 export type VoiceState =
   | 'idle'

@@ -82,6 +82,8 @@ describe('voice model', () => {
     expect(voice.failure.value).toBe('mic_denied')
     expect(isTextFallback(voice.failure.value)).toBe(true)
     expect(isTextFallback('media_error')).toBe(false)
+    // No agent came: the visitor can still type.
+    expect(isTextFallback('agent_unavailable')).toBe(true)
     // A new call clears the last failure.
     await voice.start()
     expect(voice.failure.value).toBeNull()

@@ -5,7 +5,10 @@ export type { VoiceState }
 
 /** After these the panel points the visitor back to typing (anchors dead-end here). */
 export const isTextFallback = (failure: VoiceFailure | null) =>
-  failure === 'mic_denied' || failure === 'no_device' || failure === 'webrtc_blocked'
+  failure === 'mic_denied' ||
+  failure === 'no_device' ||
+  failure === 'webrtc_blocked' ||
+  failure === 'agent_unavailable'
 
 export type VoiceModelOptions = {
   /** Fetches the voice chunk; called on the first call only. */

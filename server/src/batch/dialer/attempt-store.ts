@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { personJoinBilling } from '../../calls/store.ts'
 import type { Executor } from '../../db/index.ts'
 
 /**
@@ -6,7 +7,8 @@ import type { Executor } from '../../db/index.ts'
  * completed, released when it never dialled, resolved when its worker was lost.
  */
 
-export type UnansweredOutcome = 'busy' | 'no_answer' | 'failed'
+/** How an attempt ended without a conversation: the dial's outcomes, or no agent came to talk. */
+export type UnansweredOutcome = 'busy' | 'no_answer' | 'failed' | 'agent_unavailable'
 
 // The writes below change an attempt and its contact together. Each is one statement (a
 // data-modifying CTE), so both rows move atomically in one round trip instead of a transaction's four.
@@ -76,8 +78,8 @@ export const releaseUndialledClaim = async (
 export type AnsweredDial = { attemptId: string; callId: string }
 
 /**
- * The callees picked up, for many dials in one statement. Each call's billing clock starts now
- * (the first answer only: a call whose person already joined keeps its start), and the attempt
+ * The callees picked up, for many dials in one statement. Each call records its person as joined
+ * (its billing clock starts now when its agent is in the room already), and the attempt
  * is answered: the contact stays in flight, holding its slot, until the call closes. A call that
  * closed already (LiveKit ended it before the answer was recorded; its close found no answered
  * attempt to complete) completes its attempt and contact here instead.
@@ -85,8 +87,8 @@ export type AnsweredDial = { attemptId: string; callId: string }
  * The call rows are written first and in room order, like the closer writes them: an answer and
  * a close of the same call wait for each other on its row, and the answer sees a close that
  * committed first (the row's latest version is re-read after the wait), so every answered call is
- * completed by exactly one of the two. The calls table is the calls domain's; starting its billing
- * clock here (what calls.markCallConnected does) keeps that ordering in one statement. Answers
+ * completed by exactly one of the two. The calls table is the calls domain's; recording the join
+ * here (with calls/store.ts's own SQL for it) keeps that ordering in one statement. Answers
  * the attempts that completed (their slots are free).
  */
 export const recordAnswers = async (
@@ -106,8 +108,8 @@ export const recordAnswers = async (
     ),
     connected as (
       update calls
-      set started_at = case when started_at = created_at
-        then greatest(now(), created_at + interval '1 millisecond') else started_at end
+      set person_joined_at = coalesce(person_joined_at, now()), billing_since = ${personJoinBilling.billingSince},
+        started_at = ${personJoinBilling.startedAt}
       where id in (select id from locked) and status = 'active'
       returning id
     ),
@@ -167,6 +169,32 @@ export const recordUnanswered = async (
       last_error = ${error}, next_attempt_at = ${retryAt ?? now}, updated_at = ${now}
     where id in (select batch_contact_id from finished) and status = 'in_progress'
   `.execute(db)
+}
+
+export type UnfinishedAttempt = {
+  attemptId: string
+  jobId: string
+  attemptNumber: number
+  maxAttempts: number
+}
+
+/**
+ * The attempts of these calls that nothing has finished yet (ringing or answered), with their
+ * jobs' attempt limits. Found through their contacts, as completeAttemptsOfClosedCalls finds them.
+ */
+export const listUnfinishedAttempts = async (
+  db: Executor,
+  { calls }: { calls: Array<{ callId: string; contactId: string }> },
+): Promise<UnfinishedAttempt[]> => {
+  if (calls.length === 0) return []
+  const { rows } = await sql<UnfinishedAttempt>`
+    select a.id as "attemptId", a.batch_job_id as "jobId", a.attempt_number as "attemptNumber",
+      j.max_attempts as "maxAttempts"
+    from batch_attempts a join batch_jobs j on j.id = a.batch_job_id
+    where a.batch_contact_id = any(${calls.map((call) => call.contactId)}::text[])
+      and a.call_id = any(${calls.map((call) => call.callId)}::text[]) and a.finished_at is null
+  `.execute(db)
+  return rows
 }
 
 export type AttemptOfClosedCall = {

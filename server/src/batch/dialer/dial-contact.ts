@@ -1,3 +1,4 @@
+import type { AgentRuntimeConfig } from '@parley/shared'
 import type { AgentRow } from '../../agents/store.ts'
 import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
@@ -5,8 +6,8 @@ import { createWriteBatcher } from '../../db/write-batcher.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
-import { retryDelayMs } from './backoff.ts'
-import { type AgentRuntimeConfig, buildDispatchMetadata } from './metadata.ts'
+import { nextAttemptAt } from './backoff.ts'
+import { buildDispatchMetadata, sipIdentityOf } from './metadata.ts'
 import * as store from './store.ts'
 
 /** How long LiveKit lets the phone ring before it answers CreateSIPParticipant with no-answer. */
@@ -148,25 +149,24 @@ export const dialContact = async (
       trunkId: phoneNumber.sipTrunkId,
       number: contact.phone,
       roomName,
-      identity: `contact-${contact.contactId}`,
+      identity: sipIdentityOf(contact.contactId),
       ringingTimeoutSeconds: RINGING_TIMEOUT_SECONDS,
     })
   } catch (error) {
     const failure = toSipDialError(error)
     const now = ctx.clock.now()
-    const hasAttemptsLeft = contact.attemptNumber < job.maxAttempts
     await attemptStore.recordUnanswered(ctx.db, {
       ...contact,
       outcome: failure.outcome,
       sipStatus: failure.sipStatus,
       error: failure.message,
       now,
-      retryAt: hasAttemptsLeft
-        ? new Date(
-            now.getTime() +
-              retryDelayMs({ attemptsMade: contact.attemptNumber, baseMs: ctx.config.batchRetryBaseMs }),
-          )
-        : null,
+      retryAt: nextAttemptAt({
+        attemptNumber: contact.attemptNumber,
+        maxAttempts: job.maxAttempts,
+        now,
+        baseMs: ctx.config.batchRetryBaseMs,
+      }),
     })
     await closeCall(ctx, { roomName, reason: failure.outcome, status: 'failed' })
     await livekit.deleteRoom(roomName).catch((cause: unknown) => {

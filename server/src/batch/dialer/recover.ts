@@ -1,7 +1,9 @@
-import { type CallsClosingStep, closeCall } from '../../calls/service.ts'
+import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
+import type { Executor } from '../../db/index.ts'
 import { announceJobChange } from '../service.ts'
 import * as store from './attempt-store.ts'
+import { nextAttemptAt } from './backoff.ts'
 import { roomNameFor } from './dial-contact.ts'
 
 const STALE_ROWS_PER_TICK = 100
@@ -55,21 +57,50 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
   return [...changed]
 }
 
+export const AGENT_UNAVAILABLE_ERROR = 'No voice agent joined the call; the contact is dialled again'
+
+/**
+ * A call no agent took is a failed dial, not a conversation: its attempt (ringing or answered)
+ * ends `agent_unavailable` and counts, and the contact waits for its next attempt after the
+ * back-off, or fails when none is left. Answers the jobs whose contacts changed.
+ */
+const retryCallsWithoutAgent = async (
+  ctx: AppContext,
+  { tx, calls, now }: { tx: Executor; calls: Array<{ callId: string; contactId: string }>; now: Date },
+) => {
+  const attempts = await store.listUnfinishedAttempts(tx, { calls })
+  for (const attempt of attempts)
+    await store.recordUnanswered(tx, {
+      attemptId: attempt.attemptId,
+      outcome: 'agent_unavailable',
+      sipStatus: null,
+      error: AGENT_UNAVAILABLE_ERROR,
+      now,
+      retryAt: nextAttemptAt({ ...attempt, now, baseMs: ctx.config.batchRetryBaseMs }),
+    })
+  return attempts.map((attempt) => attempt.jobId)
+}
+
 /**
  * Settles calls of batch contacts as they close (on this instance, whatever closed them: LiveKit's
  * webhook, the sweeper, the dialer), inside the closing transaction: an answered attempt completes
- * its contact there, so the close and the completion commit together. After the commit, a lost
- * dial whose call is over resolves (its contact fails, never redialled), and every job whose
- * contacts changed is announced once.
+ * its contact there, so the close and the completion commit together, and a call no agent took
+ * is retried instead. After the commit, a lost dial whose call is over resolves (its contact
+ * fails, never redialled), and every job whose contacts changed is announced once.
  */
 export const settleClosingCalls =
   (ctx: AppContext): CallsClosingStep =>
   async (tx, calls) => {
-    const ofContacts = calls.flatMap((call) =>
-      call.batchJobId && call.batchContactId ? [{ callId: call.id, contactId: call.batchContactId }] : [],
-    )
+    const ofContact = (call: CallRow) =>
+      call.batchJobId && call.batchContactId ? [{ callId: call.id, contactId: call.batchContactId }] : []
+    const ofContacts = calls.flatMap(ofContact)
     if (ofContacts.length === 0) return undefined
     const now = ctx.clock.now()
+    const retried = await retryCallsWithoutAgent(ctx, {
+      tx,
+      calls: calls.filter((call) => call.endReason === 'agent_unavailable').flatMap(ofContact),
+      now,
+    })
     const attempts = await store.completeAttemptsOfClosedCalls(tx, { calls: ofContacts, now })
     const staleBefore = now.getTime() - ctx.config.batchStaleClaimMs
     // An unresolved attempt of a live worker gets its result from that worker.
@@ -80,7 +111,10 @@ export const settleClosingCalls =
         attempt.finishedAt === null &&
         attempt.startedAt.getTime() < staleBefore,
     )
-    const changed = new Set(attempts.filter((attempt) => attempt.isCompleted).map((attempt) => attempt.jobId))
+    const changed = new Set([
+      ...retried,
+      ...attempts.filter((attempt) => attempt.isCompleted).map((attempt) => attempt.jobId),
+    ])
     if (changed.size === 0 && lost.length === 0) return undefined
     return async () => {
       for (const attempt of lost) {

@@ -9,6 +9,7 @@ import * as chat from './0007-chat.ts'
 import * as chatAnalysis from './0008-chat-analysis.ts'
 import * as calls from './0009-calls.ts'
 import * as batch from './0010-batch.ts'
+import * as callPresence from './0011-call-presence.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-chat-analysis': chatAnalysis,
   '0009-calls': calls,
   '0010-batch': batch,
+  '0011-call-presence': callPresence,
 }

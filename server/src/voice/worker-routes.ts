@@ -1,0 +1,55 @@
+import {
+  ZCallEndRequest,
+  ZCallEndResponse,
+  ZCallHandoffRequest,
+  ZCallHandoffResponse,
+  ZCallIdParams,
+  ZCallSetupResponse,
+} from '@parley/shared'
+import type { AppContext } from '../context.ts'
+import type { RouteTable } from '../http/route-table.ts'
+import { endCallByWorker, getCallSetup, handOffCall } from './worker.ts'
+
+const TAG = 'Calls'
+
+/** The voice agent worker's endpoints (Authorization: Bearer WORKER_TOKEN); see worker.ts. */
+export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
+  routes.add({
+    method: 'get',
+    path: '/v1/calls/{callId}/setup',
+    summary:
+      'What the worker runs a call with: provider endpoints and keys, function headers (the worker only)',
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    response: ZCallSetupResponse,
+    errors: [404, 409],
+    handle: ({ params }) => getCallSetup(ctx, params.callId),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/{callId}/handoff',
+    summary: 'Hand the call to another voice agent of the live agent’s handoffAgentIds (the worker only)',
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    body: ZCallHandoffRequest,
+    response: ZCallHandoffResponse,
+    errors: [400, 404, 409],
+    handle: ({ params, body }) => handOffCall(ctx, { callId: params.callId, agentId: body.agentId }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/{callId}/end',
+    summary: 'End the call and delete its room, which hangs up a phone callee (the worker only)',
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    body: ZCallEndRequest,
+    response: ZCallEndResponse,
+    errors: [400, 404],
+    handle: ({ params, body }) => endCallByWorker(ctx, { callId: params.callId, reason: body.reason }),
+  })
+}

@@ -1,0 +1,144 @@
+import type { CallSetup, WorkerEndReason } from '@parley/shared'
+import type { AgentRow } from '../agents/store.ts'
+import * as agentStore from '../agents/store.ts'
+import { configForContact } from '../batch/dialer/metadata.ts'
+import * as batchStore from '../batch/store.ts'
+import { switchLiveAgent } from '../calls/presence.ts'
+import { deleteCallRoom } from '../calls/rooms.ts'
+import { type CallRow, closeCall } from '../calls/service.ts'
+import * as callStore from '../calls/store.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
+import { agentRuntimeConfig, listWorkerFunctions } from './runtime-config.ts'
+
+/**
+ * The voice agent worker's endpoints (WORKER_TOKEN): what a call needs that may not travel in
+ * dispatch metadata (provider keys, function headers), a handoff to another agent, and the end
+ * of a call. An unknown call id answers 404.
+ */
+
+const findCall = async (ctx: AppContext, callId: string) => {
+  const call = await callStore.findCallById(ctx.db, callId)
+  if (!call) throw AppError.notFound('call')
+  return call
+}
+
+const callEnded = () => AppError.conflict('The call has ended', 'call_ended')
+
+/** The agent answering the call now: the dispatched one, or the last handoff's. */
+const findLiveAgent = async (ctx: AppContext, call: CallRow) => {
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: call.organizationId,
+    id: call.liveAgentId ?? call.agentId,
+  })
+  if (!agent || agent.agentArchitecture === 'text') throw AppError.notFound('agent')
+  return agent
+}
+
+const request = (kind: EndpointRequest['kind'], id: string | null) => (id === null ? null : { kind, id })
+
+/**
+ * Everything secret an agent's call needs: its model endpoints resolved with the organization's
+ * own key for each provider where it stored one (the platform's otherwise), its custom functions
+ * with their headers, and web search when the agent uses it and the deployment has it.
+ */
+export const callSetupFor = async (ctx: AppContext, agent: AgentRow): Promise<CallSetup> => {
+  const isRealtime = agent.agentArchitecture === 'realtime'
+  const [endpoints, functions] = await Promise.all([
+    resolveEndpoints(ctx, {
+      organizationId: agent.organizationId,
+      requests: {
+        llm: isRealtime ? null : request('model', agent.model),
+        stt: isRealtime ? null : request('stt', agent.stt),
+        tts: isRealtime ? null : request('tts', agent.tts),
+        realtime: isRealtime ? request('realtime', agent.realtimeProvider) : null,
+      },
+    }),
+    listWorkerFunctions(ctx, agent),
+  ])
+  const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
+  const usesSearch = agent.functionCallingEnabled && agent.enabledFunctions.includes('web_search')
+  return {
+    llm: endpoints.llm,
+    stt: endpoints.stt && { ...endpoints.stt, language: agent.languages[0] ?? 'en' },
+    tts: endpoints.tts && {
+      ...endpoints.tts,
+      voice: voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId),
+    },
+    realtime: endpoints.realtime && { ...endpoints.realtime, voice },
+    functions,
+    webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
+  }
+}
+
+/** GET /v1/calls/{callId}/setup. Asking is the worker taking the call: no agent-join deadline then. */
+export const getCallSetup = async (ctx: AppContext, callId: string) => {
+  const call = await findCall(ctx, callId)
+  if (call.status !== 'active') throw callEnded()
+  await callStore.markAgentTaken(ctx.db, call.id)
+  return { success: true as const, data: await callSetupFor(ctx, await findLiveAgent(ctx, call)) }
+}
+
+/** The agent's configuration for this call: a batch call's placeholders filled from its contact. */
+const runtimeConfigForCall = async (ctx: AppContext, { call, agent }: { call: CallRow; agent: AgentRow }) => {
+  const config = await agentRuntimeConfig(ctx, agent)
+  if (!call.batchContactId) return config
+  const contact = await batchStore.findContact(ctx.db, {
+    organizationId: call.organizationId,
+    id: call.batchContactId,
+  })
+  return contact ? configForContact(config, { ...contact, contactId: contact.id }).agent : config
+}
+
+/**
+ * POST /v1/calls/{callId}/handoff: the worker hands the call to another voice agent of the
+ * organization that the live agent lists in its handoffAgentIds. The call records the agent live
+ * from now; its minutes are billed at the architecture of the agent live at the time.
+ */
+export const handOffCall = async (
+  ctx: AppContext,
+  { callId, agentId }: { callId: string; agentId: string },
+) => {
+  const call = await findCall(ctx, callId)
+  if (call.status !== 'active') throw callEnded()
+  const current = await findLiveAgent(ctx, call)
+  const target = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: agentId })
+  if (!target) throw AppError.notFound('agent')
+  if (!current.handoffAgentIds.includes(target.id))
+    throw AppError.badRequest(
+      `agentId: ${target.id} is not one of the handoffAgentIds of ${current.name}`,
+      'invalid_handoff_target',
+    )
+  if (target.agentArchitecture === 'text')
+    throw AppError.badRequest(
+      `agentId: ${target.id} is a text agent, not a voice agent`,
+      'invalid_handoff_target',
+    )
+  // Everything the new agent needs is resolved before the call changes hands.
+  const [agent, setup] = await Promise.all([
+    runtimeConfigForCall(ctx, { call, agent: target }),
+    callSetupFor(ctx, target),
+  ])
+  const switched = await switchLiveAgent(ctx, {
+    callId: call.id,
+    agent: { id: target.id, architecture: target.agentArchitecture },
+  })
+  if (!switched) throw callEnded()
+  return { success: true as const, data: { agent, setup } }
+}
+
+/**
+ * POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, an error). Closed
+ * through closeCall with that reason, and its room deleted, which hangs up a SIP callee. Asked
+ * again, nothing more closes (`ended: false`); the room is asked to go again, in case it stayed.
+ */
+export const endCallByWorker = async (
+  ctx: AppContext,
+  { callId, reason }: { callId: string; reason: WorkerEndReason },
+) => {
+  const call = await findCall(ctx, callId)
+  const closed = await closeCall(ctx, { roomName: call.roomName, reason })
+  await deleteCallRoom(ctx, { roomName: call.roomName, why: 'a call its agent ended' })
+  return { success: true as const, data: { ended: closed !== null } }
+}

@@ -19,14 +19,18 @@ type Builders = {
   realtime?: (endpoint: RealtimeEndpoint, options: Options) => llm.RealtimeModel
 }
 
+/** Deepgram's plugin adds `/v1/listen` and `/v1/speak` itself, to the host its SDK calls the root. */
+const deepgramRoot = (baseUrl: string) => baseUrl.replace(/\/v1\/?$/, '')
+
 /**
  * The one table from a resolved endpoint's wire protocol (`api`) to the LiveKit plugin that speaks
  * it. Every plugin gets the endpoint's key and base URL explicitly: plugins fall back to their own
  * environment variables (OPENAI_API_KEY, …) and default hosts, and a call must use the key the
  * server chose for its organization and the URL the deployment configured. `baseUrl` is the
- * provider's API root as its own SDK names it (`https://api.openai.com/v1`, any OpenAI-compatible
- * `…/v1`, `https://api.deepgram.com`, `https://api.elevenlabs.io/v1`, `https://api.cartesia.ai`,
- * `https://generativelanguage.googleapis.com`); the plugins derive their WebSocket URLs from it.
+ * provider's API root as the server's registry names it (`https://api.openai.com/v1`, any
+ * OpenAI-compatible `…/v1`, `https://api.deepgram.com/v1`, `https://api.elevenlabs.io/v1`,
+ * `https://api.cartesia.ai`, `https://generativelanguage.googleapis.com`); the plugins derive
+ * their WebSocket URLs from it.
  */
 const providers: Record<Endpoint['api'], Builders> = {
   openai: {
@@ -64,7 +68,7 @@ const providers: Record<Endpoint['api'], Builders> = {
     stt: (endpoint) =>
       new deepgram.STT({
         model: endpoint.model,
-        baseUrl: endpoint.baseUrl,
+        baseUrl: deepgramRoot(endpoint.baseUrl),
         apiKey: endpoint.apiKey,
         language: endpoint.language,
       }),
@@ -72,7 +76,7 @@ const providers: Record<Endpoint['api'], Builders> = {
     tts: (endpoint) =>
       new deepgram.TTS({
         model: endpoint.voice || endpoint.model,
-        baseUrl: endpoint.baseUrl,
+        baseUrl: deepgramRoot(endpoint.baseUrl),
         apiKey: endpoint.apiKey,
       }),
   },

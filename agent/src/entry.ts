@@ -60,14 +60,21 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
   // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
   // callee of an outbound call, who joins when the phone is answered.
   const person = metadata.direction === 'outbound' ? metadata.sipParticipantIdentity : metadata.userId
-  await ctx.waitForParticipant(person ?? undefined)
-  await call.session.start({
-    agent: call.agent,
-    room: ctx.room,
-    inputOptions: person ? { participantIdentity: person } : {},
-    // The widget's live captions read this stream (lk.transcription).
-    outputOptions: { transcriptionEnabled: true },
-  })
+  try {
+    await ctx.waitForParticipant(person ?? undefined)
+    await call.session.start({
+      agent: call.agent,
+      room: ctx.room,
+      inputOptions: person ? { participantIdentity: person } : {},
+      // The widget's live captions read this stream (lk.transcription).
+      outputOptions: { transcriptionEnabled: true },
+    })
+  } catch (error) {
+    // The room went away before the person came, or a model would not start: nobody is served.
+    logger.error({ error: String(error) }, 'the call could not start')
+    await call.hangUp('agent_error')
+    return
+  }
   logger.info({ architecture: metadata.agent.architecture, direction: metadata.direction }, 'call started')
 }
 

@@ -236,9 +236,7 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
     const result = await call.session.run({ userInput: 'That is all, bye.' }).wait()
     result.expect.containsFunctionCall({ name: 'end_call' })
 
-    await vi.waitFor(async () =>
-      expect(await parley.readCall(call.callId)).toMatchObject({ status: 'ended', endReason: 'agent_ended' }),
-    )
+    await parley.callEnds(call.callId, 'agent_ended')
     expect(await call.transcript()).toEqual([
       ['user', 'That is all, bye.'],
       ['assistant', 'Goodbye from the front desk.'],
@@ -258,14 +256,7 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
       ...metadata,
       agent: { ...metadata.agent, inactivityTimeout: 1 },
     }))
-    await vi.waitFor(
-      async () =>
-        expect(await parley.readCall(call.callId)).toMatchObject({
-          status: 'ended',
-          endReason: 'inactivity',
-        }),
-      { timeout: 15_000 },
-    )
+    await parley.callEnds(call.callId, 'inactivity')
     expect(await call.transcript()).toEqual([['assistant', 'Are you there? Goodbye.']])
     expect(call.shutdowns).toContain('inactivity')
   })

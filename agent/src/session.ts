@@ -59,18 +59,21 @@ export const buildCallSession = ({
     userAwayTimeout: metadata.agent.inactivityTimeout,
   })
 
+  /** The current agent's last message, when it has one and the session can still speak. */
+  const sayLastMessage = async () => {
+    try {
+      const agent = session.currentAgent as ParleyAgent
+      if (agent.wording.lastMessage) await agent.speak(agent.wording.lastMessage).waitForPlayout()
+    } catch (error) {
+      logger.warn({ callId, error: String(error) }, 'last message not said')
+    }
+  }
+
   let ending: Promise<void> | undefined
   /** Says the current agent's last message, then ends the call on the server and the job. Once. */
   const hangUp = (reason: EndReason) => {
     ending ??= (async () => {
-      const agent = session.currentAgent as ParleyAgent
-      const { lastMessage } = agent.wording
-      if (lastMessage) {
-        await agent
-          .speak(lastMessage)
-          .waitForPlayout()
-          .catch((error: unknown) => logger.warn({ callId, error: String(error) }, 'last message not said'))
-      }
+      await sayLastMessage()
       await transcript.flush()
       await api.end(callId, reason).catch((error: unknown) => {
         logger.error({ callId, reason, error: String(error) }, 'the server did not end the call')

@@ -102,14 +102,7 @@ describe('the voice agent worker process', { timeout: 60_000 }, () => {
     )
 
     release()
-    await vi.waitFor(
-      async () =>
-        expect(await parley.readCall(call.callId)).toMatchObject({
-          status: 'ended',
-          endReason: 'agent_error',
-        }),
-      { timeout: 30_000 },
-    )
+    await parley.callEnds(call.callId, 'agent_error')
   })
 
   it('ends the call of metadata it cannot read, without joining the room', async () => {
@@ -122,14 +115,7 @@ describe('the voice agent worker process', { timeout: 60_000 }, () => {
       roomName: call.roomName,
     })
     expect(answer.available).toBe(true)
-    await vi.waitFor(
-      async () =>
-        expect(await parley.readCall(call.callId)).toMatchObject({
-          status: 'ended',
-          endReason: 'agent_error',
-        }),
-      { timeout: 30_000 },
-    )
+    await parley.callEnds(call.callId, 'agent_error')
     expect(livekit.roomJoins.slice(joinsBefore)).toEqual([])
   })
 

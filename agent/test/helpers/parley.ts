@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Call } from '@parley/shared'
+import { expect, vi } from 'vitest'
 import { type FakeLiveKit, startFakeLiveKit } from '../../../server/test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../../server/test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../../server/test/helpers/test-server.ts'
@@ -51,6 +52,13 @@ export const startParley = async ({ env = {} }: { env?: Record<string, string> }
     return body.data
   }
 
+  /** Waits (at most 30 s) for the call to have ended for `reason`. */
+  const callEnds = (callId: string, reason: string) =>
+    vi.waitFor(
+      async () => expect(await readCall(callId)).toMatchObject({ status: 'ended', endReason: reason }),
+      { timeout: 30_000 },
+    )
+
   return {
     server,
     livekit,
@@ -60,6 +68,7 @@ export const startParley = async ({ env = {} }: { env?: Record<string, string> }
     makeVoiceAgent,
     startCall,
     readCall,
+    callEnds,
     close: async () => {
       await server.destroy()
       await livekit.close()

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents'
 import { ConfigError } from '@parley/server/src/config.ts'
@@ -14,6 +15,7 @@ import { readDispatch } from './dispatch.ts'
 
 /** main.ts runs bundled (`npm run build -w @parley/agent`), as dist/main.js beside dist/entry.js. */
 const ENTRY = fileURLToPath(new URL('./entry.js', import.meta.url))
+const CLOSE_WAIT_MS = 2000
 
 const serverOptions = (config: AgentConfig) => {
   const options = new ServerOptions({
@@ -71,7 +73,10 @@ const main = async () => {
       'draining: no new calls, waiting for calls in progress',
     )
     await server.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
-    await server.close()
+    // The calls are over. close() also waits out the framework's pause between connection attempts
+    // (up to 10 s when LiveKit is away) and a job process still starting (which never answers a
+    // shutdown): neither holds anything worth waiting for.
+    await Promise.race([server.close(), setTimeout(CLOSE_WAIT_MS)])
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

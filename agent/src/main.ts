@@ -55,8 +55,17 @@ const serverOptions = (config: AgentConfig) => {
   return options
 }
 
+/**
+ * Node's flags for the job and inference processes, which the framework forks with this
+ * process's `execArgv`: a young generation of 2 MiB instead of V8's default 16 took a job
+ * process from 132 to 111 MiB (PSS after import, alone on the machine) with no measurable cost
+ * to the VAD's CPU (1.0-1.1 % of a core per stream either way).
+ */
+const JOB_PROCESS_FLAGS = ['--max-semi-space-size=2']
+
 const main = async () => {
   const config = loadAgentConfig()
+  for (const flag of JOB_PROCESS_FLAGS) if (!process.execArgv.includes(flag)) process.execArgv.push(flag)
   initializeLogger({ pretty: !config.isProduction, level: config.logLevel })
   const logger = log()
   const server = new AgentServer(serverOptions(config))

@@ -35,9 +35,9 @@ const serverOptions = (config: AgentConfig) => {
     // A job process imports the framework and every plugin (2-4 s here, 10+ s on a loaded 2-core
     // machine, over the default 10 s time-out).
     initializeProcessTimeout: 30_000,
-    // How long a call's process gets to acknowledge a shutdown and finish it (last words said,
-    // transcript flushed): the framework's 60 s also delays SIGTERM when a process was still
-    // starting, which never acknowledges.
+    // How long a call's process gets to acknowledge a shutdown (LiveKit terminating the job, the
+    // worker closing) and finish it: last words said, transcript flushed. The framework's 60 s
+    // also held up every close while a job process was still starting (it never acknowledges).
     shutdownProcessTimeout: 10_000,
     // The framework gives up after 10 failed connections (2 s, 4 s, … 10 s apart); a worker
     // whose LiveKit is away keeps trying every 10 s until it is back.
@@ -47,8 +47,8 @@ const serverOptions = (config: AgentConfig) => {
     // port 0 into 8081 and 0 idle processes into min(cpus, 4).
     production: false,
   })
-  // The framework's CPU measure (cgroup-aware), and the calls: each runs in a process of its own,
-  // so memory, not CPU, is usually what fills a machine first (see `npm run bench -- agent`).
+  // The framework's CPU measure (cgroup-aware), and the calls: each runs in a process of its own
+  // (about 100 MiB), so a machine can fill by memory before its CPU shows it (`npm run bench -- agent`).
   const cpuLoad = options.loadFunc
   options.loadFunc = async (server) =>
     Math.max(await cpuLoad(server), server.activeJobs.length / config.maxCalls)

@@ -6,6 +6,7 @@ import { type RunningServer, start } from '../server/src/server.ts'
 import { startFakeLiveKit } from '../server/test/helpers/fake-livekit.ts'
 import { benchConfig } from './bench-config.ts'
 import { callJson, prepareBatchTenant } from './bench-tenant.ts'
+import { percentile } from './stats.ts'
 
 const CONTACTS = Number(process.env.BENCH_DIAL_CONTACTS ?? 1000)
 const CONCURRENCY = 50
@@ -13,11 +14,6 @@ const LIVEKIT_SAMPLES = 200
 const BOOKKEEPING_CONTACTS = 500
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length)
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-}
-
 /** Milliseconds of the three LiveKit requests of one dial (room, dispatch, SIP), as the dialer makes them. */
 const measureLiveKitPerDial = async (server: RunningServer) => {
   const livekit = server.ctx.livekit

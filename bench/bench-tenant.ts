@@ -72,5 +72,9 @@ export const prepareBatchTenant = async (
       sipTrunkId: 'ST_bench',
     },
   })
-  return { key, phoneNumberId: (number.data as { id: string }).id }
+  return {
+    key,
+    agentId: (agent.data as { id: string }).id,
+    phoneNumberId: (number.data as { id: string }).id,
+  }
 }

@@ -3,17 +3,13 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { createParser } from 'eventsource-parser'
 import type { FakeReply } from '../server/test/helpers/fake-llm.ts'
+import { percentile } from './stats.ts'
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300)
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000)
 const CHUNK_DELAY_MS = 5
 const CHUNKS = 20
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-}
 
 const call = async (
   url: string,

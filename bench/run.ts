@@ -1,5 +1,6 @@
 /** `npm run bench -- <name>`: runs one benchmark of bench/ and prints its figures. */
 const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  agent: () => import('./agent.ts'),
   auth: () => import('./auth.ts'),
   batch: () => import('./batch.ts'),
   chat: () => import('./chat.ts'),

@@ -5,7 +5,7 @@ import { z } from 'zod'
 
 // The environment's schema: what each variable may hold. config.ts reads process.env through it.
 
-export const roles = ['api', 'worker', 'all'] as const
+export const roles = ['api', 'worker', 'agent', 'all'] as const
 export const environments = ['development', 'test', 'production'] as const
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -35,7 +35,7 @@ const longSecret = optionalText.refine(
 )
 
 /** A whole number of `unit` written with at most `digits` digits, at least `min` when given. */
-const wholeNumber = (digits: number, unit: string, min?: number) => {
+export const wholeNumber = (digits: number, unit: string, min?: number) => {
   const number = z
     .string()
     .regex(new RegExp(`^\\d{1,${digits}}$`), `must be a whole number of ${unit}`)

@@ -116,7 +116,7 @@ export type Config = Readonly<{
   logLevel: (typeof logLevels)[number]
 }>
 
-type Environment = Record<string, string | undefined>
+export type Environment = Record<string, string | undefined>
 
 const describeIssue = (issue: z.core.$ZodIssue, env: Environment): string => {
   const variable = String(issue.path[0] ?? 'environment')
@@ -125,8 +125,19 @@ const describeIssue = (issue: z.core.$ZodIssue, env: Environment): string => {
   return `${variable} ${issue.message}${shown}`
 }
 
-const fail = (message: string): never => {
+/** Stops start-up with one line: `Invalid configuration: <message>`. */
+export const failConfig = (message: string): never => {
   throw new ConfigError(`Invalid configuration: ${message}`)
+}
+
+/** Parses `env` with `schema`; a bad value throws ConfigError naming the first bad variable. */
+export const parseEnvironment = <Schema extends z.ZodType>(
+  schema: Schema,
+  env: Environment,
+): z.output<Schema> => {
+  const parsed = schema.safeParse(env)
+  if (!parsed.success) return failConfig(describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, env))
+  return parsed.data
 }
 
 /**
@@ -134,9 +145,7 @@ const fail = (message: string): never => {
  * variable. Outside production, missing JWT_SECRET, ADMIN_TOKEN and ENCRYPTION_KEY are generated into DATA_DIR.
  */
 export const loadConfig = (env: Environment = process.env): Config => {
-  const parsed = ZFullEnvironment.safeParse(env)
-  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, env))
-  const vars = parsed.data
+  const vars = parseEnvironment(ZFullEnvironment, env)
   const isProduction = vars.NODE_ENV === 'production'
 
   const livekitParts = {
@@ -149,22 +158,23 @@ export const loadConfig = (env: Environment = process.env): Config => {
     const missing = Object.keys(livekitParts).find(
       (name) => livekitParts[name as keyof typeof livekitParts] === undefined,
     )
-    fail(`${missing} is required when any LIVEKIT_* variable is set`)
+    failConfig(`${missing} is required when any LIVEKIT_* variable is set`)
   }
   if (vars.LLM_API_KEY !== undefined && vars.LLM_BASE_URL === undefined) {
-    fail('LLM_BASE_URL is required when LLM_API_KEY is set')
+    failConfig('LLM_BASE_URL is required when LLM_API_KEY is set')
   }
 
   if (isProduction) {
     if (vars.JWT_SECRET === undefined)
-      fail('JWT_SECRET is required when NODE_ENV=production (generated secrets are refused)')
+      failConfig('JWT_SECRET is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.ADMIN_TOKEN === undefined)
-      fail('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
+      failConfig('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.ENCRYPTION_KEY === undefined)
-      fail('ENCRYPTION_KEY is required when NODE_ENV=production (generated secrets are refused)')
+      failConfig('ENCRYPTION_KEY is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.LLM_BASE_URL === undefined)
-      fail('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
-    if (vars.OUTBOUND_ALLOW_HOSTS.length > 0) fail('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
+      failConfig('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
+    if (vars.OUTBOUND_ALLOW_HOSTS.length > 0)
+      failConfig('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
   }
 
   const { providers, providerModels } = readProviders(vars)

@@ -1,6 +1,30 @@
 import { type Config, ConfigError, loadConfig } from './config.ts'
+import { createLogger } from './http/logger.ts'
 import type { RunningServer } from './server.ts'
 import { start } from './server.ts'
+import {
+  type AgentWorkerProcess,
+  isAgentWorkerBuilt,
+  superviseAgentWorker,
+} from './voice/agent-worker-process.ts'
+
+/** Why this process runs no voice agent worker, or null when it runs one (ROLE=all). */
+const agentWorkerAbsence = (config: Config): string | null => {
+  if (!config.livekit) return 'Voice         off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'
+  if (!config.workerToken)
+    return 'Voice agent   off: set WORKER_TOKEN (32+ characters) for the worker to run calls'
+  if (config.role !== 'all')
+    return `Voice agent   not in this process (ROLE=${config.role}); run one with ROLE=agent`
+  if (!isAgentWorkerBuilt()) return 'Voice agent   not built: run npm run build -w @parley/agent'
+  return null
+}
+
+/**
+ * The worker's environment: this one (it reads its own variables), and the API's address when this
+ * process serves it. Passed through, not read: config.ts stays the only reader of process.env.
+ */
+const agentWorkerEnvironment = (apiUrl: string | null): NodeJS.ProcessEnv =>
+  apiUrl ? { PARLEY_API_URL: apiUrl, ...process.env } : process.env
 
 const printWelcome = (config: Config, running: RunningServer) => {
   const lines = ['', `  Parley is running at ${running.url}`, '']
@@ -16,6 +40,8 @@ const printWelcome = (config: Config, running: RunningServer) => {
     lines.push(`  API docs      ${running.url}/docs`)
   }
   if (config.generatedSecrets.includes('ADMIN_TOKEN')) lines.push(`  Admin token   ${config.adminToken}`)
+  const agentLine = `Voice agent   ${config.livekit?.agentName} on ${config.livekit?.url}, in its own process`
+  lines.push(`  ${agentWorkerAbsence(config) ?? agentLine}`)
   lines.push(
     '',
     `  Next: open the demo page, or try  npm run admin -- orgs`,
@@ -25,16 +51,37 @@ const printWelcome = (config: Config, running: RunningServer) => {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
+/** ROLE=agent: only the voice agent worker, in a child process, restarted after a crash. */
+const runAgentOnly = (config: Config) => {
+  const problem = agentWorkerAbsence({ ...config, role: 'all' })
+  if (problem) throw new ConfigError(problem.replace(/\s{2,}/g, ' '))
+  const worker = superviseAgentWorker({
+    env: agentWorkerEnvironment(null),
+    logger: createLogger(config),
+    onGiveUp: () => process.exit(1),
+  })
+  const shutdown = () => worker.stop().then(() => process.exit(0))
+  process.once('SIGTERM', shutdown)
+  process.once('SIGINT', shutdown)
+}
+
 const main = async () => {
   const config = loadConfig()
+  if (config.role === 'agent') return runAgentOnly(config)
   const running = await start({ config, seedDemo: !config.isProduction })
+  const agentWorker: AgentWorkerProcess | null = agentWorkerAbsence(config)
+    ? null
+    : superviseAgentWorker({ env: agentWorkerEnvironment(running.url), logger: running.ctx.logger })
   if (config.role !== 'worker') printWelcome(config, running)
   const shutdown = (signal: string) => {
     running.ctx.logger.info({ signal }, 'shutting down')
-    running.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    )
+    // The worker drains first: its calls in progress still post transcripts to this API.
+    Promise.resolve(agentWorker?.stop())
+      .then(() => running.stop())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))

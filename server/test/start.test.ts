@@ -61,6 +61,7 @@ describe('npm start on an empty DATA_DIR', { timeout: 120_000 }, () => {
     expect(first.field('Demo page')).toBe(`${first.url}/demo/`)
     expect(first.field('Widget key')).toMatch(/^tk_widget_[\w-]{32}$/)
     expect(first.field('Admin token')).toMatch(/^[\w-]{43}$/)
+    expect(first.field('Voice')).toBe('off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET')
     const [email, password] = first.field('Owner login').split(/\s+\/\s+/)
 
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200)

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts'
 import { invokeFunction } from '../functions/invoker.ts'
 import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
+import { nameTransferTools } from './transfer-tools.ts'
 import { searchWeb, WEB_SEARCH_TOOL } from './web-search.ts'
 
 /** What the reply loop does with a call the model made. */
@@ -23,31 +24,15 @@ const END_CALL_TOOL: LlmTool = {
   },
 }
 
-const slug = (name: string) =>
-  name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 40) || 'agent'
-
-/** One transfer tool per handoff target; names are unique and within the 64-character limit. */
-const handoffTools = (targets: AgentRow[]) => {
-  const used = new Set<string>()
-  return targets.map((target) => {
-    let name = `transfer_to_${slug(target.name)}`
-    for (let n = 2; used.has(name); n++) name = `transfer_to_${slug(target.name)}_${n}`
-    used.add(name)
+/** One transfer tool per handoff target (nameTransferTools: unique names within 64 characters). */
+const handoffTools = (targets: AgentRow[]) =>
+  nameTransferTools(targets).map(({ name, description, target }) => {
     const tool: LlmTool = {
       type: 'function',
-      function: {
-        name,
-        description: `Hand the conversation to ${target.name}${target.description ? `: ${target.description}` : ''}. Use when that agent is better placed to help.`,
-        parameters: { type: 'object', properties: {} },
-      },
+      function: { name, description, parameters: { type: 'object', properties: {} } },
     }
     return { name, tool, target }
   })
-}
 
 /**
  * The tools an agent offers: its enabled custom functions, end_call when enabled, a transfer tool

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { OutboundError, outboundFetch } from '../http/outbound.ts'
 import type { LlmTool } from './llm.ts'
@@ -27,16 +28,21 @@ const ZSearchAnswer = z.object({
   results: z.array(z.object({ title: z.string(), url: z.string(), content: z.string().default('') })),
 })
 
+export type WebSearchOutcome =
+  | { ok: true; results: { title: string; url: string; snippet: string }[] }
+  | { ok: false; error: string; cause?: unknown }
+
 /**
- * The web_search built-in: asks SEARCH_URL (Tavily-compatible: POST {query, max_results} with a
- * bearer key → {results: [{title, url, content}]}) and gives the model the top results as JSON.
- * Failures become an error the model can read; they never end the reply.
+ * The web_search built-in, shared by text chat and the voice agent worker: asks the search
+ * endpoint (Tavily-compatible: POST {query, max_results} with a bearer key → {results: [{title,
+ * url, content}]}) for the top results. Never throws: every failure is an error the model can read.
  */
-export const searchWeb = async (ctx: AppContext, args: unknown): Promise<string> => {
-  const search = ctx.config.search
-  if (!search) return JSON.stringify({ error: 'web search is not configured' })
+export const runWebSearch = async (
+  { search, allowHosts }: { search: NonNullable<Config['search']>; allowHosts: readonly string[] },
+  args: unknown,
+): Promise<WebSearchOutcome> => {
   const parsed = ZSearchArguments.safeParse(args)
-  if (!parsed.success) return JSON.stringify({ error: 'web_search needs a query' })
+  if (!parsed.success) return { ok: false, error: 'web_search needs a query' }
   try {
     const response = await outboundFetch({
       url: search.url,
@@ -47,23 +53,35 @@ export const searchWeb = async (ctx: AppContext, args: unknown): Promise<string>
       },
       body: JSON.stringify({ query: parsed.data.query, max_results: MAX_RESULTS }),
       timeoutMs: SEARCH_TIMEOUT_MS,
-      allowHosts: [...ctx.config.outboundAllowHosts],
+      allowHosts: [...allowHosts],
     })
     if (response.status < 200 || response.status >= 300)
-      return JSON.stringify({ error: `the search provider answered ${response.status}` })
+      return { ok: false, error: `the search provider answered ${response.status}` }
     const answer = ZSearchAnswer.safeParse(JSON.parse(response.bodyText))
-    if (!answer.success) return JSON.stringify({ error: 'the search provider answered in an unknown format' })
-    return JSON.stringify({
+    if (!answer.success) return { ok: false, error: 'the search provider answered in an unknown format' }
+    return {
+      ok: true,
       results: answer.data.results.slice(0, MAX_RESULTS).map(({ title, url, content }) => ({
         title,
         url,
         snippet: content.slice(0, SNIPPET_CHARS),
       })),
-    })
+    }
   } catch (error) {
-    ctx.logger.warn({ err: error }, 'web search failed')
-    return JSON.stringify({
+    return {
+      ok: false,
       error: error instanceof OutboundError ? `search failed: ${error.reason}` : 'search failed',
-    })
+      cause: error,
+    }
   }
+}
+
+/** The chat's web_search tool: the outcome as JSON for the model; failures logged, never ending the reply. */
+export const searchWeb = async (ctx: AppContext, args: unknown): Promise<string> => {
+  const search = ctx.config.search
+  if (!search) return JSON.stringify({ error: 'web search is not configured' })
+  const outcome = await runWebSearch({ search, allowHosts: ctx.config.outboundAllowHosts }, args)
+  if (outcome.ok) return JSON.stringify({ results: outcome.results })
+  if (outcome.cause) ctx.logger.warn({ err: outcome.cause }, 'web search failed')
+  return JSON.stringify({ error: outcome.error })
 }

@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -38,6 +38,8 @@ const STANDARD_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { inp
 export const startFakeLlm = async () => {
   const script: FakeReply[] = []
   const requests: CompletionRequest[] = []
+  /** The headers of each completion request, in the same order (the key a client sent). */
+  const requestHeaders: IncomingHttpHeaders[] = []
   let clientsGone = 0
   let sequence = 0
   let fallback: FakeReply | ((request: CompletionRequest) => FakeReply) = STANDARD_REPLY
@@ -52,11 +54,23 @@ export const startFakeLlm = async () => {
   })
 
   const server = createServer((req, res) => {
+    // LiveKit's OpenAI plugin lists the models first, to open the connection before the first turn.
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ id: 'fake', object: 'model', created: 0, owned_by: 'parley' }],
+        }),
+      )
+      return
+    }
     const parts: Buffer[] = []
     req.on('data', (part: Buffer) => parts.push(part))
     req.on('end', async () => {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as CompletionRequest
       requests.push(body)
+      requestHeaders.push(req.headers)
       sequence++
       const reply = script.shift() ?? (typeof fallback === 'function' ? fallback(body) : fallback)
       if (reply.status) {
@@ -123,6 +137,7 @@ export const startFakeLlm = async () => {
     /** What LLM_BASE_URL should be. */
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    requestHeaders,
     queue: (...replies: FakeReply[]) => void script.push(...replies),
     clientsGone: () => clientsGone,
     /**
@@ -135,6 +150,7 @@ export const startFakeLlm = async () => {
     reset: () => {
       script.length = 0
       requests.length = 0
+      requestHeaders.length = 0
     },
     close: async () => {
       server.closeAllConnections()

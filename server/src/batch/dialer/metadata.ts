@@ -1,6 +1,6 @@
 import { type AgentRuntimeConfig, DISPATCH_METADATA_VERSION } from '@parley/shared'
 import { serializeDispatchMetadata } from '../../voice/runtime-config.ts'
-import { fillAll } from './placeholders.ts'
+import { fieldsAsText, fillAll } from './placeholders.ts'
 
 /** A contact as the agent sees it: its phone, its name and its custom fields. */
 export type ContactOfCall = {
@@ -16,22 +16,13 @@ export type ContactOfCall = {
  */
 export const sipIdentityOf = (contactId: string) => `contact-${contactId}`
 
-/** Contact fields as text for placeholders: strings as given, other JSON values in their JSON form. */
-const asText = (fields: Record<string, unknown>) =>
-  Object.fromEntries(
-    Object.entries(fields).map(([name, value]) => [
-      name,
-      typeof value === 'string' ? value : JSON.stringify(value),
-    ]),
-  )
-
 /**
  * The agent's runtime configuration for one contact: prompt, greeting and last message with their
  * `{{field}}` placeholders filled from the contact. Answers the placeholders no field filled.
  */
 export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: ContactOfCall) => {
   const fields: Record<string, string> = {
-    ...asText(contact.fields),
+    ...fieldsAsText(contact.fields),
     phone: contact.phone,
     ...(contact.name === null ? {} : { name: contact.name }),
   }

@@ -44,3 +44,12 @@ export const fillAll = <Key extends string>(
   }
   return { filled, unknown: [...unknown] }
 }
+
+/** Contact fields as placeholder values: strings as given, other JSON values in their JSON form. */
+export const fieldsAsText = (fields: Readonly<Record<string, unknown>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  )

@@ -1,0 +1,87 @@
+import { defineAgent, inference, type JobContext, type JobProcess, log, type VAD } from '@livekit/agents'
+import { type AgentConfig, loadAgentConfig } from './config.ts'
+import { readDispatch } from './dispatch.ts'
+import { buildCallSession, type CallSession } from './session.ts'
+import { createWorkerApi } from './worker-api.ts'
+
+/**
+ * The job process's side of the worker: each call runs here, one call per process. The worker
+ * (main.ts) imports nothing of this; the framework loads this file into every job process.
+ */
+
+let config: AgentConfig | undefined
+const configOnce = () => {
+  config ??= loadAgentConfig()
+  return config
+}
+
+type ProcessData = { vad: VAD }
+
+const startCall = async (ctx: JobContext<ProcessData>) => {
+  const { apiUrl, workerToken, outboundAllowHosts } = configOnce()
+  const api = createWorkerApi({ apiUrl, workerToken })
+  const jobLogger = log().child({ jobId: ctx.job.id })
+
+  const dispatch = readDispatch(ctx.job.metadata)
+  if (!dispatch.ok) {
+    jobLogger.error({ problem: dispatch.problem, callId: dispatch.callId }, 'dispatch metadata refused')
+    if (dispatch.callId) await api.end(dispatch.callId, 'agent_error').catch(() => undefined)
+    ctx.shutdown('invalid dispatch metadata')
+    return
+  }
+  const { metadata } = dispatch
+  const logger = jobLogger.child({ callId: metadata.callId })
+
+  let call: CallSession
+  try {
+    // The setup first: the call is billed from the moment both the person and the agent are in the
+    // room, so the agent joins only a call it can run.
+    const setup = await api.setup(metadata.callId)
+    call = buildCallSession({
+      metadata,
+      setup,
+      services: {
+        api,
+        allowHosts: outboundAllowHosts,
+        vad: ctx.proc.userData.vad,
+        shutdown: (reason) => ctx.shutdown(reason),
+        logger,
+      },
+    })
+    await ctx.connect()
+  } catch (error) {
+    logger.error({ error: String(error) }, 'the call could not start')
+    await api.end(metadata.callId, 'agent_error').catch(() => undefined)
+    ctx.shutdown('call setup failed')
+    return
+  }
+  ctx.addShutdownCallback(() => call.settled())
+
+  // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
+  // callee of an outbound call, who joins when the phone is answered.
+  const person = metadata.direction === 'outbound' ? metadata.sipParticipantIdentity : metadata.userId
+  try {
+    await ctx.waitForParticipant(person ?? undefined)
+    await call.session.start({
+      agent: call.agent,
+      room: ctx.room,
+      inputOptions: person ? { participantIdentity: person } : {},
+      // The widget's live captions read this stream (lk.transcription).
+      outputOptions: { transcriptionEnabled: true },
+    })
+  } catch (error) {
+    // The room went away before the person came, or a model would not start: nobody is served.
+    logger.error({ error: String(error) }, 'the call could not start')
+    await call.hangUp('agent_error')
+    return
+  }
+  logger.info({ architecture: metadata.agent.architecture, direction: metadata.direction }, 'call started')
+}
+
+export default defineAgent({
+  // One VAD per process (LiveKit's local Silero, no network); its small model loads on the first audio.
+  prewarm: async (proc: JobProcess<ProcessData>) => {
+    proc.userData.vad = new inference.VAD()
+  },
+  entry: (ctx: JobContext) => startCall(ctx as JobContext<ProcessData>),
+})

@@ -1,0 +1,108 @@
+import { setTimeout } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents'
+import { ConfigError } from '@parley/server/src/config.ts'
+import { AGENT_CONFIG_EXIT_CODE } from '@parley/server/src/voice/agent-worker-process.ts'
+import { type AgentConfig, loadAgentConfig } from './config.ts'
+import { readDispatch } from './dispatch.ts'
+
+/**
+ * `npm run agent` (and `ROLE=agent npm start`, and the child `ROLE=all` starts): the voice agent
+ * worker. It registers with LiveKit under LIVEKIT_AGENT_NAME for explicit dispatch, keeps
+ * AGENT_IDLE_PROCESSES job processes warm, runs each call in one of them (entry.ts), and reports
+ * its load so LiveKit sends calls elsewhere when it is full.
+ */
+
+/** main.ts runs bundled (`npm run build -w @parley/agent`), as dist/main.js beside dist/entry.js. */
+const ENTRY = fileURLToPath(new URL('./entry.js', import.meta.url))
+const CLOSE_WAIT_MS = 2000
+
+const serverOptions = (config: AgentConfig) => {
+  const options = new ServerOptions({
+    agent: ENTRY,
+    agentName: config.agentName,
+    // Every call is taken (a bad one is ended by its job); the room shows the agent's own name.
+    requestFunc: async (request) => {
+      const dispatch = readDispatch(request.job.metadata)
+      await request.accept(dispatch.ok ? dispatch.metadata.agent.name : '')
+    },
+    wsURL: config.livekit.url,
+    apiKey: config.livekit.apiKey,
+    apiSecret: config.livekit.apiSecret,
+    port: config.httpPort,
+    numIdleProcesses: config.idleProcesses,
+    loadThreshold: config.loadThreshold,
+    // A job process imports the framework and every plugin (2-4 s here, 10+ s on a loaded 2-core
+    // machine, over the default 10 s time-out).
+    initializeProcessTimeout: 30_000,
+    // How long a call's process gets to acknowledge a shutdown (LiveKit terminating the job, the
+    // worker closing) and finish it: last words said, transcript flushed. The framework's 60 s
+    // also held up every close while a job process was still starting (it never acknowledges).
+    shutdownProcessTimeout: 10_000,
+    // The framework gives up after 10 failed connections (2 s, 4 s, … 10 s apart); a worker
+    // whose LiveKit is away keeps trying every 10 s until it is back.
+    maxRetry: Number.POSITIVE_INFINITY,
+    logLevel: config.logLevel,
+    // `production` only picks defaults, and every one is given above; set, it would also turn
+    // port 0 into 8081 and 0 idle processes into min(cpus, 4).
+    production: false,
+  })
+  // The framework's CPU measure (cgroup-aware), and the calls: each runs in a process of its own
+  // (about 100 MiB), so a machine can fill by memory before its CPU shows it (`npm run bench -- agent`).
+  const cpuLoad = options.loadFunc
+  options.loadFunc = async (server) =>
+    Math.max(await cpuLoad(server), server.activeJobs.length / config.maxCalls)
+  return options
+}
+
+/**
+ * Node's flags for the job and inference processes, which the framework forks with this
+ * process's `execArgv`: a young generation of 2 MiB instead of V8's default 16 took a job
+ * process from 132 to 111 MiB (PSS after import, alone on the machine) with no measurable cost
+ * to the VAD's CPU (1.0-1.1 % of a core per stream either way).
+ */
+const JOB_PROCESS_FLAGS = ['--max-semi-space-size=2']
+
+const main = async () => {
+  const config = loadAgentConfig()
+  for (const flag of JOB_PROCESS_FLAGS) if (!process.execArgv.includes(flag)) process.execArgv.push(flag)
+  initializeLogger({ pretty: !config.isProduction, level: config.logLevel })
+  const logger = log()
+  const server = new AgentServer(serverOptions(config))
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'stopping now, calls in progress are cut')
+      process.exit(1)
+    }
+    stopping = true
+    logger.info(
+      { signal, calls: server.activeJobs.length },
+      'draining: no new calls, waiting for calls in progress',
+    )
+    await server.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
+    // The calls are over. close() also waits out the framework's pause between connection attempts
+    // (up to 10 s when LiveKit is away) and a job process still starting (which never answers a
+    // shutdown): neither holds anything worth waiting for.
+    await Promise.race([server.close(), setTimeout(CLOSE_WAIT_MS)])
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+
+  logger.info(
+    { agentName: config.agentName, livekit: config.livekit.url, api: config.apiUrl },
+    'voice agent worker starting',
+  )
+  await server.run()
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`)
+    process.exit(AGENT_CONFIG_EXIT_CODE)
+  }
+  process.stderr.write(`The voice agent worker stopped: ${(error as Error).stack ?? String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,41 @@
+import type { llm, voice } from '@livekit/agents'
+import type { AgentRuntimeConfig, CallSetup, HandoffTarget } from '@parley/shared'
+import { customFunctionTool } from './custom-function.ts'
+import { endCallTool } from './end-call.ts'
+import { transferTools } from './transfer.ts'
+import { webSearchTool } from './web-search.ts'
+
+/**
+ * An agent's tools: end_call and web_search when it enables them (web_search only when the
+ * deployment has a search endpoint), a transfer per handoff target, and its custom functions with
+ * their headers from the call setup. A custom function named like a built-in is left out: the
+ * built-in keeps its meaning, as in text chat.
+ */
+export const buildTools = ({
+  runtime,
+  setup,
+  hasLastMessage,
+  allowHosts,
+  hangUp,
+  transfer,
+}: {
+  runtime: AgentRuntimeConfig
+  setup: CallSetup
+  hasLastMessage: boolean
+  allowHosts: readonly string[]
+  hangUp: () => void
+  transfer: (target: HandoffTarget) => Promise<voice.Agent>
+}): llm.ToolContextEntry[] => {
+  const builtIns = [
+    ...(runtime.builtInFunctions.includes('end_call') ? [endCallTool({ hasLastMessage, hangUp })] : []),
+    ...(runtime.builtInFunctions.includes('web_search') && setup.webSearch
+      ? [webSearchTool({ search: setup.webSearch, allowHosts })]
+      : []),
+    ...transferTools({ targets: runtime.handoffAgents, transfer }),
+  ]
+  const taken = new Set(builtIns.map((tool) => tool.name))
+  const custom = setup.functions
+    .filter((fn) => !taken.has(fn.name))
+    .map((fn) => customFunctionTool({ fn, allowHosts }))
+  return [...builtIns, ...custom]
+}

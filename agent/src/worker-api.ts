@@ -1,0 +1,78 @@
+import {
+  type AppendTranscript,
+  type CallSetup,
+  type workerEndReasons,
+  ZCallEndResponse,
+  ZCallHandoffResponse,
+  ZCallSetupResponse,
+  ZTranscriptAppended,
+} from '@parley/shared'
+import { type FetchContext, ofetch } from 'ofetch'
+
+/** A worker endpoint answer takes at most this long; a hung server is retried, then given up. */
+const REQUEST_TIMEOUT_MS = 10_000
+
+/** Exponential back-off over `attempts` retries: base, 2×, 4×, … (ofetch counts retries down). */
+const backOff =
+  ({ attempts, baseMs }: { attempts: number; baseMs: number }) =>
+  (context: FetchContext) => {
+    const remaining = typeof context.options.retry === 'number' ? context.options.retry : attempts
+    return baseMs * 2 ** (attempts - remaining)
+  }
+
+export type EndReason = (typeof workerEndReasons)[number]
+
+/**
+ * The server's worker endpoints (`/v1/calls/{callId}/…`, `Authorization: Bearer WORKER_TOKEN`),
+ * answers checked with the shared schemas. Network failures, time-outs, 429 and 5xx are retried
+ * with back-off; other answers throw ofetch's FetchError (its message names the method, path and
+ * status, never the token). What these return holds provider keys: never log it.
+ */
+export const createWorkerApi = ({
+  apiUrl,
+  workerToken,
+  retryBaseMs = 250,
+}: {
+  apiUrl: string
+  workerToken: string
+  /** The first retry's delay; later ones double it. */
+  retryBaseMs?: number
+}) => {
+  const request = ofetch.create({
+    baseURL: apiUrl,
+    headers: { authorization: `Bearer ${workerToken}` },
+    timeout: REQUEST_TIMEOUT_MS,
+    retryStatusCodes: [408, 429, 500, 502, 503, 504],
+  })
+  const retrying = (attempts: number) => ({
+    retry: attempts,
+    retryDelay: backOff({ attempts, baseMs: retryBaseMs }),
+  })
+  const callPath = (callId: string, action: string) => `/v1/calls/${encodeURIComponent(callId)}/${action}`
+
+  return {
+    /** Everything secret the call needs (provider endpoints and keys, function headers). */
+    setup: async (callId: string): Promise<CallSetup> =>
+      ZCallSetupResponse.parse(await request(callPath(callId, 'setup'), retrying(3))).data,
+
+    /** Hands the call to another voice agent of the organization: its configuration and setup. */
+    handoff: async (callId: string, agentId: string) =>
+      ZCallHandoffResponse.parse(
+        await request(callPath(callId, 'handoff'), { method: 'POST', body: { agentId }, ...retrying(2) }),
+      ).data,
+
+    /** Ends the call: the server deletes the room, which hangs up a SIP callee. */
+    end: async (callId: string, reason: EndReason) =>
+      ZCallEndResponse.parse(
+        await request(callPath(callId, 'end'), { method: 'POST', body: { reason }, ...retrying(3) }),
+      ).data,
+
+    /** Appends finished turns after those already stored (at most 200 lines a request). */
+    appendTranscript: async (callId: string, body: AppendTranscript) =>
+      ZTranscriptAppended.parse(
+        await request(callPath(callId, 'transcript'), { method: 'POST', body, ...retrying(5) }),
+      ).data,
+  }
+}
+
+export type WorkerApi = ReturnType<typeof createWorkerApi>

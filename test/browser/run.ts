@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
+import type { HTTPRequest } from 'puppeteer-core'
 import { changeBalance, getBalanceMicros } from '../../server/src/billing/service.ts'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
@@ -14,6 +15,28 @@ import { createFixtures } from './fixtures.ts'
 import { createTestControl } from './test-control.ts'
 
 export type Counts = { passed: number; failed: number; skipped: number }
+
+const VOICE_CHUNK = /\/widget\/voice-[\w-]+\.js$/
+
+/**
+ * The voice chunk's test seam: the real chunk (widget/src/voice/call.ts and everything it imports)
+ * bundled with `livekit-client` resolved to widget/test/support/scripted-livekit.js, whose room the
+ * test drives as LiveKit would. Served only to the pages that ask for it (`parley-scripted-voice`).
+ */
+const buildScriptedVoiceChunk = async () => {
+  const { build } = await import('esbuild')
+  const result = await build({
+    entryPoints: [join(root, 'widget/src/voice/call.ts')],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    alias: { 'livekit-client': join(root, 'widget/test/support/scripted-livekit.js') },
+  })
+  const [output] = result.outputFiles
+  if (!output) throw new Error('the scripted voice chunk was not built')
+  return output.text
+}
 
 const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -89,13 +112,19 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   if (!demo) throw new Error('the demo tenant was not seeded')
   const fixtures = await createFixtures({ baseUrl: server.url, demo, customerOrigin: shop.origin })
   const liveKit = await startFakeLiveKit()
+  const scriptedVoiceChunk = await buildScriptedVoiceChunk()
   const voiceServer = await startTestServer({
     seedDemo: true,
-    env: liveKit.env,
+    // The server gives up on an agent after one second (the shortest bound), so the test of a call
+    // no agent takes sees the server end it without waiting the 15 s default.
+    env: { ...liveKit.env, AGENT_JOIN_TIMEOUT_SECONDS: '1' },
     extendApp: ({ app, ctx }) => {
       // What the server asked of LiveKit, for the test that follows a call up to the connection.
       app.get('/test-only/livekit-calls', cors({ origin: '*' }), (_req, res) => {
-        res.json({ methods: liveKit.calls.map((call) => call.method) })
+        res.json({
+          methods: liveKit.calls.map((call) => call.method),
+          deletedRooms: liveKit.callsTo('RoomService/DeleteRoom').map((call) => call.body.room),
+        })
       })
       // Empties the demo organization's credits (the 402 test runs last for that reason).
       app.post('/test-only/drain-credits', cors({ origin: '*' }), async (_req, res) => {
@@ -111,6 +140,17 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
       })
     },
   })
+  const serveScriptedChunk = (request: HTTPRequest) => {
+    if (request.isInterceptResolutionHandled()) return
+    if (VOICE_CHUNK.test(new URL(request.url()).pathname))
+      void request.respond({
+        status: 200,
+        contentType: 'text/javascript',
+        headers: { 'access-control-allow-origin': '*' },
+        body: scriptedVoiceChunk,
+      })
+    else void request.continue()
+  }
   const launcher = chromeLauncher({
     launchOptions: {
       executablePath: CHROMIUM,
@@ -171,6 +211,16 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
                   .getPage(session.id)
                   .browserContext()
                   .overridePermissions(origin, isAllowed ? ['microphone'] : [])
+                return true
+              }
+              if (command === 'parley-scripted-voice') {
+                // The asking test file's page gets the voice chunk built on the scripted room (see
+                // buildScriptedVoiceChunk) until it asks to stop; other files keep the real one.
+                const { isOn } = payload as { isOn: boolean }
+                const page = launcher.getPage(session.id)
+                page.off('request', serveScriptedChunk)
+                if (isOn) page.on('request', serveScriptedChunk)
+                await page.setRequestInterception(isOn)
                 return true
               }
               if (command !== 'parley-screenshot') return undefined

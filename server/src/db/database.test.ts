@@ -23,7 +23,8 @@ describe('migrations', () => {
     expect(await migrateToLatest(server.ctx.db)).toEqual([])
   })
 
-  it('build a new database from nothing on a first start', async () => {
+  // initdb and every migration: like start.test.ts's first start, far beyond 30 s on a busy machine.
+  it('build a new database from nothing on a first start', { timeout: 150_000 }, async () => {
     // Test servers copy a migrated template; this one starts the way a new install does.
     const fresh = await startTestServer({ fromScratch: true })
     try {

@@ -3,7 +3,8 @@ import { type Counts, runBrowserTests } from './browser/run.ts'
 
 /**
  * `npm test`: vitest (shared, server, widget logic), then the widget's browser tests, then ONE
- * closing line counting both, `Tests: N passed, N failed, N skipped`, which CI reads.
+ * closing line counting both, `Tests: N passed, N failed, N skipped`, which CI reads. The line
+ * before it gives each phase's duration.
  */
 const runVitest = () =>
   new Promise<Counts>((resolve) => {
@@ -23,8 +24,14 @@ const runVitest = () =>
     })
   })
 
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`
+
+const runStarted = performance.now()
 const unit = await runVitest()
+const vitestTime = seconds(runStarted)
+process.stdout.write(`\nvitest phase: ${vitestTime}\n`)
 let browser: Counts
+const browserStarted = performance.now()
 try {
   process.stdout.write('\nwidget browser tests (@web/test-runner, Chromium)\n')
   browser = await runBrowserTests()
@@ -37,6 +44,9 @@ try {
   )
   browser = { passed: 0, failed: 1, skipped: 0 }
 }
+process.stdout.write(
+  `\nphases: vitest ${vitestTime}, browser ${seconds(browserStarted)}, total ${seconds(runStarted)}\n`,
+)
 const total = {
   passed: unit.passed + browser.passed,
   failed: unit.failed + browser.failed,

@@ -23,6 +23,20 @@ describe('migrations', () => {
     expect(await migrateToLatest(server.ctx.db)).toEqual([])
   })
 
+  // initdb and every migration: like start.test.ts's first start, far beyond 30 s on a busy machine.
+  it('build a new database from nothing on a first start', { timeout: 150_000 }, async () => {
+    // Test servers copy a migrated template; this one starts the way a new install does.
+    const fresh = await startTestServer({ fromScratch: true })
+    try {
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+        fresh.ctx.db,
+      )
+      expect(applied.rows.map((row) => row.name)).toEqual(Object.keys(migrations).sort())
+    } finally {
+      await fresh.destroy()
+    }
+  })
+
   it('keep the credit ledger append-only', async () => {
     const owner = await signUp(server)
     await expect(

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { cp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -7,16 +8,19 @@ import type { ExtendApp } from '../../src/app.ts'
 import type { Clock } from '../../src/clock.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { type RunningServer, start } from '../../src/server.ts'
+import { prepareDatabaseTemplate, prepareEmbeddedTemplate } from './database-template.ts'
 
 /**
  * With TEST_DATABASE_URL set, each call gets a database of its own on that server (dropped at
  * stop), so test files never see each other's rows; otherwise the embedded PGlite in a temp dir.
+ * Either way it starts as a copy of the migrated template (see database-template.ts).
  */
-const createScratchDatabase = async (adminUrl: string) => {
+const createScratchDatabase = async (adminUrl: string, { fromScratch = false } = {}) => {
+  const template = fromScratch ? null : await prepareDatabaseTemplate(adminUrl)
   const name = `parley_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`create database ${name}`)
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`)
   await admin.end()
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
@@ -52,6 +56,8 @@ export type TestServerOptions = {
   shareDatabaseWith?: TestServer
   /** "Now" for batch scheduling and calling windows (see fake-clock.ts). */
   clock?: Clock
+  /** An empty database instead of the migrated template: start() runs every migration, as on a first start. */
+  fromScratch?: boolean
 }
 
 /** Whether two instances can share PostgreSQL and Redis, as production instances do. */
@@ -98,8 +104,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   if (options.shareDatabaseWith && !shared) throw new Error('shareDatabaseWith needs TEST_DATABASE_URL')
   const database =
     process.env.TEST_DATABASE_URL && !shared
-      ? await createScratchDatabase(process.env.TEST_DATABASE_URL)
+      ? await createScratchDatabase(process.env.TEST_DATABASE_URL, { fromScratch: options.fromScratch })
       : null
+  if (!process.env.TEST_DATABASE_URL && !options.fromScratch)
+    await cp(await prepareEmbeddedTemplate(), join(dataDir, 'pg'), { recursive: true })
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',

@@ -17,13 +17,14 @@ export const errorAreaOf = (path: string): ErrorArea => {
 }
 
 export const errorBody = (area: ErrorArea, error: AppError) => {
+  const issues = error.issues ? { issues: error.issues } : {}
   switch (area) {
     case 'studio':
-      return { error: error.message }
+      return { error: error.message, code: error.code, ...issues }
     case 'detail':
-      return { detail: error.message, code: error.code }
+      return { detail: error.message, code: error.code, ...issues }
     default:
-      return { success: false as const, error: error.message, code: error.code }
+      return { success: false as const, error: error.message, code: error.code, ...issues }
   }
 }
 

@@ -39,13 +39,15 @@ export class AppError extends Error {
 
   /** Every issue, not only the first; an unknown field is named as the field it is. */
   static fromZod(error: z.ZodError, where: 'body' | 'query' | 'path') {
-    const issues = error.issues.flatMap((issue): InputIssue[] => {
+    const all = error.issues.flatMap((issue): InputIssue[] => {
       const at = issue.path.map(String)
       if (issue.code === 'unrecognized_keys') {
         return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'is not a known field' }))
       }
       return [{ field: at.length ? at.join('.') : where, message: issue.message }]
     })
+    // One problem per field: the first check a value fails says what to fix (empty, not short).
+    const issues = all.filter((issue, index) => all.findIndex(({ field }) => field === issue.field) === index)
     const message = issues.map(({ field, message }) => `${field}: ${message}`).join('; ')
     return new AppError({
       status: 400,
@@ -73,6 +75,16 @@ export class AppError extends Error {
       status: 404,
       code,
       message: `${resource[0]?.toUpperCase()}${resource.slice(1)} not found`,
+    })
+  }
+
+  /** An inactive agent is not live to the public; secret keys and the studio may still try it. */
+  static agentInactive() {
+    return new AppError({
+      status: 403,
+      code: 'agent_inactive',
+      message:
+        'This agent is not active; activate it (PATCH /v1/agents/{id} {"active": true}) to make it live',
     })
   }
 

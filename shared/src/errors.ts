@@ -77,6 +77,8 @@ export const errorCodes = [
   'csv_processing_failure',
   // batch job control
   'invalid_job_state',
+  // agents: an inactive agent is not live to the public (widget keys, phone numbers, batch jobs)
+  'agent_inactive',
   // voice sessions and calls
   'not_voice_agent',
   'media_server_error',

@@ -6,7 +6,7 @@ import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { addLookupOrderFunction } from '../../test/helpers/voice.ts'
+import { addLookupOrderFunction, findCallOfRoom, startVoiceSession } from '../../test/helpers/voice.ts'
 
 const FUNCTION_HOST = 'functions.example.test'
 let fake: FakeLiveKit
@@ -185,7 +185,12 @@ describe('POST /v1/chat/voice-sessions', () => {
     const expectError = async (response: Response, status: number, code: string, detail?: RegExp) => {
       expect(response.status).toBe(status)
       const body = (await response.json()) as { detail: string; code: string }
-      expect(body).toEqual({ detail: expect.any(String), code })
+      // Validation errors also list their issues, each naming its field.
+      expect(body).toEqual({
+        detail: expect.any(String),
+        code,
+        ...(code === 'validation_error' ? { issues: expect.any(Array) } : {}),
+      })
       if (detail) expect(body.detail).toMatch(detail)
     }
 
@@ -253,6 +258,30 @@ describe('POST /v1/chat/voice-sessions', () => {
       expect(failed.map((call) => [call.status, Number(call.cost_micros)])).toEqual([['failed', 0]])
       expect(fake.rooms.has(failed[0]?.room_name as string)).toBe(false)
     })
+  })
+})
+
+describe('revoking the key', () => {
+  it('ends its live voice calls: the call closes as key_revoked and its room is deleted', async () => {
+    const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
+    const revocable = await createKey(server, team.owner.session.token, { name: 'Revocable' })
+    const other = await startVoiceSession(server, { key, agentId: agent.id })
+    const session = await startVoiceSession(server, { key: revocable.key, agentId: agent.id })
+    expect(fake.rooms.has(session.room_name)).toBe(true)
+
+    const revoked = await server.request(`/api/api-keys/${revocable.id}/revoke`, {
+      method: 'POST',
+      token: team.owner.session.token,
+    })
+    expect(revoked.status).toBe(200)
+    expect(await findCallOfRoom(server, session.room_name)).toMatchObject({
+      status: 'ended',
+      end_reason: 'key_revoked',
+    })
+    expect(fake.rooms.has(session.room_name)).toBe(false)
+    // A call of another key goes on.
+    expect((await findCallOfRoom(server, other.room_name)).status).toBe('active')
+    expect(fake.rooms.has(other.room_name)).toBe(true)
   })
 })
 

@@ -111,6 +111,24 @@ const refuseObjectBody = (value: unknown) => {
   return undefined
 }
 
+const capitalize = (word: string) => `${word[0]?.toUpperCase() ?? ''}${word.slice(1)}`
+
+/**
+ * A stable, unique operationId from the method and path, for client generators:
+ * `patch /v1/agents/{agentId}` → `patchV1AgentsByAgentId`.
+ */
+export const operationIdOf = (method: string, path: string) =>
+  method +
+  path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const param = segment.match(/^\{(\w+)\}$/)?.[1]
+      const words = (param ?? segment).split(/[^A-Za-z0-9]+/).filter(Boolean)
+      return (param ? 'By' : '') + words.map(capitalize).join('')
+    })
+    .join('')
+
 const parse = <T extends z.ZodType>(
   schema: T | undefined,
   value: unknown,
@@ -153,6 +171,7 @@ export class RouteTable {
     this.registry.registerPath({
       method: route.method,
       path: route.path,
+      operationId: operationIdOf(route.method, route.path),
       summary: route.summary,
       tags: [route.tag],
       security: securityOf[route.auth],

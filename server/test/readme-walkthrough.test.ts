@@ -45,7 +45,9 @@ describe('the README API walkthrough', () => {
   it('runs as written, each step printing what the README shows', async () => {
     const script = [
       'set -euo pipefail',
-      ...steps.map(({ command }) => `echo '${MARK}'\n${command.replaceAll('http://localhost:8787', server.url)}`),
+      ...steps.map(
+        ({ command }) => `echo '${MARK}'\n${command.replaceAll('http://localhost:8787', server.url)}`,
+      ),
     ].join('\n')
     // Not spawnSync: the server answering curl runs on this process's event loop.
     const result = await promisify(execFile)('bash', ['-c', script], { encoding: 'utf8' })

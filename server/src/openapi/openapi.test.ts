@@ -26,9 +26,8 @@ describe('OpenAPI document', () => {
     expect(ids.length).toBeGreaterThan(40)
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true)
     expect(new Set(ids).size).toBe(ids.length)
-    expect((document.paths['/v1/agents/{agentId}']?.patch as { operationId: string }).operationId).toBe(
-      'patchV1AgentsByAgentId',
-    )
+    const patch = document.paths['/v1/agents/{agentId}']?.patch as { operationId?: string } | undefined
+    expect(patch?.operationId).toBe('patchV1AgentsByAgentId')
   })
 
   it('describes every route mounted on the app', () => {

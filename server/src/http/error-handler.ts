@@ -54,7 +54,11 @@ const toAppError = (error: unknown): AppError => {
 /** The only place an error body is written. */
 export const handleErrors: ErrorRequestHandler = (error, req, res, _next) => {
   const appError = toAppError(error)
-  if (appError.status >= 500) req.log?.error({ err: appError.cause ?? appError }, appError.message)
+  // A failure with a cause is traced; a known state (voice off) is one line.
+  if (appError.status >= 500) {
+    if (appError.cause === undefined) req.log?.error({ code: appError.code }, appError.message)
+    else req.log?.error({ err: appError.cause }, appError.message)
+  }
   if (res.headersSent) {
     res.end()
     return

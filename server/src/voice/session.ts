@@ -21,9 +21,14 @@ export const mediaServerError = (cause?: unknown) =>
     cause,
   })
 
+/** Voice off is a known state (said once at start), not a failure to trace on every click. */
 const requireLiveKit = (ctx: AppContext): LiveKit => {
   if (!ctx.livekit)
-    throw mediaServerError(new Error('LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are unset'))
+    throw new AppError({
+      status: 500,
+      code: 'media_server_error',
+      message: 'Failed to create the voice session: voice is off on this server (LiveKit is not configured)',
+    })
   return ctx.livekit
 }
 

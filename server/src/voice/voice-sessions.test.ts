@@ -302,9 +302,12 @@ describe('rate limit', () => {
 })
 
 describe('without LiveKit configured', () => {
-  it('answers 500 "media server"', async () => {
-    const bare = await startTestServer()
+  it('answers 500 "media server" saying voice is off, and the demo page offers no microphone', async () => {
+    const bare = await startTestServer({ seedDemo: true })
     try {
+      const demoPage = await (await bare.request('/demo/')).text()
+      expect(demoPage).toContain('data-voice-agent-id=""')
+      expect(demoPage).not.toContain('%PARLEY_VOICE_AGENT_ID%')
       const owner = await createTeam(bare)
       const agent = await makeAgent(bare, owner.owner, { agentArchitecture: 'realtime' })
       const response = await bare.request('/v1/chat/voice-sessions', {
@@ -314,11 +317,12 @@ describe('without LiveKit configured', () => {
       })
       expect(response.status).toBe(500)
       expect(await response.json()).toEqual({
-        detail: expect.stringMatching(/media server/),
+        detail: expect.stringMatching(/voice is off on this server/),
         code: 'media_server_error',
       })
     } finally {
       await bare.destroy()
     }
-  })
+    // A server of its own, with the demo seeded, boots inside this test.
+  }, 120_000)
 })

@@ -23,7 +23,7 @@ import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
-import { createDemoRouter, serveWidget } from './seed/demo-page.ts'
+import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/demo-page.ts'
 import { registerVoiceRoutes } from './voice/routes.ts'
 import { registerWorkerRoutes } from './voice/worker-routes.ts'
 import { registerWebhookRoutes } from './webhooks/routes.ts'
@@ -34,7 +34,7 @@ const demoDirectory = fileURLToPath(new URL('../../demo/public', import.meta.url
 const widgetDirectory = fileURLToPath(new URL('../../widget/dist', import.meta.url))
 
 /** Paths mounted outside the route table: static pages, not API operations (see the OpenAPI test). */
-export const staticMounts = ['/docs', '/demo', '/widget'] as const
+export const staticMounts = ['/docs', '/demo', '/widget', '/favicon.ico'] as const
 
 /** Mounts more routes on the same table and middleware chain (tests use it for probe routes). */
 export type ExtendApp = (input: { routes: RouteTable; app: Express; ctx: AppContext }) => void
@@ -112,8 +112,12 @@ export const createApp = (
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())
-  app.use('/demo', createDemoRouter({ directory: demoDirectory, tenant: demo }))
+  app.use(
+    '/demo',
+    createDemoRouter({ directory: demoDirectory, tenant: demo, isVoiceOn: ctx.livekit !== null }),
+  )
   app.use('/widget', serveWidget(widgetDirectory))
+  app.use('/favicon.ico', createFaviconRouter(demoDirectory))
   app.use(handleUnknownRoute)
   app.use(handleErrors)
   return app

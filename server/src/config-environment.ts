@@ -135,6 +135,11 @@ export const ZEnvironment = z.object({
   PUBLIC_BASE_URL: urlWithSchemes(['http', 'https']),
   DATA_DIR: z.string().trim().min(1, 'must not be empty').default('.data'),
   DATABASE_URL: urlWithSchemes(['postgres', 'postgresql']),
+  /** `1` lets NODE_ENV=production run on the embedded PGlite (one process, DATA_DIR on disk). */
+  ALLOW_EMBEDDED_DATABASE: z
+    .enum(['0', '1'], { message: 'must be 0 or 1' })
+    .default('0')
+    .transform((flag) => flag === '1'),
   REDIS_URL: urlWithSchemes(['redis', 'rediss']),
   JWT_SECRET: longSecret,
   ADMIN_TOKEN: longSecret,

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -159,6 +160,8 @@ describe('loadConfig', () => {
       ADMIN_TOKEN: secret,
       ENCRYPTION_KEY: secret,
       LLM_BASE_URL: 'https://llm.example.com/v1',
+      LLM_API_KEY: 'sk-test',
+      DATABASE_URL: 'postgres://db.example.com/parley',
     }
 
     it('starts with everything given', () => {
@@ -169,13 +172,54 @@ describe('loadConfig', () => {
       ['JWT_SECRET', { JWT_SECRET: '' }],
       ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],
       ['ENCRYPTION_KEY', { ENCRYPTION_KEY: '' }],
-      ['LLM_BASE_URL', { LLM_BASE_URL: '' }],
+      ['LLM_BASE_URL', { LLM_BASE_URL: '', LLM_API_KEY: '' }],
+      ['LLM_API_KEY', { LLM_API_KEY: '' }],
+      ['DATABASE_URL', { DATABASE_URL: '' }],
       ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'localhost' }],
     ])('refuses a missing or forbidden %s', (variable, change) => {
       expect(errorFor({ ...production, ...change })).toMatch(
         new RegExp(`^Invalid configuration: ${variable} .*production`),
       )
     })
+
+    it('lists every missing variable at once', () => {
+      expect(errorFor({ NODE_ENV: 'production' })).toBe(
+        'Invalid configuration: JWT_SECRET is required (generated secrets are refused); ' +
+          'ADMIN_TOKEN is required (generated secrets are refused); ' +
+          'ENCRYPTION_KEY is required (generated secrets are refused); ' +
+          'LLM_BASE_URL is required (the offline model is refused); LLM_API_KEY is required; ' +
+          'DATABASE_URL is required (the embedded database is refused unless ALLOW_EMBEDDED_DATABASE=1) ' +
+          'when NODE_ENV=production',
+      )
+    })
+
+    it('runs on the embedded database only when ALLOW_EMBEDDED_DATABASE=1', () => {
+      const embedded = { ...production, DATABASE_URL: '', ALLOW_EMBEDDED_DATABASE: '1' }
+      expect(loadConfig({ ...base(), ...embedded }).databaseUrl).toBeNull()
+    })
+  })
+})
+
+describe('start-up on a busy port', () => {
+  it('stops at once with one line naming the port, no stack trace, nothing migrated', async () => {
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, resolve))
+    const { port } = busy.address() as AddressInfo
+    try {
+      const directory = dataDir()
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+        env: { PATH: process.env.PATH, DATA_DIR: directory, PORT: String(port) },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      expect(result.status).toBe(1)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `Port ${port} is already in use: stop what listens there, or set PORT to another port`,
+      ])
+      expect(existsSync(join(directory, 'pg'))).toBe(false)
+    } finally {
+      await new Promise((resolve) => busy.close(resolve))
+    }
   })
 })
 

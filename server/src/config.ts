@@ -142,7 +142,7 @@ export const parseEnvironment = <Schema extends z.ZodType>(
 
 /**
  * Parses the environment once. Throws ConfigError with a one-line message naming the first bad
- * variable. Outside production, missing JWT_SECRET, ADMIN_TOKEN and ENCRYPTION_KEY are generated into DATA_DIR.
+ * variable (in production, every missing or refused one). Outside production, missing JWT_SECRET, ADMIN_TOKEN and ENCRYPTION_KEY are generated into DATA_DIR.
  */
 export const loadConfig = (env: Environment = process.env): Config => {
   const vars = parseEnvironment(ZFullEnvironment, env)
@@ -165,16 +165,19 @@ export const loadConfig = (env: Environment = process.env): Config => {
   }
 
   if (isProduction) {
-    if (vars.JWT_SECRET === undefined)
-      failConfig('JWT_SECRET is required when NODE_ENV=production (generated secrets are refused)')
-    if (vars.ADMIN_TOKEN === undefined)
-      failConfig('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
-    if (vars.ENCRYPTION_KEY === undefined)
-      failConfig('ENCRYPTION_KEY is required when NODE_ENV=production (generated secrets are refused)')
-    if (vars.LLM_BASE_URL === undefined)
-      failConfig('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
-    if (vars.OUTBOUND_ALLOW_HOSTS.length > 0)
-      failConfig('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
+    // Every problem at once, so one restart fixes them all.
+    const problems = [
+      ...(['JWT_SECRET', 'ADMIN_TOKEN', 'ENCRYPTION_KEY'] as const)
+        .filter((name) => vars[name] === undefined)
+        .map((name) => `${name} is required (generated secrets are refused)`),
+      ...(vars.LLM_BASE_URL === undefined ? ['LLM_BASE_URL is required (the offline model is refused)'] : []),
+      ...(vars.LLM_API_KEY === undefined ? ['LLM_API_KEY is required'] : []),
+      ...(vars.DATABASE_URL === undefined && !vars.ALLOW_EMBEDDED_DATABASE
+        ? ['DATABASE_URL is required (the embedded database is refused unless ALLOW_EMBEDDED_DATABASE=1)']
+        : []),
+      ...(vars.OUTBOUND_ALLOW_HOSTS.length > 0 ? ['OUTBOUND_ALLOW_HOSTS is refused'] : []),
+    ]
+    if (problems.length > 0) failConfig(`${problems.join('; ')} when NODE_ENV=production`)
   }
 
   const { providers, providerModels } = readProviders(vars)

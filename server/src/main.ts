@@ -1,5 +1,6 @@
 import { type Config, ConfigError, loadConfig } from './config.ts'
 import { createLogger } from './http/logger.ts'
+import { assertPortFree } from './port-check.ts'
 import type { RunningServer } from './server.ts'
 import { start } from './server.ts'
 import {
@@ -35,6 +36,7 @@ const printWelcome = (config: Config, running: RunningServer) => {
       `  API docs      ${running.url}/docs`,
       `  Owner login   ${demo.ownerEmail}  /  ${demo.ownerPassword}`,
       `  Widget key    ${demo.widgetKey}`,
+      `  Demo agents   text ${demo.textAgentId}, pipeline ${demo.pipelineAgentId}`,
     )
   } else {
     lines.push(`  API docs      ${running.url}/docs`)
@@ -68,6 +70,7 @@ const runAgentOnly = (config: Config) => {
 const main = async () => {
   const config = loadConfig()
   if (config.role === 'agent') return runAgentOnly(config)
+  if (config.role !== 'worker') await assertPortFree(config.port)
   const running = await start({ config, seedDemo: !config.isProduction })
   const agentWorker: AgentWorkerProcess | null = agentWorkerAbsence(config)
     ? null

@@ -112,6 +112,10 @@ export const start = async ({
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
+    if (!ctx.livekit)
+      logger.warn(
+        'voice is off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to offer voice sessions',
+      )
 
     let stopping: Promise<void> | undefined
     const stop = () => {

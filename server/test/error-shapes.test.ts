@@ -35,10 +35,18 @@ describe('error body shapes by area', () => {
     })
   })
 
-  it('studio: {error}', async () => {
+  it('studio: {error, code}, with every problem of a refused input', async () => {
     const response = await server.request('/api/auth/login', { method: 'POST', json: { email: 'nobody' } })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'email: must be a valid email address' })
+    expect(await response.json()).toEqual({
+      error:
+        'email: must be a valid email address; password: Invalid input: expected string, received undefined',
+      code: 'validation_error',
+      issues: [
+        { field: 'email', message: 'must be a valid email address' },
+        { field: 'password', message: 'Invalid input: expected string, received undefined' },
+      ],
+    })
   })
 
   it('chat, voice and batch: {detail, code}', async () => {
@@ -59,7 +67,10 @@ describe('error body shapes by area', () => {
       body: '{"email":',
     })
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toEqual({ error: 'Request body is not valid JSON' })
+    expect(await malformed.json()).toEqual({
+      error: 'Request body is not valid JSON',
+      code: 'validation_error',
+    })
 
     const oversized = await server.request('/admin/organizations/x/credits', {
       method: 'POST',
@@ -102,7 +113,7 @@ describe('unexpected failures', () => {
       })
       expect(response.status).toBe(500)
       const text = await response.text()
-      expect(JSON.parse(text)).toEqual({ error: 'Internal server error' })
+      expect(JSON.parse(text)).toEqual({ error: 'Internal server error', code: 'internal_error' })
       expect(text).not.toMatch(/at .*\.ts|Error:|stack/i)
 
       const ready = await broken.request('/readyz')

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
-const production = { NODE_ENV: 'production', LLM_BASE_URL: 'http://127.0.0.1:9/v1' }
+const production = {
+  NODE_ENV: 'production',
+  LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+  LLM_API_KEY: 'test-llm-key',
+  ALLOW_EMBEDDED_DATABASE: '1',
+}
 
 describe('HTTPS guard', () => {
   let development: TestServer

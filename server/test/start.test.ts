@@ -61,6 +61,7 @@ describe('npm start on an empty DATA_DIR', { timeout: 150_000 }, () => {
     expect(first.url).toMatch(/^http:\/\/localhost:\d+$/)
     expect(first.field('Demo page')).toBe(`${first.url}/demo/`)
     expect(first.field('Widget key')).toMatch(/^tk_widget_[\w-]{32}$/)
+    expect(first.field('Demo agents')).toMatch(/^text [0-9A-Z]{26}, pipeline [0-9A-Z]{26}$/)
     expect(first.field('Admin token')).toMatch(/^[\w-]{43}$/)
     expect(first.field('Voice')).toBe('off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET')
     const [email, password] = first.field('Owner login').split(/\s+\/\s+/)
@@ -87,6 +88,12 @@ describe('npm start on an empty DATA_DIR', { timeout: 150_000 }, () => {
     const bad = admin(first.url, 'credit', orgId, 'lots', 'x')
     expect(bad.status).toBe(1)
     expect(bad.stderr).toMatch(/^400: amountUsd/)
+    // Without PUBLIC_BASE_URL it finds the server on PORT, as npm start's was given.
+    const byPort = spawnSync(process.execPath, ['--import', 'tsx', 'server/src/admin/cli.ts', 'orgs'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: new URL(first.url).port },
+      encoding: 'utf8',
+    })
+    expect(byPort.stdout).toContain('Parley Demo')
     const down = admin('http://127.0.0.1:9', 'orgs')
     expect(down.stderr).toContain('Parley is not reachable')
   })

@@ -153,10 +153,11 @@ const v1Fields = {
   postCallAnalysis,
 }
 
+/** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
 const requiredByArchitecture: Record<AgentArchitecture, (keyof typeof v1Fields)[]> = {
   pipeline: ['model', 'stt', 'tts'],
   realtime: ['realtimeProvider'],
-  text: ['model'],
+  text: [],
 }
 
 export const ZCreateAgentV1 = z
@@ -197,9 +198,35 @@ export const ZCreateAgentV1 = z
   .meta({ id: 'CreateAgentRequest' })
 export type CreateAgentV1 = z.infer<typeof ZCreateAgentV1>
 
+const readOnly = (description: string) => z.string().meta({ description: `Read-only: ${description}` })
+
+/**
+ * Any subset of the fields GET returns or PUT takes, so a fetched agent can be sent back as it
+ * came: the create vocabulary (systemPrompt, language) and the studio one (sysMsg, languages)
+ * alike, but not both names of one field at once. id, createdAt and updatedAt are read-only.
+ */
 export const ZPatchAgentV1 = z
-  .object({ ...v1Fields, active: z.boolean() })
+  .object({
+    ...v1Fields,
+    active: z.boolean(),
+    enabledCustomFunctions: ids,
+    sysMsg: prompt('sysMsg'),
+    languages: updateFields.languages,
+    id: readOnly('accepted when it is the path id'),
+    createdAt: readOnly('ignored'),
+    updatedAt: readOnly('ignored'),
+  })
   .partial()
+  .superRefine((patch, ctx) => {
+    for (const [one, other] of [
+      ['systemPrompt', 'sysMsg'],
+      ['language', 'languages'],
+    ] as const) {
+      if (patch[one] !== undefined && patch[other] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [other], message: `send ${one} or ${other}, not both` })
+      }
+    }
+  })
   .meta({ id: 'PatchAgentRequest' })
 export type PatchAgentV1 = z.infer<typeof ZPatchAgentV1>
 

@@ -1,23 +1,28 @@
 import { z } from 'zod'
 
+/** A refused input's problems, one per field (validation errors only). */
+export const ZInputIssues = z
+  .array(z.object({ field: z.string(), message: z.string() }))
+  .meta({ id: 'InputIssues', description: 'Every problem of a refused input, each naming its field' })
+
 /**
  * The three error body shapes of the contract, one per API area.
  * - v1 (and the operator API): `{ success: false, error, code }`
- * - studio (`/api/*`): `{ error }`
+ * - studio (`/api/*`): `{ error, code }` — the spec's `{error}` plus the machine code
  * - chat, voice and batch: `{ detail, code }` — the spec's `{detail}` plus the machine code.
  */
 export const ZV1Error = z
-  .object({ success: z.literal(false), error: z.string(), code: z.string() })
+  .object({ success: z.literal(false), error: z.string(), code: z.string(), issues: ZInputIssues.optional() })
   .meta({ id: 'V1Error', description: 'Error body of the v1 and operator APIs' })
 export type V1Error = z.infer<typeof ZV1Error>
 
 export const ZStudioError = z
-  .object({ error: z.string() })
+  .object({ error: z.string(), code: z.string(), issues: ZInputIssues.optional() })
   .meta({ id: 'StudioError', description: 'Error body of the studio API (/api/*)' })
 export type StudioError = z.infer<typeof ZStudioError>
 
 export const ZDetailError = z
-  .object({ detail: z.string(), code: z.string() })
+  .object({ detail: z.string(), code: z.string(), issues: ZInputIssues.optional() })
   .meta({ id: 'DetailError', description: 'Error body of the chat, voice and batch APIs' })
 export type DetailError = z.infer<typeof ZDetailError>
 
@@ -72,6 +77,8 @@ export const errorCodes = [
   'csv_processing_failure',
   // batch job control
   'invalid_job_state',
+  // agents: an inactive agent is not live to the public (widget keys, phone numbers, batch jobs)
+  'agent_inactive',
   // voice sessions and calls
   'not_voice_agent',
   'media_server_error',

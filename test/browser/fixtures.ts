@@ -50,9 +50,14 @@ const agentMaker = async (call: Call, token: string) => {
     headers: { authorization: `Bearer ${token}` },
     json: { name: 'Browser test fixtures', type: 'secret' },
   })) as { key: string }
-  const create = async (body: Record<string, unknown>) =>
-    ((await call('/v1/agents', { headers: { 'x-api-key': key }, json: body })) as { data: { id: string } })
-      .data.id
+  // Agents are created inactive; the widget's keys need them live.
+  const create = async (body: Record<string, unknown>) => {
+    const { id } = (
+      (await call('/v1/agents', { headers: { 'x-api-key': key }, json: body })) as { data: { id: string } }
+    ).data
+    await call(`/v1/agents/${id}`, { method: 'PATCH', headers: { 'x-api-key': key }, json: { active: true } })
+    return id
+  }
   return { key, create }
 }
 

@@ -129,7 +129,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     description: input.description ?? null,
     agentArchitecture: input.agentArchitecture,
     mode: input.mode,
-    model: input.model ?? null,
+    model: input.model ?? (input.agentArchitecture === 'text' ? ctx.catalogue.defaults.model : null),
     stt: input.stt ?? null,
     tts: input.tts ?? null,
     voiceId: input.voiceId ?? defaultVoiceFor(ctx.catalogue, input.agentArchitecture, voiceProvider),
@@ -177,11 +177,18 @@ export const getAgent = (ctx: AppContext, actor: AgentActor, agentId: string) =>
 type AgentChanges = Partial<store.AgentFields>
 
 /** Translates the v1 create vocabulary (systemPrompt, language) into stored fields. */
-export const changesFromPatch = ({ systemPrompt, language, ...rest }: PatchAgentV1): AgentChanges => ({
-  ...rest,
-  ...(systemPrompt !== undefined ? { sysMsg: systemPrompt } : {}),
-  ...(language !== undefined ? { languages: [language] } : {}),
-})
+export const changesFromPatch = (
+  agentId: string,
+  { systemPrompt, language, id, createdAt: _createdAt, updatedAt: _updatedAt, ...rest }: PatchAgentV1,
+): AgentChanges => {
+  if (id !== undefined && id !== agentId)
+    throw AppError.badRequest('id: is read-only and must be the path id')
+  return {
+    ...rest,
+    ...(systemPrompt !== undefined ? { sysMsg: systemPrompt } : {}),
+    ...(language !== undefined ? { languages: [language] } : {}),
+  }
+}
 
 /** Applies an update from either surface: visibility, rights, architecture rules, catalogue, references. */
 export const updateAgent = async (

@@ -55,7 +55,10 @@ describe('PUT /api/agents/{agentId}', () => {
       const agent = await makeAgent(server, team.owner, { agentArchitecture })
       const response = await update(agent.id, json)
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: expect.stringContaining(message) })
+      expect(await response.json()).toMatchObject({
+        code: expect.any(String),
+        error: expect.stringContaining(message),
+      })
     })
 
     it('lets a userFirst realtime agent go without a voice and clears fields text agents do not use', async () => {
@@ -70,7 +73,10 @@ describe('PUT /api/agents/{agentId}', () => {
       const agent = await makeAgent(server, team.owner)
       const response = await update(agent.id, { agentArchitecture: 'pipeline' })
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: 'agentArchitecture cannot be changed after creation' })
+      expect(await response.json()).toMatchObject({
+        code: expect.any(String),
+        error: 'agentArchitecture cannot be changed after creation',
+      })
     })
 
     it('refuses values outside the catalogue, listing the allowed ones', async () => {
@@ -122,17 +128,23 @@ describe('PUT /api/agents/{agentId}', () => {
     ] as const)('%s = %j answers %i', async (field, value, status) => {
       const response = await update(agentId, { [field]: value })
       expect(response.status).toBe(status)
-      if (status === 400) expect(Object.keys(await response.json())).toEqual(['error'])
+      if (status === 400)
+        expect(Object.keys(await response.json())).toEqual(expect.arrayContaining(['error', 'code']))
     })
 
     it('says what is wrong in the spec words', async () => {
-      expect(await (await update(agentId, { mode: 'secret' })).json()).toEqual({
+      expect(await (await update(agentId, { mode: 'secret' })).json()).toMatchObject({
         error: 'mode: Invalid mode. Must be public, private or commercial',
+        code: 'validation_error',
       })
-      expect(await (await update(agentId, { languages: ['fr'] })).json()).toEqual({
+      expect(await (await update(agentId, { languages: ['fr'] })).json()).toMatchObject({
         error: 'languages.0: Invalid language. Valid languages are: en, ur, sd',
+        code: 'validation_error',
       })
-      expect(await (await update(agentId, { name: '' })).json()).toEqual({ error: 'name: name is required' })
+      expect(await (await update(agentId, { name: '' })).json()).toMatchObject({
+        code: expect.any(String),
+        error: 'name: name is required',
+      })
     })
   })
 
@@ -164,7 +176,10 @@ describe('PUT /api/agents/{agentId}', () => {
       const agent = await makeAgent(server, team.member)
       const byMember = await update(agent.id, { mode: 'commercial' }, team.member)
       expect(byMember.status).toBe(403)
-      expect(await byMember.json()).toEqual({ error: 'Only owners and admins can set mode to commercial' })
+      expect(await byMember.json()).toMatchObject({
+        code: expect.any(String),
+        error: 'Only owners and admins can set mode to commercial',
+      })
       expect((await update(agent.id, { mode: 'commercial' }, team.admin)).status).toBe(200)
     })
 
@@ -177,7 +192,7 @@ describe('PUT /api/agents/{agentId}', () => {
         json: { name: 'Mine' },
       })
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'Agent not found' })
+      expect(await response.json()).toMatchObject({ code: expect.any(String), error: 'Agent not found' })
       expect(
         (await server.request(`/api/agents/${agent.id}`, { method: 'PUT', json: { name: 'Anon' } })).status,
       ).toBe(401)

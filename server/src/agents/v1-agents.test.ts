@@ -79,7 +79,7 @@ describe('POST /v1/agents', () => {
   it.each([
     ['pipeline', pipelineAgent, ['model', 'stt', 'tts', 'systemPrompt']],
     ['realtime', realtimeAgent, ['realtimeProvider', 'systemPrompt']],
-    ['text', textAgent, ['model', 'systemPrompt']],
+    ['text', textAgent, ['systemPrompt']],
   ] as const)('requires what the %s column of the matrix says', async (_architecture, body, required) => {
     expect((await create(body)).status).toBe(201)
     for (const field of [...required, 'name', 'agentArchitecture']) {
@@ -88,6 +88,15 @@ describe('POST /v1/agents', () => {
       expect({ field, status: response.status }).toEqual({ field, status: 400 })
       expect((await response.json()).code).toBe('validation_error')
     }
+  })
+
+  it('gives a text agent created without a model the catalogue default', async () => {
+    const { model: _model, ...withoutModel } = textAgent as Record<string, unknown>
+    const created = await create(withoutModel)
+    expect(created.status).toBe(201)
+    const { data } = await created.json()
+    const catalogue = await (await v1('/v1/catalogue')).json()
+    expect((await (await v1(`/v1/agents/${data.id}`)).json()).data.model).toBe(catalogue.data.defaults.model)
   })
 
   it('ignores fields the architecture does not use and gives a pipeline agent a default voice', async () => {
@@ -160,7 +169,7 @@ describe('GET /v1/agents', () => {
       name: 'Agent 4',
       mode: 'public',
       agentArchitecture: 'text',
-      active: false,
+      active: true,
       createdAt: expect.any(String),
     })
     expect((await page('?limit=2&page=2')).pagination.hasNext).toBe(true)
@@ -251,6 +260,36 @@ describe('updates', () => {
       error: 'agentArchitecture cannot be changed after creation',
       code: 'validation_error',
     })
+  })
+
+  it('PATCH takes back what GET returns, and PUT fields, and names any unknown field', async () => {
+    const { data } = await (await create(textAgent)).json()
+    const fetched = (await (await v1(`/v1/agents/${data.id}`)).json()).data
+    const sentBack = await v1(`/v1/agents/${data.id}`, {
+      method: 'PATCH',
+      json: { ...fetched, enabledCustomFunctions: [], temperature: 0.3 },
+    })
+    expect(sentBack.status).toBe(200)
+    expect((await sentBack.json()).data.temperature).toBe(0.3)
+    const studioWords = await v1(`/v1/agents/${data.id}`, {
+      method: 'PATCH',
+      json: { sysMsg: 'Studio words', languages: ['ur'] },
+    })
+    expect((await studioWords.json()).data).toMatchObject({ systemPrompt: 'Studio words', language: 'ur' })
+
+    const typo = await v1(`/v1/agents/${data.id}`, { method: 'PATCH', json: { temprature: 0.5, bogus: 1 } })
+    expect(typo.status).toBe(400)
+    const body = await typo.json()
+    expect(body).toMatchObject({ success: false, code: 'validation_error' })
+    expect(body.issues.map((issue: { field: string }) => issue.field)).toEqual(['temprature', 'bogus'])
+    const put = await v1(`/v1/agents/${data.id}`, { method: 'PUT', json: { systemPrompt: 'x' } })
+    expect(put.status).toBe(400)
+    expect((await put.json()).error).toContain('systemPrompt')
+    for (const json of [{ id: 'another' }, { systemPrompt: 'a', sysMsg: 'b' }]) {
+      const refused = await v1(`/v1/agents/${data.id}`, { method: 'PATCH', json })
+      expect(refused.status).toBe(400)
+    }
+    expect((await (await v1(`/v1/agents/${data.id}`)).json()).data.systemPrompt).toBe('Studio words')
   })
 
   it('PUT takes the studio vocabulary and answers {success, data: {agent}}', async () => {

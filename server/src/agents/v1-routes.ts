@@ -95,7 +95,7 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
     response: ZAgentV1Response,
     errors: [403, 404],
     handle: async ({ params, body, req }) => {
-      const changes = agents.changesFromPatch(body)
+      const changes = agents.changesFromPatch(params.agentId, body)
       const { agent } = await agents.updateAgent(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
         changes,

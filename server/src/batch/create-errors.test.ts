@@ -31,7 +31,10 @@ const csv = (file: string, fields: Record<string, string> = {}) =>
 const expectError = async (response: Response, status: number, code: string, detail?: RegExp) => {
   const body = await response.json()
   expect({ status: response.status, code: body.code }).toEqual({ status, code })
-  expect(Object.keys(body).sort()).toEqual(['code', 'detail'])
+  // Validation errors also list their issues, each naming its field.
+  expect(Object.keys(body).sort()).toEqual(
+    code === 'validation_error' ? ['code', 'detail', 'issues'] : ['code', 'detail'],
+  )
   if (detail) expect(body.detail).toMatch(detail)
 }
 

@@ -48,6 +48,7 @@ const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, ph
       `The outbound agent of ${phoneNumber.number} is a text agent; batch calls need a pipeline or realtime agent`,
       'no_outbound_agent',
     )
+  if (!agent.active) throw AppError.agentInactive()
   return { phoneNumber, agentId: agent.id, architecture: agent.agentArchitecture }
 }
 

@@ -313,6 +313,15 @@ export const listActiveCalls = (
     .limit(limit)
     .execute()
 
+/** The active calls a key opened (its voice sessions), to end them when it is revoked. */
+export const listActiveCallsOfKey = (db: Executor, keyId: string): Promise<CallRow[]> =>
+  db
+    .selectFrom('calls')
+    .select(callColumns)
+    .where('key_id', '=', keyId)
+    .where('status', '=', 'active')
+    .execute()
+
 export type CallFilter = {
   organizationId: string
   agentId?: string | undefined

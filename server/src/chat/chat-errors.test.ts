@@ -158,6 +158,11 @@ describe('chat API error codes (spec "Chat API codes")', () => {
     expect(studio.status).toBe(200)
   })
 
+  it('accepts a secret key as Authorization: Bearer, as the README and the 401 say', async () => {
+    expect((await createWith({ authorization: `Bearer ${key}` })).status).toBe(200)
+    await expectError(await createWith({ authorization: 'Bearer not-a-key' }), 401, 'invalid_api_key')
+  })
+
   it('503 when the billing store cannot answer at session creation; nothing is created', async () => {
     // A real failing query, not a mock: the balance column is renamed away for this one request.
     const conversations = async () =>

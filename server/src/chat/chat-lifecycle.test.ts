@@ -157,6 +157,19 @@ describe('a chat session from start to end', () => {
     expect(llm.requests.at(-1)?.model).toBe('gpt-4o')
   })
 
+  it('offers no functions when functionCallingEnabled is false, only the handoff transfers', async () => {
+    const { support } = await makeSupportDesk()
+    await updateAgent(server.ctx, actor(), {
+      agentId: support.id,
+      changes: { functionCallingEnabled: false },
+      surface: 'v1',
+    })
+    const session = await createChatSession(server, { key, agentId: support.id })
+    llm.queue({ text: ['Hello.'], usage: { input: 10, output: 2 } })
+    await sendChat(server, session, 'Hi')
+    expect(llm.requests.at(-1)?.tools?.map((tool) => tool.function.name)).toEqual(['transfer_to_billing_bot'])
+  })
+
   it('ends the session when the agent calls end_call: stream_end says end_session, the closing line is said', async () => {
     const { support } = await makeSupportDesk()
     await updateAgent(server.ctx, actor(), {

@@ -51,6 +51,7 @@ export const createSession = async (
   if (!agent) throw AppError.notFound('agent')
   if (agent.agentArchitecture !== 'text')
     throw AppError.badRequest('The chat API works only with text agents', 'not_text_agent')
+  if (!agent.active && actor.kind === 'apiKey' && actor.keyType === 'widget') throw AppError.agentInactive()
   await assertCredits(ctx, actor.organizationId)
 
   const conversationId = ulid()

@@ -37,20 +37,23 @@ const handoffTools = (targets: AgentRow[]) =>
 /**
  * The tools an agent offers: its enabled custom functions, end_call when enabled, a transfer tool
  * per handoff target, and web_search when enabled and a search provider is configured (SEARCH_URL;
- * without one it is never offered, and the catalogue lists it as unavailable).
+ * without one it is never offered, and the catalogue lists it as unavailable). With
+ * functionCallingEnabled false only the transfers remain, as in a voice call's metadata.
  */
 export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
+  const callsFunctions = agent.functionCallingEnabled
   // Both reads are skipped when there is nothing to read: they sit before the first chunk.
   const [functions, handoffTargets] = await Promise.all([
-    listEnabledFunctions(ctx, agent),
+    callsFunctions ? listEnabledFunctions(ctx, agent) : [],
     agentStore.findAgentsByIds(ctx.db, { organizationId: agent.organizationId, ids: agent.handoffAgentIds }),
   ])
   const targets = handoffTargets.filter(
     (target) => target.agentArchitecture === 'text' && target.id !== agent.id,
   )
   const transfers = handoffTools(targets)
-  const hasEndCall = agent.enabledFunctions.includes('end_call')
-  const hasWebSearch = agent.enabledFunctions.includes('web_search') && ctx.config.search !== null
+  const hasEndCall = callsFunctions && agent.enabledFunctions.includes('end_call')
+  const hasWebSearch =
+    callsFunctions && agent.enabledFunctions.includes('web_search') && ctx.config.search !== null
 
   const tools: LlmTool[] = [
     ...functions.map(

@@ -1,12 +1,16 @@
 import type { ErrorCode } from '@parley/shared'
 import type { z } from 'zod'
 
+/** One problem of a refused input: the field's dotted path and what is wrong with it. */
+export type InputIssue = { field: string; message: string }
+
 type AppErrorInit = {
   code: ErrorCode
   status: number
   message: string
   cause?: unknown
   headers?: Record<string, string>
+  issues?: InputIssue[]
 }
 
 /**
@@ -18,22 +22,39 @@ export class AppError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly headers: Record<string, string>
+  /** Every problem of a refused input, each naming its field; sent beside the message. */
+  readonly issues: InputIssue[] | undefined
 
-  constructor({ code, status, message, cause, headers = {} }: AppErrorInit) {
+  constructor({ code, status, message, cause, headers = {}, issues }: AppErrorInit) {
     super(message, { cause })
     this.code = code
     this.status = status
     this.headers = headers
+    this.issues = issues
   }
 
   static badRequest(message: string, code: ErrorCode = 'validation_error') {
     return new AppError({ status: 400, code, message })
   }
 
+  /** Every issue, not only the first; an unknown field is named as the field it is. */
   static fromZod(error: z.ZodError, where: 'body' | 'query' | 'path') {
-    const issue = error.issues[0]
-    const field = issue?.path.length ? issue.path.join('.') : where
-    return AppError.badRequest(`${field}: ${issue?.message ?? 'is invalid'}`)
+    const all = error.issues.flatMap((issue): InputIssue[] => {
+      const at = issue.path.map(String)
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'is not a known field' }))
+      }
+      return [{ field: at.length ? at.join('.') : where, message: issue.message }]
+    })
+    // One problem per field: the first check a value fails says what to fix (empty, not short).
+    const issues = all.filter((issue, index) => all.findIndex(({ field }) => field === issue.field) === index)
+    const message = issues.map(({ field, message }) => `${field}: ${message}`).join('; ')
+    return new AppError({
+      status: 400,
+      code: 'validation_error',
+      message: message || `${where} is invalid`,
+      issues,
+    })
   }
 
   static unauthorized(message = 'Authentication required', code: ErrorCode = 'unauthorized') {
@@ -54,6 +75,16 @@ export class AppError extends Error {
       status: 404,
       code,
       message: `${resource[0]?.toUpperCase()}${resource.slice(1)} not found`,
+    })
+  }
+
+  /** An inactive agent is not live to the public; secret keys and the studio may still try it. */
+  static agentInactive() {
+    return new AppError({
+      status: 403,
+      code: 'agent_inactive',
+      message:
+        'This agent is not active; activate it (PATCH /v1/agents/{id} {"active": true}) to make it live',
     })
   }
 

@@ -73,14 +73,15 @@ const requireSecretKey =
   }
 
 /**
- * Chat session creation (spec "Authentication"): X-API-Key with a secret key or a widget key
- * from an allowed Origin, or X-Studio-Token with a studio session. Voice session creation takes
- * the key only (widget keys too, DESIGN.md §4). The chat routes add their per-key rate limit.
+ * Chat session creation (spec "Authentication"): X-API-Key (or, as on v1, Authorization:
+ * Bearer) with a secret key or a widget key from an allowed Origin, or X-Studio-Token with a
+ * studio session. Voice session creation takes the key only (widget keys too, DESIGN.md §4).
+ * The chat routes add their per-key rate limit.
  */
 const requireSessionCreator =
   (ctx: AppContext, { allowStudioToken }: { allowStudioToken: boolean }): RequestHandler =>
   async (req, _res, next) => {
-    const key = req.get('x-api-key')?.trim() || undefined
+    const key = apiKeyOf(req)
     const studioToken = allowStudioToken ? req.get('x-studio-token')?.trim() : undefined
     if (!key && studioToken) {
       if (!looksLikeJwt(studioToken))

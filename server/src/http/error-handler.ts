@@ -17,13 +17,14 @@ export const errorAreaOf = (path: string): ErrorArea => {
 }
 
 export const errorBody = (area: ErrorArea, error: AppError) => {
+  const issues = error.issues ? { issues: error.issues } : {}
   switch (area) {
     case 'studio':
-      return { error: error.message }
+      return { error: error.message, code: error.code, ...issues }
     case 'detail':
-      return { detail: error.message, code: error.code }
+      return { detail: error.message, code: error.code, ...issues }
     default:
-      return { success: false as const, error: error.message, code: error.code }
+      return { success: false as const, error: error.message, code: error.code, ...issues }
   }
 }
 
@@ -53,7 +54,11 @@ const toAppError = (error: unknown): AppError => {
 /** The only place an error body is written. */
 export const handleErrors: ErrorRequestHandler = (error, req, res, _next) => {
   const appError = toAppError(error)
-  if (appError.status >= 500) req.log?.error({ err: appError.cause ?? appError }, appError.message)
+  // A failure with a cause is traced; a known state (voice off) is one line.
+  if (appError.status >= 500) {
+    if (appError.cause === undefined) req.log?.error({ code: appError.code }, appError.message)
+    else req.log?.error({ err: appError.cause }, appError.message)
+  }
   if (res.headersSent) {
     res.end()
     return

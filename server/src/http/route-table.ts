@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { ZDetailError, ZStudioError, ZV1Error } from '@parley/shared'
 import type { Express, Request, RequestHandler, Response } from 'express'
-import type { z } from 'zod'
+import { ZodObject, ZodUnion, z } from 'zod'
 import { AppError } from './app-error.ts'
 import { errorAreaOf } from './error-handler.ts'
 
@@ -84,6 +84,51 @@ const errorDescriptions: Record<number, string> = {
   503: 'Dependency unavailable',
 }
 
+/**
+ * The schema a request is checked with: objects refuse fields they do not name, at the top
+ * level of every body and query, so a typo or the other surface's vocabulary is a 400 naming it
+ * rather than a 200 that changed nothing. Nested free-form objects keep their own rules.
+ */
+const strictInput = (schema: z.ZodType): z.ZodType => {
+  if (schema instanceof ZodObject) {
+    return schema._zod.def.catchall === undefined ? schema.strict() : schema
+  }
+  if (schema instanceof ZodUnion) {
+    return schema.clone({
+      ...schema._zod.def,
+      options: schema._zod.def.options.map((option) => strictInput(option as z.ZodType)),
+    })
+  }
+  return schema
+}
+
+const noFields = z.object({})
+
+/** A JSON object sent to a route that takes no body; raw bodies (webhooks) are the route's own. */
+const refuseObjectBody = (value: unknown) => {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    parse(noFields.strict(), value, 'body')
+  return undefined
+}
+
+const capitalize = (word: string) => `${word[0]?.toUpperCase() ?? ''}${word.slice(1)}`
+
+/**
+ * A stable, unique operationId from the method and path, for client generators:
+ * `patch /v1/agents/{agentId}` → `patchV1AgentsByAgentId`.
+ */
+export const operationIdOf = (method: string, path: string) =>
+  method +
+  path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const param = segment.match(/^\{(\w+)\}$/)?.[1]
+      const words = (param ?? segment).split(/[^A-Za-z0-9]+/).filter(Boolean)
+      return (param ? 'By' : '') + words.map(capitalize).join('')
+    })
+    .join('')
+
 const parse = <T extends z.ZodType>(
   schema: T | undefined,
   value: unknown,
@@ -126,6 +171,7 @@ export class RouteTable {
     this.registry.registerPath({
       method: route.method,
       path: route.path,
+      operationId: operationIdOf(route.method, route.path),
       summary: route.summary,
       tags: [route.tag],
       security: securityOf[route.auth],
@@ -163,10 +209,15 @@ export class RouteTable {
     })
 
     const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1')
+    // A route that takes no query or body still names what it was sent: nothing is known.
+    const querySchema = strictInput(route.query ?? noFields)
+    const bodySchema = route.body ? strictInput(route.body) : undefined
     const handler: RequestHandler = async (req, res) => {
       const params = parse(route.params, req.params, 'path') as Infer<Params>
-      const query = parse(route.query, req.query, 'query') as Infer<Query>
-      const body = parse(route.body, req.body, 'body') as Infer<Body>
+      const query = parse(querySchema, req.query, 'query') as Infer<Query>
+      const body = (
+        bodySchema ? parse(bodySchema, req.body, 'body') : refuseObjectBody(req.body)
+      ) as Infer<Body>
       const result = await route.handle({ params, query, body, req, res })
       // A handler may pick another status itself (readiness answers 503 with a body).
       if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)

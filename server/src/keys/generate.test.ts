@@ -37,11 +37,20 @@ describe('key formats over 1,000 generated keys', () => {
   })
 
   it('display prefix: the first 8 characters, then a mask that reveals nothing more', () => {
-    for (const key of [...secrets.slice(0, 50), ...widgets.slice(0, 50)]) {
+    for (const key of secrets.slice(0, 50)) {
       const prefix = displayPrefix(key)
       expect(prefix.slice(0, 8)).toBe(key.slice(0, 8))
       expect(prefix.slice(8)).toMatch(/^•+$/)
     }
+  })
+
+  it('display prefix of a widget key: tk_widget_ and 8 characters of its own, so keys differ', () => {
+    const prefixes = widgets.slice(0, 50).map(displayPrefix)
+    for (const [index, prefix] of prefixes.entries()) {
+      expect(prefix.slice(0, 18)).toBe(widgets[index]?.slice(0, 18))
+      expect(prefix.slice(18)).toMatch(/^•+$/)
+    }
+    expect(new Set(prefixes).size).toBe(prefixes.length)
   })
 
   it('hash: hex SHA-256, the same for the same key', () => {

@@ -12,5 +12,11 @@ export const generateWidgetKey = () => `${WIDGET_KEY_PREFIX}${randomBytes(24).to
 /** Keys are stored only as this digest; lookups go by digest. */
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 
-/** What a key looks like after creation: its first 8 characters, then a mask. */
-export const displayPrefix = (key: string) => `${key.slice(0, 8)}${'•'.repeat(8)}`
+/**
+ * What a key looks like after creation: its first 8 characters of its own, then a mask. A
+ * widget key shows `tk_widget_` and 8 random characters, so two widget keys can be told apart.
+ */
+export const displayPrefix = (key: string) => {
+  const shared = key.startsWith(WIDGET_KEY_PREFIX) ? WIDGET_KEY_PREFIX.length : 0
+  return `${key.slice(0, shared + 8)}${'•'.repeat(8)}`
+}

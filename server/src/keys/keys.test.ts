@@ -115,7 +115,7 @@ describe('creating keys', () => {
   it('needs a studio session', async () => {
     const response = await server.request('/api/api-keys')
     expect(response.status).toBe(401)
-    expect(await response.json()).toEqual({ error: expect.any(String) })
+    expect(await response.json()).toMatchObject({ code: expect.any(String), error: expect.any(String) })
   })
 })
 
@@ -133,7 +133,10 @@ describe('roles', () => {
       ]
       for (const response of await Promise.all(attempts)) {
         expect(response.status).toBe(403)
-        expect(await response.json()).toEqual({ error: 'Only owners can create and manage API keys' })
+        expect(await response.json()).toMatchObject({
+          code: expect.any(String),
+          error: 'Only owners can create and manage API keys',
+        })
       }
     }
   })
@@ -159,7 +162,10 @@ describe('status changes', () => {
       }),
     ]) {
       expect(response.status).toBe(409)
-      expect(await response.json()).toEqual({ error: 'This API key is revoked; revoking cannot be undone' })
+      expect(await response.json()).toMatchObject({
+        code: expect.any(String),
+        error: 'This API key is revoked; revoking cannot be undone',
+      })
     }
   })
 
@@ -188,7 +194,7 @@ describe('tenant isolation', () => {
     ]
     for (const response of await Promise.all(attempts)) {
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'API key not found' })
+      expect(await response.json()).toMatchObject({ code: expect.any(String), error: 'API key not found' })
     }
     expect((await listKeys(other.token)).map((k) => k.id)).not.toContain(key.id)
     const unchanged = (await listKeys(owner.token)).find((k) => k.id === key.id)

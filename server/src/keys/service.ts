@@ -1,5 +1,6 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
+import { endCallsOfKey } from '../calls/rooms.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -121,7 +122,8 @@ export const enableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
   changeKey(ctx, actor, id, { status: 'active' })
 
 /**
- * Final: the key stops working on every instance at once and the streams opened with it end.
+ * Final: the key stops working on every instance at once, the streams opened with it end and so
+ * do its live voice calls.
  * Revoking a revoked key answers its current state, so a retried click is harmless.
  */
 export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string) => {
@@ -135,6 +137,7 @@ export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string)
   }
   await ctx.signals.publish('key.changed', { keyId: id })
   await ctx.signals.publish('key.revoked', { keyId: id })
+  await endCallsOfKey(ctx, id)
   return present(row)
 }
 

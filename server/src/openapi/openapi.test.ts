@@ -19,6 +19,17 @@ describe('OpenAPI document', () => {
     expect(document.info.version).toBe('1.0.0')
   })
 
+  it('gives every operation a unique operationId, for client generators', () => {
+    const ids = Object.values(document.paths).flatMap((operations) =>
+      Object.values(operations).map((operation) => (operation as { operationId?: string }).operationId),
+    )
+    expect(ids.length).toBeGreaterThan(40)
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    const patch = document.paths['/v1/agents/{agentId}']?.patch as { operationId?: string } | undefined
+    expect(patch?.operationId).toBe('patchV1AgentsByAgentId')
+  })
+
   it('describes every route mounted on the app', () => {
     const mounted = listMountedRoutes(server.app)
     expect(mounted.length).toBeGreaterThan(8)
@@ -61,5 +72,13 @@ describe('OpenAPI document', () => {
     expect(html).toContain('/docs/assets/swagger-ui-bundle.js')
     expect((await server.request('/docs/assets/swagger-ui-bundle.js')).status).toBe(200)
     expect((await server.request('/docs/start.js')).status).toBe(200)
+  })
+
+  it('serves a favicon, linked from the demo page', async () => {
+    const icon = await server.request('/favicon.ico')
+    expect(icon.status).toBe(200)
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/)
+    expect(await icon.text()).toContain('<svg')
+    expect(await (await server.request('/demo/')).text()).toContain('<link rel="icon" href="/favicon.ico"')
   })
 })

@@ -49,7 +49,10 @@ describe('signup', () => {
       json: { organizationName: 'Dupe', name: 'Dupe', email: email.toUpperCase(), password: PASSWORD },
     })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'An account with this email already exists' })
+    expect(await response.json()).toMatchObject({
+      code: expect.any(String),
+      error: 'An account with this email already exists',
+    })
     const after = (
       (await (await server.request('/admin/organizations', { token: server.config.adminToken })).json()) as {
         data: unknown[]
@@ -67,7 +70,7 @@ describe('signup', () => {
     ]) {
       const response = await server.request('/api/auth/signup', { method: 'POST', json: body })
       expect(response.status).toBe(400)
-      expect(Object.keys(await response.json())).toEqual(['error'])
+      expect(Object.keys(await response.json())).toEqual(['error', 'code', 'issues'])
     }
   })
 })
@@ -97,7 +100,7 @@ describe('login', () => {
     expect(unknown.status).toBe(401)
     const wrongBody = await wrong.json()
     expect(wrongBody).toEqual(await unknown.json())
-    expect(wrongBody).toEqual({ error: 'Email or password is incorrect' })
+    expect(wrongBody).toMatchObject({ code: expect.any(String), error: 'Email or password is incorrect' })
   })
 })
 
@@ -172,7 +175,10 @@ describe('organizations and members', () => {
       json: { email: uniqueEmail(), role: 'member' },
     })
     expect(memberInvites.status).toBe(403)
-    expect(await memberInvites.json()).toEqual({ error: 'Only owners and admins can invite members' })
+    expect(await memberInvites.json()).toMatchObject({
+      code: expect.any(String),
+      error: 'Only owners and admins can invite members',
+    })
 
     const members = await server.request(`/api/organizations/${owner.organization.id}/members`, {
       token: teamSession.token,

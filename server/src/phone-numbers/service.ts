@@ -39,6 +39,7 @@ const requireOutboundAgent = async (ctx: AppContext, organizationId: string, age
       'Text agents cannot place phone calls; choose a pipeline or realtime agent',
       'invalid_outbound_agent',
     )
+  if (!agent.active) throw AppError.agentInactive()
 }
 
 const numberTaken = (number: string) =>

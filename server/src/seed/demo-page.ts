@@ -14,20 +14,35 @@ const escapeAttribute = (value: string) =>
 export const createDemoRouter = ({
   directory,
   tenant,
+  isVoiceOn,
 }: {
   directory: string
   tenant: DemoTenant | null
+  /** Without LiveKit the page names no voice agent, so the widget offers no microphone that can only fail. */
+  isVoiceOn: boolean
 }): Router => {
   const router = express.Router()
   const template = readFileSync(join(directory, 'index.html'), 'utf8')
   const page = template
     .replaceAll('%PARLEY_AGENT_ID%', escapeAttribute(tenant?.textAgentId ?? ''))
     .replaceAll('%PARLEY_WIDGET_KEY%', escapeAttribute(tenant?.widgetKey ?? ''))
-    .replaceAll('%PARLEY_VOICE_AGENT_ID%', escapeAttribute(tenant?.pipelineAgentId ?? ''))
+    .replaceAll('%PARLEY_VOICE_AGENT_ID%', escapeAttribute((isVoiceOn && tenant?.pipelineAgentId) || ''))
   router.get(['/', '/index.html'], (_req, res) => {
     res.type('html').set('Cache-Control', 'no-cache').send(page)
   })
   router.use(express.static(directory, { index: false }))
+  return router
+}
+
+/** Parley's icon at /favicon.ico (SVG, which browsers take there as well), for every page. */
+export const createFaviconRouter = (directory: string): Router => {
+  const router = express.Router()
+  router.get('/', (_req, res) => {
+    res
+      .type('image/svg+xml')
+      .set('Cache-Control', 'public, max-age=86400')
+      .sendFile(join(directory, 'favicon.svg'))
+  })
   return router
 }
 

@@ -21,9 +21,14 @@ export const mediaServerError = (cause?: unknown) =>
     cause,
   })
 
+/** Voice off is a known state (said once at start), not a failure to trace on every click. */
 const requireLiveKit = (ctx: AppContext): LiveKit => {
   if (!ctx.livekit)
-    throw mediaServerError(new Error('LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are unset'))
+    throw new AppError({
+      status: 500,
+      code: 'media_server_error',
+      message: 'Failed to create the voice session: voice is off on this server (LiveKit is not configured)',
+    })
   return ctx.livekit
 }
 
@@ -34,12 +39,13 @@ const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
   return creator?.userId ?? `key-${actor.keyId}`
 }
 
-const findVoiceAgent = async (ctx: AppContext, organizationId: string, agentId: string) => {
-  const agent = await agentStore.findAgent(ctx.db, { organizationId, id: agentId })
+const findVoiceAgent = async (ctx: AppContext, actor: ApiKeyActor, agentId: string) => {
+  const agent = await agentStore.findAgent(ctx.db, { organizationId: actor.organizationId, id: agentId })
   if (!agent) throw AppError.notFound('agent')
   const architecture = agent.agentArchitecture
   if (architecture === 'text')
     throw AppError.badRequest('Agent must be pipeline or realtime for voice sessions', 'not_voice_agent')
+  if (!agent.active && actor.keyType === 'widget') throw AppError.agentInactive()
   return { agent, architecture }
 }
 
@@ -53,7 +59,7 @@ export const createVoiceSession = async (
   { actor, input }: { actor: ApiKeyActor; input: CreateVoiceSession },
 ): Promise<VoiceSession> => {
   const userId = await userIdOf(ctx, actor)
-  const { agent, architecture } = await findVoiceAgent(ctx, actor.organizationId, input.agent_id)
+  const { agent, architecture } = await findVoiceAgent(ctx, actor, input.agent_id)
   await assertCredits(ctx, actor.organizationId, 'Insufficient credits: add credits to start a voice session')
   const livekit = requireLiveKit(ctx)
 

@@ -6,7 +6,7 @@ import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { addLookupOrderFunction } from '../../test/helpers/voice.ts'
+import { addLookupOrderFunction, findCallOfRoom, startVoiceSession } from '../../test/helpers/voice.ts'
 
 const FUNCTION_HOST = 'functions.example.test'
 let fake: FakeLiveKit
@@ -185,7 +185,12 @@ describe('POST /v1/chat/voice-sessions', () => {
     const expectError = async (response: Response, status: number, code: string, detail?: RegExp) => {
       expect(response.status).toBe(status)
       const body = (await response.json()) as { detail: string; code: string }
-      expect(body).toEqual({ detail: expect.any(String), code })
+      // Validation errors also list their issues, each naming its field.
+      expect(body).toEqual({
+        detail: expect.any(String),
+        code,
+        ...(code === 'validation_error' ? { issues: expect.any(Array) } : {}),
+      })
       if (detail) expect(body.detail).toMatch(detail)
     }
 
@@ -256,6 +261,30 @@ describe('POST /v1/chat/voice-sessions', () => {
   })
 })
 
+describe('revoking the key', () => {
+  it('ends its live voice calls: the call closes as key_revoked and its room is deleted', async () => {
+    const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
+    const revocable = await createKey(server, team.owner.session.token, { name: 'Revocable' })
+    const other = await startVoiceSession(server, { key, agentId: agent.id })
+    const session = await startVoiceSession(server, { key: revocable.key, agentId: agent.id })
+    expect(fake.rooms.has(session.room_name)).toBe(true)
+
+    const revoked = await server.request(`/api/api-keys/${revocable.id}/revoke`, {
+      method: 'POST',
+      token: team.owner.session.token,
+    })
+    expect(revoked.status).toBe(200)
+    expect(await findCallOfRoom(server, session.room_name)).toMatchObject({
+      status: 'ended',
+      end_reason: 'key_revoked',
+    })
+    expect(fake.rooms.has(session.room_name)).toBe(false)
+    // A call of another key goes on.
+    expect((await findCallOfRoom(server, other.room_name)).status).toBe('active')
+    expect(fake.rooms.has(other.room_name)).toBe(true)
+  })
+})
+
 describe('rate limit', () => {
   it('allows 60 voice sessions a minute per key, then 429 with Retry-After', async () => {
     const limitedKey = await secretKeyFor(server, team.owner)
@@ -273,9 +302,12 @@ describe('rate limit', () => {
 })
 
 describe('without LiveKit configured', () => {
-  it('answers 500 "media server"', async () => {
-    const bare = await startTestServer()
+  it('answers 500 "media server" saying voice is off, and the demo page offers no microphone', async () => {
+    const bare = await startTestServer({ seedDemo: true })
     try {
+      const demoPage = await (await bare.request('/demo/')).text()
+      expect(demoPage).toContain('data-voice-agent-id=""')
+      expect(demoPage).not.toContain('%PARLEY_VOICE_AGENT_ID%')
       const owner = await createTeam(bare)
       const agent = await makeAgent(bare, owner.owner, { agentArchitecture: 'realtime' })
       const response = await bare.request('/v1/chat/voice-sessions', {
@@ -285,11 +317,12 @@ describe('without LiveKit configured', () => {
       })
       expect(response.status).toBe(500)
       expect(await response.json()).toEqual({
-        detail: expect.stringMatching(/media server/),
+        detail: expect.stringMatching(/voice is off on this server/),
         code: 'media_server_error',
       })
     } finally {
       await bare.destroy()
     }
-  })
+    // A server of its own, with the demo seeded, boots inside this test.
+  }, 120_000)
 })

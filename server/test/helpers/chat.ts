@@ -91,5 +91,12 @@ export const createTextAgent = async (server: TestServer, key: string, name = 'C
   })
   if (response.status !== 201 && response.status !== 200)
     throw new Error(`agent creation failed: ${response.status} ${await response.text()}`)
-  return ((await response.json()) as { data: { id: string } }).data.id
+  const { id } = ((await response.json()) as { data: { id: string } }).data
+  // Live to widget keys too: agents are created inactive.
+  await server.request(`/v1/agents/${id}`, {
+    method: 'PATCH',
+    headers: { 'x-api-key': key },
+    json: { active: true },
+  })
+  return id
 }

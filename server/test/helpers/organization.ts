@@ -57,7 +57,10 @@ const baseAgents: Record<CreateAgentV1['agentArchitecture'], Record<string, unkn
   },
 }
 
-/** Creates an agent through the service, as the given member, with valid defaults for its architecture. */
+/**
+ * Creates an agent through the service, as the given member, with valid defaults for its
+ * architecture; active (live to widget keys, phone numbers and batch jobs) unless `active: false`.
+ */
 export const makeAgent = async (
   server: TestServer,
   member: Member,
@@ -75,7 +78,9 @@ export const makeAgent = async (
   })
   const actor = { organizationId: member.session.organization.id, userId: member.userId, role: member.role }
   const { agent } = await createAgent(server.ctx, actor, input)
-  return agent
+  if (overrides.active === false) return agent
+  await server.ctx.db.updateTable('agents').set({ active: true }).where('id', '=', agent.id).execute()
+  return { ...agent, active: true }
 }
 
 /** A secret API key acting for the member (keys act with their creator's current role). */

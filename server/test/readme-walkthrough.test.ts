@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+/**
+ * The README's API walkthrough, run as written: its sh blocks, in order, in one bash (so the
+ * variables one step sets reach the next), against a fresh server. Each step's output must have
+ * the shape the README shows after it: the same keys and the same non-id values for JSON, the
+ * same lines for text.
+ */
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const section = readme.split('<!-- walkthrough:start -->')[1]?.split('<!-- walkthrough:end -->')[0] ?? ''
+const unindent = (text: string) => text.replace(/^ {3}/gm, '')
+const steps = [...section.matchAll(/```sh\n([\s\S]*?)```\s*```(json|text)\n([\s\S]*?)```/g)].map((match) => ({
+  command: unindent(match[1] ?? ''),
+  kind: match[2] as 'json' | 'text',
+  shown: unindent(match[3] ?? '').trim(),
+}))
+const MARK = '---parley-walkthrough-step---'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server.destroy()
+})
+
+/** Keys everywhere, and the values that do not change from run to run (ids, tokens and times do). */
+const shapeOf = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(shapeOf)
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shapeOf(inner)]))
+  if (typeof value === 'string' && /^[0-9A-Z]{26}$|^\d{4}-\d\d-\d\dT|••••/.test(value)) return typeof value
+  return value
+}
+
+describe('the README API walkthrough', () => {
+  it('has the eight steps: sign up, secret key, agent, widget key, session, message, history, end', () => {
+    expect(steps).toHaveLength(8)
+  })
+
+  it('runs as written, each step printing what the README shows', async () => {
+    const script = [
+      'set -euo pipefail',
+      ...steps.map(
+        ({ command }) => `echo '${MARK}'\n${command.replaceAll('http://localhost:8787', server.url)}`,
+      ),
+    ].join('\n')
+    // Not spawnSync: the server answering curl runs on this process's event loop.
+    const result = await promisify(execFile)('bash', ['-c', script], { encoding: 'utf8' })
+    expect(result.stderr).toBe('')
+    const outputs = result.stdout.split(`${MARK}\n`).slice(1)
+    expect(outputs).toHaveLength(steps.length)
+    steps.forEach(({ kind, shown }, index) => {
+      const printed = outputs[index]?.trim() ?? ''
+      if (kind === 'json') expect(shapeOf(JSON.parse(printed))).toEqual(shapeOf(JSON.parse(shown)))
+      else expect(printed).toBe(shown)
+    })
+  })
+})

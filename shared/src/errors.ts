@@ -38,6 +38,8 @@ export const errorCodes = [
   'internal_error',
   'service_unavailable',
   'https_required',
+  // bytes no input may hold: NUL, invalid UTF-8, malformed percent-escapes, over-deep JSON
+  'invalid_encoding',
   // api keys
   'origin_not_allowed',
   'key_revoked',

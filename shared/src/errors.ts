@@ -72,6 +72,11 @@ export const errorCodes = [
   'invalid_phone_format',
   'no_outbound_agent',
   'csv_processing_failure',
+  // batch CSV limits, checked as the file is read
+  'csv_too_many_columns',
+  'csv_header_too_large',
+  'csv_row_too_large',
+  'csv_field_too_large',
   // batch job control
   'invalid_job_state',
   // voice sessions and calls

@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>`: runs one benchmark of bench/ and prints its figures. */
 const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   agent: () => import('./agent.ts'),
+  abuse: () => import('./abuse.ts'),
   auth: () => import('./auth.ts'),
   batch: () => import('./batch.ts'),
   chat: () => import('./chat.ts'),

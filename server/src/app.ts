@@ -14,6 +14,7 @@ import { registerFunctionRoutes } from './functions/routes.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
 import { requireHttps } from './http/https-guard.ts'
+import { guardParsedBody, guardRequestLine, requireUtf8Body } from './http/input-guard.ts'
 import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
@@ -81,9 +82,15 @@ export const createApp = (
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
+  app.use(guardRequestLine)
   // LiveKit signs the exact bytes of its webhooks (application/webhook+json): keep them as text.
-  app.use('/livekit/webhook', express.text({ type: () => true, limit: JSON_BODY_LIMIT }))
-  app.use(express.json({ limit: JSON_BODY_LIMIT }))
+  app.use(
+    '/livekit/webhook',
+    express.text({ type: () => true, limit: JSON_BODY_LIMIT, verify: requireUtf8Body }),
+  )
+  // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
+  app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body }))
+  app.use(guardParsedBody)
 
   const registry = createRegistry()
   const routes = new RouteTable(app, registry, createAuthentication(ctx))

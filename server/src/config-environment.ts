@@ -187,6 +187,10 @@ export const ZEnvironment = z.object({
   BATCH_RETRY_BASE_MS: wholeNumber(9, 'milliseconds', 10).default(120_000),
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),
+  SIGNIN_ATTEMPTS_PER_ACCOUNT: wholeNumber(6, 'attempts', 1).default(10),
+  SIGNIN_ATTEMPTS_PER_ADDRESS: wholeNumber(6, 'attempts', 1).default(50),
+  SIGNUPS_PER_ADDRESS: wholeNumber(6, 'sign-ups', 1).default(5),
+  KEY_FAILURES_PER_ADDRESS: wholeNumber(6, 'failures', 1).default(30),
   LLM_PRICES: optionalText.transform((value, context) => {
     if (value === undefined) return undefined
     const parsed = ZPriceTable.safeParse(safeJson(value))

@@ -109,6 +109,13 @@ export type Config = Readonly<{
   /** One webhook attempt is given up after this (WEBHOOK_TIMEOUT_MS; the spec's 7 s). */
   webhookTimeoutMs: number
   trialCreditsMicros: number
+  /** Guessing limits (see guessLimits in http/rate-limit.ts for their windows). */
+  guessLimits: Readonly<{
+    signInPerAccount: number
+    signInPerAddress: number
+    signUpPerAddress: number
+    keyFailuresPerAddress: number
+  }>
   outboundAllowHosts: readonly string[]
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
   trustProxy: false | number | readonly string[]
@@ -238,6 +245,12 @@ export const loadConfig = (env: Environment = process.env): Config => {
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     trialCreditsMicros: Math.round(vars.TRIAL_CREDITS_USD * 1_000_000),
+    guessLimits: Object.freeze({
+      signInPerAccount: vars.SIGNIN_ATTEMPTS_PER_ACCOUNT,
+      signInPerAddress: vars.SIGNIN_ATTEMPTS_PER_ADDRESS,
+      signUpPerAddress: vars.SIGNUPS_PER_ADDRESS,
+      keyFailuresPerAddress: vars.KEY_FAILURES_PER_ADDRESS,
+    }),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,
     role: vars.ROLE,

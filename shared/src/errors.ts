@@ -43,6 +43,8 @@ export const errorCodes = [
   'internal_error',
   'service_unavailable',
   'https_required',
+  // bytes no input may hold: NUL, invalid UTF-8, malformed percent-escapes, over-deep JSON
+  'invalid_encoding',
   // api keys
   'origin_not_allowed',
   'key_revoked',
@@ -75,6 +77,11 @@ export const errorCodes = [
   'invalid_phone_format',
   'no_outbound_agent',
   'csv_processing_failure',
+  // batch CSV limits, checked as the file is read
+  'csv_too_many_columns',
+  'csv_header_too_large',
+  'csv_row_too_large',
+  'csv_field_too_large',
   // batch job control
   'invalid_job_state',
   // agents: an inactive agent is not live to the public (widget keys, phone numbers, batch jobs)

@@ -13,6 +13,7 @@ import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
+import { validateOutboundUrl } from '../http/outbound.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { providersWithKeys } from '../orgs/provider-keys.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
@@ -23,8 +24,15 @@ export const PROVIDER_KEYS_SETTINGS_PATH = '/settings/organization/provider-keys
 
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
 
-const httpsOnly = (url: string | null | undefined) => {
-  if (url && new URL(url).protocol !== 'https:') throw AppError.badRequest('webhookUrl must be an https URL')
+/**
+ * Webhook URLs follow the custom functions' rules when saved: public https only (no private,
+ * loopback, link-local or metadata addresses, no credentials), with OUTBOUND_ALLOW_HOSTS exempt.
+ * Delivery checks the connected address again (outboundFetch), so DNS rebinding gains nothing.
+ */
+const checkWebhookUrl = async (ctx: AppContext, url: string | null | undefined) => {
+  if (!url) return
+  const verdict = await validateOutboundUrl(url, { allowHosts: ctx.config.outboundAllowHosts })
+  if (!verdict.ok) throw AppError.badRequest(`webhookUrl ${verdict.message}`)
 }
 
 /** The agent if the actor may see it; another organization's or an invisible private agent is 404. */
@@ -121,7 +129,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     throw AppError.forbidden('This API key no longer belongs to a member; create a new key')
   if (!canSetMode(actor, input.mode))
     throw AppError.forbidden('Only owners and admins can create commercial agents')
-  httpsOnly(input.webhookUrl)
+  await checkWebhookUrl(ctx, input.webhookUrl)
   const voiceProvider =
     input.agentArchitecture === 'realtime' ? (input.realtimeProvider ?? null) : (input.tts ?? null)
   const fields = clearUnusedFields<store.AgentFields>({
@@ -210,7 +218,7 @@ export const updateAgent = async (
   if (requested.mode !== undefined && requested.mode !== current.mode && !canSetMode(actor, requested.mode)) {
     throw AppError.forbidden('Only owners and admins can set mode to commercial')
   }
-  httpsOnly(requested.webhookUrl)
+  await checkWebhookUrl(ctx, requested.webhookUrl)
   const merged = clearUnusedFields({ ...current, ...requested })
   checkAgentSettings(merged, ctx.catalogue)
   await checkReferences(ctx.db, {

@@ -1,5 +1,8 @@
+import { once } from 'node:events'
+import { setImmediate } from 'node:timers/promises'
+import type { ErrorCode } from '@parley/shared'
 import { batchLimits } from '@parley/shared'
-import { CsvError, parse } from 'csv-parse/sync'
+import { CsvError, parse } from 'csv-parse'
 import { AppError } from '../http/app-error.ts'
 
 /** A contact row as read from the file: the phone cell, the name cell, every other column. */
@@ -16,27 +19,93 @@ const invalidCsv = (detail: string) => AppError.badRequest(`Invalid CSV: ${detai
  */
 export const MAX_CSV_ROWS = 5 * batchLimits.maxContacts
 
-/** Every cell as text; rows of any width are kept here and judged against the header below. */
-const readRecords = (file: Buffer): string[][] => {
-  try {
-    return parse(file, {
-      // The header, the rows allowed, and one more to tell that the file goes on.
-      to: MAX_CSV_ROWS + 2,
-      bom: true,
-      // A stray quote inside an unquoted cell (5" screen) is text, as spreadsheets write it.
-      relax_quotes: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-    })
-  } catch (error) {
-    if (error instanceof CsvError) throw invalidCsv(error.message)
-    throw new AppError({
-      status: 500,
-      code: 'csv_processing_failure',
-      message: 'CSV processing failure',
-      cause: error,
-    })
+/** Columns a file may have (the header's width); wider files are refused, not trimmed. */
+export const MAX_CSV_COLUMNS = 100
+/** Bytes of the header row. */
+export const MAX_CSV_HEADER_BYTES = 16 * 1024
+/** Characters of one row (csv-parse's max_record_size), checked while the row is still being read. */
+export const MAX_CSV_ROW_CHARS = 64 * 1024
+/** Characters of one cell. */
+export const MAX_CSV_FIELD_CHARS = 4 * 1024
+/** The file is fed to the parser in slices this large, with a turn of the event loop between. */
+const SLICE_BYTES = 32 * 1024
+
+const limitError = (code: ErrorCode, detail: string) => AppError.badRequest(`Invalid CSV: ${detail}`, code)
+
+/** Checks one record as it arrives; the header gets the header limits. */
+const checkRecord = (record: string[], isHeader: boolean) => {
+  if (isHeader) {
+    if (record.length > MAX_CSV_COLUMNS)
+      throw limitError('csv_too_many_columns', `the header has more than ${MAX_CSV_COLUMNS} columns`)
+    if (Buffer.byteLength(record.join(',')) > MAX_CSV_HEADER_BYTES)
+      throw limitError('csv_header_too_large', `the header row is larger than ${MAX_CSV_HEADER_BYTES} bytes`)
+  } else if (record.length > MAX_CSV_COLUMNS) {
+    throw limitError('csv_too_many_columns', `a row has more than ${MAX_CSV_COLUMNS} columns`)
   }
+  if (record.some((cell) => cell.length > MAX_CSV_FIELD_CHARS))
+    throw limitError('csv_field_too_large', `a cell is longer than ${MAX_CSV_FIELD_CHARS} characters`)
+}
+
+/**
+ * Every cell as text, rows of any width (judged against the header below). The file is parsed
+ * by csv-parse's stream API a slice at a time, yielding to the event loop between slices, and
+ * every limit (columns, header, row and cell size, rows) is checked as records arrive, so a wide
+ * or huge file is refused early and never stalls other requests.
+ */
+const readRecords = async (file: Buffer): Promise<string[][]> => {
+  const parser = parse({
+    bom: true,
+    // A stray quote inside an unquoted cell (5" screen) is text, as spreadsheets write it.
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_CSV_ROW_CHARS,
+  })
+  const records: string[][] = []
+  let failure: unknown = null
+  parser.on('readable', () => {
+    try {
+      for (let record = parser.read(); record !== null; record = parser.read()) {
+        checkRecord(record, records.length === 0)
+        // The header, the rows allowed, and one more to tell that the file goes on.
+        if (records.length <= MAX_CSV_ROWS + 1) records.push(record)
+      }
+    } catch (error) {
+      failure ??= error
+    }
+  })
+  parser.on('error', (error) => {
+    failure ??= error
+  })
+  const ended = once(parser, 'end').catch(() => {})
+  for (let at = 0; at < file.length && failure === null; at += SLICE_BYTES) {
+    parser.write(file.subarray(at, at + SLICE_BYTES))
+    await setImmediate()
+    if (records.length > MAX_CSV_ROWS + 1) break
+  }
+  if (failure === null && records.length <= MAX_CSV_ROWS + 1) {
+    parser.end()
+    await ended
+  } else {
+    parser.destroy()
+  }
+  if (failure !== null) throw toAppError(failure)
+  return records
+}
+
+const toAppError = (error: unknown) => {
+  if (error instanceof AppError) return error
+  if (error instanceof CsvError) {
+    if (error.code === 'CSV_MAX_RECORD_SIZE')
+      return limitError('csv_row_too_large', `a row is longer than ${MAX_CSV_ROW_CHARS} characters`)
+    return invalidCsv(error.message)
+  }
+  return new AppError({
+    status: 500,
+    code: 'csv_processing_failure',
+    message: 'CSV processing failure',
+    cause: error,
+  })
 }
 
 /** Header names compared without case or surrounding blanks: `Phone`, `PHONE` and ` phone ` match. */
@@ -49,8 +118,8 @@ const columnIndex = (header: string[], name: string) =>
  * the header's is malformed: it is skipped and counted, like a row with a bad phone later on.
  * Columns without a name (a trailing comma) are dropped.
  */
-export const readCsvContacts = (file: Buffer): CsvReadout => {
-  const [header, ...records] = readRecords(file)
+export const readCsvContacts = async (file: Buffer): Promise<CsvReadout> => {
+  const [header, ...records] = await readRecords(file)
   if (!header) throw invalidCsv('the file is empty')
   if (records.length > MAX_CSV_ROWS)
     throw AppError.badRequest(
@@ -70,7 +139,8 @@ export const readCsvContacts = (file: Buffer): CsvReadout => {
 
   const rows: CsvContact[] = []
   let malformedRows = 0
-  for (const record of records) {
+  for (const [at, record] of records.entries()) {
+    if (at % 1000 === 999) await setImmediate()
     if (record.length !== names.length) {
       malformedRows += 1
       continue

@@ -24,10 +24,10 @@ import * as store from './store.ts'
 export type ContactSource = { kind: 'csv'; file: Buffer } | { kind: 'json'; contacts: BatchContactInput[] }
 
 /** Step 1: phone validation. CSV skips and counts bad rows; JSON refuses the first bad phone. */
-const readValidContacts = (source: ContactSource) => {
+const readValidContacts = async (source: ContactSource) => {
   if (source.kind === 'json') return { contacts: requireValidJsonContacts(source.contacts), skipped: 0 }
-  const { rows, malformedRows } = readCsvContacts(source.file)
-  const { valid, invalidRows } = keepValidCsvRows(rows)
+  const { rows, malformedRows } = await readCsvContacts(source.file)
+  const { valid, invalidRows } = await keepValidCsvRows(rows)
   return { contacts: valid, skipped: malformedRows + invalidRows }
 }
 
@@ -99,7 +99,7 @@ export const createBatchJob = async (
     now: ctx.clock.now(),
   })
 
-  const { contacts, skipped } = readValidContacts(source)
+  const { contacts, skipped } = await readValidContacts(source)
   if (contacts.length === 0)
     throw AppError.badRequest(
       skipped ? `No valid contacts: all ${skipped} rows were invalid` : 'No valid contacts were given',

@@ -30,14 +30,9 @@ const bootWith = async (env: Record<string, string> = {}) => {
   const key = await secretKeyFor(server, team.owner)
   const agent = await makeAgent(server, team.owner, {
     name: 'Webhook Agent',
-    webhookUrl: 'https://hooks.example.com/x',
+    // A plain-HTTP local receiver is accepted because it is on the outbound allow-list.
+    webhookUrl: `${receiver.origin}/hooks/${team.organizationId}`,
   })
-  // Agents take https URLs only; the receiver is a plain-HTTP test server on the outbound allow-list.
-  await server.ctx.db
-    .updateTable('agents')
-    .set({ webhook_url: `${receiver.origin}/hooks/${team.organizationId}` })
-    .where('id', '=', agent.id)
-    .execute()
   return { server, team, key, agent }
 }
 

@@ -6,6 +6,7 @@ import { authenticateApiKey } from '../keys/authenticate.ts'
 import { authenticateStudioToken } from '../orgs/service.ts'
 import { looksLikeJwt } from '../orgs/studio-token.ts'
 import { AppError } from './app-error.ts'
+import { limitKeyFailures } from './guess-limits.ts'
 import { limitRequests } from './rate-limit.ts'
 import type { AuthKind } from './route-table.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from './types.ts'
@@ -62,13 +63,10 @@ export const apiKeyOf = (req: Request): string | undefined => {
 /** v1 takes secret keys only; widget keys are for chat and voice session creation. */
 const requireSecretKey =
   (ctx: AppContext): RequestHandler =>
-  async (req, _res, next) => {
-    req.actor = await authenticateApiKey({
-      ctx,
-      key: apiKeyOf(req),
-      origin: req.get('origin'),
-      allowWidget: false,
-    })
+  async (req, res, next) => {
+    req.actor = await limitKeyFailures(ctx, { req, res }, () =>
+      authenticateApiKey({ ctx, key: apiKeyOf(req), origin: req.get('origin'), allowWidget: false }),
+    )
     next()
   }
 
@@ -80,7 +78,7 @@ const requireSecretKey =
  */
 const requireSessionCreator =
   (ctx: AppContext, { allowStudioToken }: { allowStudioToken: boolean }): RequestHandler =>
-  async (req, _res, next) => {
+  async (req, res, next) => {
     const key = apiKeyOf(req)
     const studioToken = allowStudioToken ? req.get('x-studio-token')?.trim() : undefined
     if (!key && studioToken) {
@@ -88,7 +86,9 @@ const requireSessionCreator =
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
       req.actor = await authenticateStudioToken(ctx, studioToken)
     } else {
-      req.actor = await authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: true })
+      req.actor = await limitKeyFailures(ctx, { req, res }, () =>
+        authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: true }),
+      )
     }
     next()
   }

@@ -47,6 +47,10 @@ const toAppError = (error: unknown): AppError => {
         message: 'Unsupported body encoding',
       })
     default:
+      // The router's param decoding: a malformed percent-escape in a path id.
+      if (error instanceof URIError || (parserError?.status === 400 && parserError.type === undefined)) {
+        return AppError.badRequest('The URL holds a malformed percent-escape', 'invalid_encoding')
+      }
       return AppError.internal(error)
   }
 }

@@ -55,6 +55,84 @@ const setRateHeaders = (
 }
 
 /**
+ * Spends one point of `policy` for `key`, setting the rate-limit headers; an exhausted budget
+ * throws 429 with Retry-After, in the area's body shape (the error handler picks it).
+ */
+export const spendPoint = async ({
+  rateLimits,
+  policy,
+  key,
+  res,
+}: {
+  rateLimits: RateLimits
+  policy: RatePolicy
+  key: string
+  res: Response
+}) => {
+  try {
+    setRateHeaders(res, policy, await rateLimits.limiterFor(policy).consume(key))
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection
+    setRateHeaders(res, policy, rejection)
+    throw AppError.tooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)))
+  }
+}
+
+/** Gives back a point spent by `spendPoint` (a sign-in that turned out right costs nothing). */
+export const refundPoint = async ({
+  rateLimits,
+  policy,
+  key,
+}: {
+  rateLimits: RateLimits
+  policy: RatePolicy
+  key: string
+}) => {
+  await rateLimits.limiterFor(policy).reward(key, 1)
+}
+
+/** Throws 429 (with the headers) when `key` has no point left, without spending one. */
+export const refuseWhenExhausted = async ({
+  rateLimits,
+  policy,
+  key,
+  res,
+}: {
+  rateLimits: RateLimits
+  policy: RatePolicy
+  key: string
+  res: Response
+}) => {
+  const state = await rateLimits.limiterFor(policy).get(key)
+  if (state && state.consumedPoints >= policy.points) {
+    setRateHeaders(res, policy, state)
+    throw AppError.tooManyRequests(Math.max(1, Math.ceil(state.msBeforeNext / 1000)))
+  }
+}
+
+/**
+ * Budgets against guessing: sign-in attempts per account and per address (a right password gives
+ * its points back), sign-ups per address, failed API-key authentications per address. The sizes
+ * come from config (SIGNIN_ATTEMPTS_PER_ACCOUNT, …); the windows are fixed here.
+ */
+export const guessPolicies = (limits: {
+  signInPerAccount: number
+  signInPerAddress: number
+  signUpPerAddress: number
+  keyFailuresPerAddress: number
+}) =>
+  ({
+    signInPerAccount: { name: 'signin-account', points: limits.signInPerAccount, durationSeconds: 900 },
+    signInPerAddress: { name: 'signin-address', points: limits.signInPerAddress, durationSeconds: 900 },
+    signUpPerAddress: { name: 'signup-address', points: limits.signUpPerAddress, durationSeconds: 3600 },
+    keyFailuresPerAddress: {
+      name: 'key-failures-address',
+      points: limits.keyFailuresPerAddress,
+      durationSeconds: 900,
+    },
+  }) as const satisfies Record<string, RatePolicy>
+
+/**
  * Middleware that spends one point of `policyOf(req)` for `keyOf(req)`. Every answer carries the
  * rate-limit headers; an exhausted budget throws 429 with Retry-After, in the area's body shape.
  */

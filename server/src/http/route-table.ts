@@ -145,6 +145,14 @@ const parse = <T extends z.ZodType>(
  * document cannot drift from what is served. Handlers get parsed input and return the body.
  */
 export class RouteTable {
+  /** What was mounted, in order: the fuzz test walks every route with its own schemas. */
+  readonly definitions: Array<
+    Pick<
+      RouteDefinition<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, z.ZodType>,
+      'method' | 'path' | 'auth' | 'params' | 'query' | 'body'
+    >
+  > = []
+
   constructor(
     private readonly app: Express,
     private readonly registry: OpenAPIRegistry,
@@ -157,6 +165,14 @@ export class RouteTable {
     Body extends z.ZodType | undefined = undefined,
     Result extends z.ZodType = z.ZodType,
   >(route: RouteDefinition<Params, Query, Body, Result>): void {
+    this.definitions.push({
+      method: route.method,
+      path: route.path,
+      auth: route.auth,
+      params: route.params,
+      query: route.query,
+      body: route.body,
+    })
     const status = route.status ?? 200
     const errorSchema = errorSchemaFor(route.path)
     const errorStatuses = [

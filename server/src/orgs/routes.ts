@@ -11,6 +11,7 @@ import {
 } from '@parley/shared'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf, studioActorOf } from '../http/authentication.ts'
+import { limitSignIn, limitSignUp } from '../http/guess-limits.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import * as orgs from './service.ts'
 
@@ -26,7 +27,11 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     body: ZSignup,
     status: 201,
     response: ZSession,
-    handle: ({ body }) => orgs.signup(ctx, body),
+    errors: [429],
+    handle: async ({ body, req, res }) => {
+      await limitSignUp(ctx, { req, res })
+      return orgs.signup(ctx, body)
+    },
   })
 
   routes.add({
@@ -37,8 +42,9 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     auth: 'none',
     body: ZLogin,
     response: ZSession,
-    errors: [401],
-    handle: ({ body }) => orgs.login(ctx, body),
+    errors: [401, 429],
+    handle: ({ body, req, res }) =>
+      limitSignIn(ctx, { req, res, email: body.email }, () => orgs.login(ctx, body)),
   })
 
   routes.add({

@@ -40,13 +40,8 @@ describe('webhook time-out', () => {
   it('gives up an attempt after WEBHOOK_TIMEOUT_MS, records the time-out, and retries', async () => {
     const team = await createTeam(server)
     const key = await secretKeyFor(server, team.owner)
-    const agent = await makeAgent(server, team.owner, { webhookUrl: 'https://hooks.example.com/x' })
-    // Agents take https URLs only; the receiver is a plain-HTTP test server on the outbound allow-list.
-    await server.ctx.db
-      .updateTable('agents')
-      .set({ webhook_url: `${receiver.origin}/hook` })
-      .where('id', '=', agent.id)
-      .execute()
+    // A plain-HTTP local receiver is accepted because it is on the outbound allow-list.
+    const agent = await makeAgent(server, team.owner, { webhookUrl: `${receiver.origin}/hook` })
     const session = await createChatSession(server, { key, agentId: agent.id })
     expect((await chatCall(server, session, 'end')).status).toBe(200)
 

@@ -63,7 +63,7 @@ describe('deliveries', () => {
         agentArchitecture: 'text',
         model: 'gpt-4o-mini',
         systemPrompt: 'Hi',
-        webhookUrl: 'https://hooks.example.com/x',
+        webhookUrl: `${receiver.origin}/hook`,
       },
     })
     const { data: agent } = await created.json()
@@ -100,5 +100,59 @@ describe('deliveries', () => {
       })
     }
     expect((await server.request('/v1/agents/NOPE/webhook-deliveries', { token: key })).status).toBe(404)
+  })
+})
+
+describe('webhook URLs when saved', () => {
+  const textAgent = { name: 'Hooked', agentArchitecture: 'text', model: 'gpt-4o-mini', systemPrompt: 'Hi' }
+  let key: string
+  let agentId: string
+  beforeAll(async () => {
+    const team = await createTeam(server)
+    key = await secretKeyFor(server, team.owner)
+    const created = await server.request('/v1/agents', { method: 'POST', token: key, json: textAgent })
+    agentId = (await created.json()).data.id
+  })
+
+  it.each([
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://127.0.0.1/hook',
+    'https://2130706433/hook', // 127.0.0.1 as a decimal number
+    'https://0x7f000001/hook', // and in hex
+    'https://10.0.0.1/hook',
+    'https://[::ffff:169.254.169.254]/hook',
+    'https://user:secret@hooks.example.test/hook',
+    'https://localhost/hook',
+    'http://hooks.example.test/hook',
+  ])('refuse %s on create and on update, changing nothing', async (webhookUrl) => {
+    const created = await server.request('/v1/agents', {
+      method: 'POST',
+      token: key,
+      json: { ...textAgent, webhookUrl },
+    })
+    expect(created.status).toBe(400)
+    expect(await created.json()).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/^webhookUrl/),
+    })
+    const updated = await server.request(`/v1/agents/${agentId}`, {
+      method: 'PATCH',
+      token: key,
+      json: { webhookUrl },
+    })
+    expect(updated.status).toBe(400)
+    const current = await server.request(`/v1/agents/${agentId}`, { token: key })
+    expect((await current.json()).data.webhookUrl).toBeNull()
+  })
+
+  it('accept a plain-HTTP local receiver on OUTBOUND_ALLOW_HOSTS', async () => {
+    const updated = await server.request(`/v1/agents/${agentId}`, {
+      method: 'PATCH',
+      token: key,
+      json: { webhookUrl: `${receiver.origin}/hook` },
+    })
+    expect(updated.status).toBe(200)
+    expect((await updated.json()).data.webhookUrl).toBe(`${receiver.origin}/hook`)
   })
 })

@@ -116,6 +116,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     JWT_SECRET: randomBytes(32).toString('hex'),
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // Suites sign up and sign in many accounts from 127.0.0.1; guess-limits.test.ts lowers these.
+    SIGNIN_ATTEMPTS_PER_ADDRESS: '100000',
+    SIGNUPS_PER_ADDRESS: '100000',
+    KEY_FAILURES_PER_ADDRESS: '100000',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(shared ? { DATABASE_URL: shared } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),

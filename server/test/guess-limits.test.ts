@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PASSWORD, signUp, uniqueEmail } from './helpers/accounts.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+// Each test claims its own client address through X-Forwarded-For (the loopback proxy is
+// trusted), so the per-address budgets of one test do not spend another's.
+let server: TestServer
+let nextAddress = 1
+const freshAddress = () => `203.0.113.${nextAddress++}`
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: {
+      TRUST_PROXY: 'loopback',
+      SIGNIN_ATTEMPTS_PER_ACCOUNT: '10',
+      SIGNIN_ATTEMPTS_PER_ADDRESS: '15',
+      SIGNUPS_PER_ADDRESS: '3',
+      KEY_FAILURES_PER_ADDRESS: '5',
+    },
+  })
+})
+afterAll(async () => {
+  await server.destroy()
+})
+
+const logIn = (email: string, password: string, address: string) =>
+  server.request('/api/auth/login', {
+    method: 'POST',
+    json: { email, password },
+    headers: { 'x-forwarded-for': address, 'x-forwarded-proto': 'https' },
+  })
+
+const signUpFrom = (address: string) =>
+  server.request('/api/auth/signup', {
+    method: 'POST',
+    json: { organizationName: 'Farm', name: 'Farmer', email: uniqueEmail('farm'), password: PASSWORD },
+    headers: { 'x-forwarded-for': address, 'x-forwarded-proto': 'https' },
+  })
+
+const expectLimited = async (response: Response, { limit }: { limit: number }) => {
+  expect(response.status).toBe(429)
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+  expect(response.headers.get('x-ratelimit-limit')).toBe(String(limit))
+  expect(response.headers.get('x-ratelimit-remaining')).toBe('0')
+  expect(response.headers.get('ratelimit-policy')).toMatch(new RegExp(`^"[\\w-]+";q=${limit};w=\\d+$`))
+  return response.json()
+}
+
+describe('sign-in', () => {
+  it('refuses the 11th attempt on an account after 10 wrong passwords, even with the right one', async () => {
+    const owner = await signUp(server)
+    const email = owner.user.email
+    for (let i = 0; i < 10; i++) {
+      // Spread over addresses: the per-account budget is what stops this.
+      const response = await logIn(email, `wrong-${i}`, freshAddress())
+      expect(response.status).toBe(401)
+    }
+    const body = await expectLimited(await logIn(email.toUpperCase(), PASSWORD, freshAddress()), {
+      limit: 10,
+    })
+    expect(body).toEqual({ error: expect.stringMatching(/too many/i) })
+  })
+
+  it('gives a right password its points back, so a user who signs in often is never locked out', async () => {
+    const owner = await signUp(server)
+    const address = freshAddress()
+    for (let i = 0; i < 12; i++) expect((await logIn(owner.user.email, PASSWORD, address)).status).toBe(200)
+  })
+
+  it('limits attempts per address across accounts', async () => {
+    const address = freshAddress()
+    for (let i = 0; i < 15; i++) {
+      expect((await logIn(uniqueEmail('nobody'), 'guess', address)).status).toBe(401)
+    }
+    await expectLimited(await logIn(uniqueEmail('nobody'), 'guess', address), { limit: 15 })
+    // Another address is not affected.
+    expect((await logIn(uniqueEmail('nobody'), 'guess', freshAddress())).status).toBe(401)
+  })
+})
+
+describe('sign-up', () => {
+  it('allows SIGNUPS_PER_ADDRESS sign-ups per address, then 429 with no account or credits created', async () => {
+    const address = freshAddress()
+    for (let i = 0; i < 3; i++) expect((await signUpFrom(address)).status).toBe(201)
+    const users = async () =>
+      Number(
+        (
+          await server.ctx.db
+            .selectFrom('users')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const before = await users()
+    await expectLimited(await signUpFrom(address), { limit: 3 })
+    expect(await users()).toBe(before)
+    expect((await signUpFrom(freshAddress())).status).toBe(201)
+  })
+})
+
+describe('API keys', () => {
+  it('throttles an address after KEY_FAILURES_PER_ADDRESS invalid keys, on v1 and on session creation', async () => {
+    const address = freshAddress()
+    const tryKey = (path: string, method = 'GET') =>
+      server.request(path, {
+        method,
+        headers: {
+          'x-api-key': `pk_live_${'x'.repeat(40)}`,
+          'x-forwarded-for': address,
+          'x-forwarded-proto': 'https',
+        },
+        ...(method === 'POST' ? { json: { agent_id: 'nope' } } : {}),
+      })
+    for (let i = 0; i < 5; i++) expect((await tryKey('/v1/organization')).status).toBe(401)
+    expect(await expectLimited(await tryKey('/v1/organization'), { limit: 5 })).toMatchObject({
+      success: false,
+      code: 'rate_limited',
+    })
+    expect((await tryKey('/v1/chat/sessions', 'POST')).status).toBe(429)
+    // A different address still gets its 401.
+    const other = await server.request('/v1/organization', {
+      headers: {
+        'x-api-key': `pk_live_${'x'.repeat(40)}`,
+        'x-forwarded-for': freshAddress(),
+        'x-forwarded-proto': 'https',
+      },
+    })
+    expect(other.status).toBe(401)
+  })
+})

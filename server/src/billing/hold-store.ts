@@ -61,6 +61,12 @@ const releaseWhere = async (db: Executor, chosen: ReturnType<typeof sql>) => {
 export const releaseHolds = (db: Executor, ids: string[]) =>
   ids.length === 0 ? Promise.resolve(0) : releaseWhere(db, sql`h.id = any(${ids}::text[])`)
 
+/** The holds of calls and dials, by their rooms' names (released as the calls close). */
+export const releaseCallHolds = (db: Executor, roomNames: string[]) =>
+  roomNames.length === 0
+    ? Promise.resolve(0)
+    : releaseWhere(db, sql`h.kind in ('call', 'dial') and h.reference = any(${roomNames}::text[])`)
+
 /** Holds past their expiry, and holds of instances whose heartbeat is older than `aliveAfter`. */
 export const releaseAbandonedHolds = (db: Executor, { now, aliveAfter }: { now: Date; aliveAfter: Date }) =>
   releaseWhere(

@@ -25,3 +25,31 @@ export const settleHold = async (
 /** Releases holds whose work did not happen (a refused start, a failure before any usage). */
 export const releaseHolds = ({ db }: { db: Kysely<Database> }, holdIds: string[]) =>
   store.releaseHolds(db, holdIds)
+
+/**
+ * Reserves `amountMicros` for work about to start when the balance minus the open holds covers it
+ * (and `atLeastMicros`). Answers the hold's id, or null when the credits cannot cover it.
+ */
+export const holdCredits = async (
+  ctx: { db: Kysely<Database>; instanceId: string },
+  hold: {
+    organizationId: string
+    kind: store.HoldKind
+    reference: string
+    amountMicros: number
+    atLeastMicros?: number
+    ttlMs: number
+  },
+): Promise<string | null> => {
+  const id = newHoldId()
+  const now = new Date()
+  const isHeld = await store.placeHold(ctx.db, {
+    id,
+    atLeastMicros: 0,
+    ...hold,
+    instanceId: ctx.instanceId,
+    now,
+    expiresAt: new Date(now.getTime() + hold.ttlMs),
+  })
+  return isHeld ? id : null
+}

@@ -61,6 +61,7 @@ export const runClaimRound = async (
   const { job, claimed, isDrained } = await store.claimRound(ctx.db, {
     jobId,
     now,
+    instanceId: ctx.instanceId,
     scanFactor: SCAN_FACTOR,
     choose: (candidates, freeSlots, { callingWindow, timezone }) =>
       chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),

@@ -83,3 +83,46 @@ export const listHolds = async (db: Executor, { reference, kind }: { reference: 
     .where('reference', '=', reference)
     .where('kind', '=', kind)
     .execute()
+
+/**
+ * Settles one hold by the real cost in one statement: the hold row goes, and the organization's
+ * row (locked first, read at its newest) loses the hold from its held sum and the cost from its
+ * balance (the whole cost, or what is left: never below zero) in one UPDATE, with the ledger row
+ * of what was taken. Answers the micro-USD taken, or null when the organization does not exist.
+ */
+export const settleHold = async (
+  db: Executor,
+  settle: {
+    holdId: string
+    ledgerId: string
+    organizationId: string
+    amountMicros: number
+    reason: string
+    reference: string | null
+  },
+): Promise<number | null> => {
+  const { rows } = await sql<{ taken: number }>`
+    with released as (
+      delete from credit_holds where id = ${settle.holdId} and organization_id = ${settle.organizationId}
+      returning amount_micros
+    ), locked as (
+      select id, credit_balance_micros as balance from organizations where id = ${settle.organizationId}
+      for update
+    ), amounts as (
+      select locked.id, least(${settle.amountMicros}::bigint, greatest(locked.balance, 0)) as taken,
+        coalesce((select sum(amount_micros) from released), 0) as unheld
+      from locked
+    ), moved as (
+      update organizations o set credit_balance_micros = o.credit_balance_micros - amounts.taken,
+        held_micros = greatest(0, o.held_micros - amounts.unheld)
+      from amounts where o.id = amounts.id
+      returning o.credit_balance_micros as balance_after
+    ), ledger as (
+      insert into credit_ledger (id, organization_id, amount_micros, balance_after_micros, kind, reason, reference)
+      select ${settle.ledgerId}, ${settle.organizationId}, -amounts.taken, moved.balance_after, 'usage',
+        ${settle.reason}, ${settle.reference}
+      from amounts, moved where amounts.taken > 0
+    )
+    select taken::bigint as taken from amounts`.execute(db)
+  return rows[0] ? Number(rows[0].taken) : null
+}

@@ -147,7 +147,7 @@ const recordReply = async (
       status: outcome.status,
     })
   const charged = await settleHold(ctx, {
-    holdIds: [holdId],
+    holdId,
     usage: {
       organizationId: conversation.organizationId,
       amountMicros: outcome.costMicros,

@@ -11,7 +11,8 @@ const SAVE_EVERY_MS = 1000
 export const trackPartialText = (ctx: AppContext, conversationId: string) => {
   let text = ''
   let saved = ''
-  let lastSaveAt = 0
+  // The first save waits a full period too: a reply shorter than that never writes its text twice.
+  let lastSaveAt = Date.now()
   let timer: NodeJS.Timeout | null = null
   let writing: Promise<void> | null = null
   let isDone = false

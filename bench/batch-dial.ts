@@ -88,6 +88,7 @@ const measureBookkeepingPerContact = async (
     await attemptStore.completeAttemptsOfClosedCalls(db, {
       calls: [{ callId, contactId: claim.contactId }],
       now,
+      aliveAfter: now,
     })
   }
   const perContact = (performance.now() - started) / BOOKKEEPING_CONTACTS

@@ -2,12 +2,14 @@ import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
+import { newHoldId, releaseHolds, settleHold } from '../billing/holds.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { trackReply } from './active-replies.ts'
-import { assertCredits, chargeReply } from './billing.ts'
+import { assertCredits, CHAT_CREDITS_MESSAGE, CHAT_HOLD_TTL_MS, replyHolds } from './billing.ts'
+import { trackPartialText } from './partial-text.ts'
 import {
   composePlan,
   isSamePlan,
@@ -55,10 +57,15 @@ const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Pr
  * statement fails, the reads one by one say which part did: a billing store that cannot answer
  * is the spec's 503, as it always was.
  */
-const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: string) => {
-  let context: store.ReplyContext | undefined
+const claimReply = async (
+  ctx: AppContext,
+  actor: ChatSessionActor,
+  message: string,
+): Promise<store.ReplyContext & { holdId: string }> => {
+  const holdId = newHoldId()
+  let outcome: store.ClaimOutcome
   try {
-    context = await store.claimReply(ctx.db, {
+    outcome = await store.claimReply(ctx.db, {
       id: actor.conversationId,
       organizationId: actor.organizationId,
       keyId: actor.keyId,
@@ -67,12 +74,17 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
       minBalanceMicros: ctx.config.chatMinBalanceMicros,
       historyLimit: HISTORY_ROWS - 1,
       message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
+      instanceId: ctx.instanceId,
+      hold: { id: holdId, ...replyHolds(ctx.config), expiresAt: new Date(Date.now() + CHAT_HOLD_TTL_MS) },
     })
   } catch (error) {
     await assertSessionMayReply(ctx, actor)
     throw error
   }
-  return context ?? explainRefusedClaim(ctx, actor)
+  if (outcome.status === 'claimed') return { ...outcome.context, holdId }
+  if (outcome.status === 'insufficient') throw AppError.paymentRequired(CHAT_CREDITS_MESSAGE)
+  if (outcome.status === 'slot_taken') await releaseHolds(ctx, [holdId])
+  return explainRefusedClaim(ctx, actor)
 }
 
 /** A reply already started from what the conversation's last reply here left (plan-cache.ts). */
@@ -114,10 +126,12 @@ const recordReply = async (
   ctx: AppContext,
   {
     conversation,
+    holdId,
     prepared,
     outcome,
   }: {
     conversation: store.ConversationRow
+    holdId: string
     prepared: PreparedReply
     outcome: Awaited<ReturnType<typeof runReply>>
   },
@@ -132,10 +146,14 @@ const recordReply = async (
       tokenCount: outcome.outputTokens,
       status: outcome.status,
     })
-  const charged = await chargeReply(ctx, {
-    organizationId: conversation.organizationId,
-    conversationId: conversation.id,
-    costMicros: outcome.costMicros,
+  const charged = await settleHold(ctx, {
+    holdId,
+    usage: {
+      organizationId: conversation.organizationId,
+      amountMicros: outcome.costMicros,
+      reason: 'Chat reply',
+      reference: conversation.id,
+    },
   })
   await store.addReplyUsage(ctx.db, {
     id: conversation.id,
@@ -185,9 +203,11 @@ export const sendMessage = async (
   const guess = guessReply(ctx, actor, message, controller.signal)
   let preparing: Promise<PreparedReply>
   let conversation: store.ConversationRow
+  let holdId: string
   try {
     const context = await claimReply(ctx, actor, message)
     conversation = context.conversation
+    holdId = context.holdId
     preparing = settleReply(ctx, { context, message, guess, signal: controller.signal })
     // Awaited once the stream is open: a reply that fails to prepare says so there.
     preparing.catch(() => undefined)
@@ -210,16 +230,19 @@ export const sendMessage = async (
   stream.onClose(() => reply.leave())
   let lastId = 0
   const log = replyLogOf(ctx)
+  const partial = trackPartialText(ctx, conversation.id)
   const emit: Emit = (event, data) => {
     const id = ++lastId
     stream.send(event, data, id)
     if (scope) log.append(scope, { id, event, data })
+    if (event === 'chunk') partial.append((data as { delta: string }).delta)
   }
 
   try {
     const prepared = await preparing
     const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
-    await recordReply(ctx, { conversation, prepared, outcome })
+    await partial.done()
+    await recordReply(ctx, { conversation, holdId, prepared, outcome })
     if (outcome.error) emit('error', { error: outcome.error })
     else
       emit('stream_end', {
@@ -231,7 +254,9 @@ export const sendMessage = async (
     forgetPlan(ctx, conversation.id)
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
+    await releaseHolds(ctx, [holdId]).catch(() => undefined)
   } finally {
+    await partial.done()
     reply.release()
     stream.close()
   }

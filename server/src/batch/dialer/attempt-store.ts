@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { personJoinBilling } from '../../calls/store.ts'
 import type { Executor } from '../../db/index.ts'
+import { isDeadInstance } from '../../instances/store.ts'
 
 /**
  * SQL of one attempt's life after its claim (store.ts claims): tied to its call, answered or not,
@@ -205,6 +206,8 @@ export type AttemptOfClosedCall = {
   startedAt: Date
   finishedAt: Date | null
   isCompleted: boolean
+  /** The instance that claimed the attempt is dead: nobody will record its dial's result. */
+  isOrphaned: boolean
 }
 
 /**
@@ -215,14 +218,18 @@ export type AttemptOfClosedCall = {
  */
 export const completeAttemptsOfClosedCalls = async (
   db: Executor,
-  { calls, now }: { calls: Array<{ callId: string; contactId: string }>; now: Date },
+  {
+    calls,
+    now,
+    aliveAfter,
+  }: { calls: Array<{ callId: string; contactId: string }>; now: Date; aliveAfter: Date },
 ): Promise<AttemptOfClosedCall[]> => {
   if (calls.length === 0) return []
   const callIds = calls.map((call) => call.callId)
   const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
     with attempt as (
-      select id, call_id, batch_job_id, outcome, started_at, finished_at from batch_attempts
+      select id, call_id, batch_job_id, outcome, started_at, finished_at, instance_id from batch_attempts
       where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
     ),
     completed as (
@@ -237,7 +244,8 @@ export const completeAttemptsOfClosedCalls = async (
     )
     select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
       attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
-      completed.id is not null as "isCompleted"
+      completed.id is not null as "isCompleted",
+      attempt.instance_id is not null and ${isDeadInstance(sql`attempt.instance_id`, aliveAfter)} as "isOrphaned"
     from attempt left join completed on completed.id = attempt.id
   `.execute(db)
   return rows
@@ -279,7 +287,7 @@ export type StaleAttempt = {
 /** Attempts claimed before `claimedBefore` whose dial result was never recorded. */
 export const listStaleAttempts = async (
   db: Executor,
-  { claimedBefore, limit }: { claimedBefore: Date; limit: number },
+  { claimedBefore, aliveAfter, limit }: { claimedBefore: Date; aliveAfter: Date; limit: number },
 ): Promise<StaleAttempt[]> =>
   db
     .selectFrom('batch_attempts')
@@ -292,7 +300,15 @@ export const listStaleAttempts = async (
     ])
     .where('finished_at', 'is', null)
     .where('outcome', 'is', null)
-    .where('started_at', '<', claimedBefore)
+    .where((eb) =>
+      eb.or([
+        eb('started_at', '<', claimedBefore),
+        eb.and([
+          eb('instance_id', 'is not', null),
+          isDeadInstance(sql`batch_attempts.instance_id`, aliveAfter),
+        ]),
+      ]),
+    )
     .orderBy('started_at')
     .limit(limit)
     .execute()

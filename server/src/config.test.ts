@@ -165,6 +165,11 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...base(), ...production }).generatedSecrets).toEqual([])
     })
 
+    it('starts without LLM_BASE_URL when a model provider of its own is configured', () => {
+      const { LLM_BASE_URL: _shortcut, ...withoutShortcut } = production
+      expect(loadConfig({ ...base(), ...withoutShortcut, GROQ_API_KEY: 'gsk-platform' }).llm).toBeNull()
+    })
+
     it.each([
       ['JWT_SECRET', { JWT_SECRET: '' }],
       ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],

@@ -171,13 +171,20 @@ export const loadConfig = (env: Environment = process.env): Config => {
       failConfig('ADMIN_TOKEN is required when NODE_ENV=production (generated secrets are refused)')
     if (vars.ENCRYPTION_KEY === undefined)
       failConfig('ENCRYPTION_KEY is required when NODE_ENV=production (generated secrets are refused)')
-    if (vars.LLM_BASE_URL === undefined)
-      failConfig('LLM_BASE_URL is required when NODE_ENV=production (the offline model is refused)')
     if (vars.OUTBOUND_ALLOW_HOSTS.length > 0)
       failConfig('OUTBOUND_ALLOW_HOSTS is refused when NODE_ENV=production')
   }
 
   const { providers, providerModels } = readProviders(vars)
+  // Production needs something to serve the models: LLM_BASE_URL or a provider of its own.
+  if (
+    isProduction &&
+    vars.LLM_BASE_URL === undefined &&
+    !Object.values(providers).some((provider) => provider.isConfigured && provider.openaiBaseUrl !== null)
+  )
+    failConfig(
+      'LLM_BASE_URL is required when NODE_ENV=production and no model provider is configured (set OPENAI_API_KEY, GROQ_API_KEY, … or PROVIDERS_FILE; the offline model is refused)',
+    )
   const providerPrices = Object.fromEntries(providerModels.map((model) => [model.id, model.price]))
 
   const dataDir = resolve(vars.DATA_DIR)

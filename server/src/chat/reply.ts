@@ -1,6 +1,7 @@
 import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
+import { ProviderError } from '../providers/provider-error.ts'
 import { priceReply } from './billing.ts'
 import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
 import type { PreparedReply } from './plan.ts'
@@ -156,6 +157,14 @@ export const runReply = async ({
   } catch (error) {
     if (signal.aborted) {
       outcome.status = signal.reason === 'stopped' ? 'stopped' : 'partial'
+    } else if (error instanceof ProviderError) {
+      // The operator's line: which provider, what it answered, its request id; never the key.
+      ctx.logger.warn(
+        { ...error.logFields, conversationId: conversation.id, model: agent.model },
+        `chat reply failed at the model provider ${error.provider}`,
+      )
+      outcome.status = 'partial'
+      outcome.error = error.visitorMessage
     } else {
       ctx.logger.warn({ err: error, conversationId: conversation.id }, 'chat reply failed')
       outcome.status = 'partial'

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
+import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+
+// Three OpenAI-compatible fakes: OpenAI's and Groq's own endpoints, and the LLM_BASE_URL shortcut
+// that stands in for providers the operator configured nothing for (here: Gemini).
+const PLATFORM_OPENAI_KEY = 'sk-platform-openai-0001'
+const SHORTCUT_KEY = 'llm-shortcut-key-0002'
+const ORG_GROQ_KEY = 'gsk_org_groq_key_0003'
+
+let server: TestServer
+let openai: FakeLlm
+let groq: FakeLlm
+let shortcut: FakeLlm
+let fakes: Array<[string, FakeLlm]>
+let team: Awaited<ReturnType<typeof createTeam>>
+let key: string
+
+const authorizationsOf = (fake: FakeLlm) => fake.requestHeaders.map((headers) => headers.authorization)
+
+const storeKeys = async (keys: Record<string, string | null>) => {
+  const response = await server.request(`/api/organizations/${team.organizationId}/provider-keys`, {
+    method: 'PUT',
+    token: team.owner.session.token,
+    json: { keys },
+  })
+  expect(response.status).toBe(200)
+}
+
+const chatWith = async (model: string, message = 'Hello?') => {
+  const agent = await makeAgent(server, team.owner, { model })
+  const session = await createChatSession(server, { key, agentId: agent.id })
+  return sendChat(server, session, message)
+}
+
+beforeAll(async () => {
+  ;[openai, groq, shortcut] = await Promise.all([startFakeLlm(), startFakeLlm(), startFakeLlm()])
+  fakes = [
+    ['openai', openai],
+    ['groq', groq],
+    ['shortcut', shortcut],
+  ]
+  server = await startTestServer({
+    env: {
+      OPENAI_BASE_URL: openai.baseUrl,
+      OPENAI_API_KEY: PLATFORM_OPENAI_KEY,
+      GROQ_BASE_URL: groq.baseUrl,
+      LLM_BASE_URL: shortcut.baseUrl,
+      LLM_API_KEY: SHORTCUT_KEY,
+    },
+  })
+  team = await createTeam(server)
+  key = await secretKeyFor(server, team.owner)
+  await storeKeys({ groq: ORG_GROQ_KEY })
+})
+afterAll(async () => {
+  await server?.destroy()
+  await Promise.all(fakes.map(([, fake]) => fake.close()))
+})
+beforeEach(() => {
+  for (const [, fake] of fakes) fake.reset()
+  vi.restoreAllMocks()
+})
+
+describe('each model reaches its own provider, with the right key', () => {
+  it("sends a Groq agent's replies only to Groq, with the organization's Groq key", async () => {
+    const { events } = await chatWith('llama-3.3-70b-versatile')
+    expect(textOf(events)).toBe('Hello there!')
+    expect(authorizationsOf(groq)).toEqual([`Bearer ${ORG_GROQ_KEY}`])
+    expect(groq.requests[0]?.model).toBe('llama-3.3-70b-versatile')
+    expect(openai.requests).toHaveLength(0)
+    expect(shortcut.requests).toHaveLength(0)
+  })
+
+  it('sends an OpenAI agent without an organization key to OpenAI with the platform key', async () => {
+    const { events } = await chatWith('gpt-4o-mini')
+    expect(events.at(-1)?.event).toBe('stream_end')
+    expect(authorizationsOf(openai)).toEqual([`Bearer ${PLATFORM_OPENAI_KEY}`])
+    expect(groq.requests).toHaveLength(0)
+    expect(shortcut.requests).toHaveLength(0)
+  })
+
+  it('serves a provider with nothing configured through LLM_BASE_URL, with LLM_API_KEY', async () => {
+    const { events } = await chatWith('gemini-2.0-flash')
+    expect(events.at(-1)?.event).toBe('stream_end')
+    expect(authorizationsOf(shortcut)).toEqual([`Bearer ${SHORTCUT_KEY}`])
+    expect(shortcut.requests[0]?.model).toBe('gemini-2.0-flash')
+  })
+
+  it("never carries one provider's key to another host", async () => {
+    for (const model of ['llama-3.3-70b-versatile', 'gpt-4o-mini', 'gemini-2.0-flash']) await chatWith(model)
+    const allowed: Record<string, string> = {
+      openai: PLATFORM_OPENAI_KEY,
+      groq: ORG_GROQ_KEY,
+      shortcut: SHORTCUT_KEY,
+    }
+    for (const [name, fake] of fakes) {
+      expect(fake.requests.length).toBeGreaterThan(0)
+      for (const authorization of authorizationsOf(fake))
+        expect(authorization).toBe(`Bearer ${allowed[name]}`)
+    }
+  })
+})
+
+describe('provider failures', () => {
+  it.each([
+    [401, 'refused its credentials'],
+    [429, 'busy right now'],
+    [500, 'unavailable right now'],
+  ])(
+    'HTTP %i ends the reply with a readable error event and a log line naming provider, status and request id',
+    async (status, words) => {
+      const warn = vi.spyOn(server.ctx.logger, 'warn')
+      groq.queue({ status })
+      const { events } = await chatWith('llama-3.3-70b-versatile')
+      const last = events.at(-1)
+      expect(last?.event).toBe('error')
+      expect(String(last?.data.error)).toContain(words)
+      const line = warn.mock.calls.find(([, message]) => String(message).includes('model provider'))
+      expect(line?.[0]).toMatchObject({ provider: 'groq', status, requestId: expect.stringMatching(/^req_/) })
+      // Neither the visitor nor the operator ever sees the key.
+      expect(JSON.stringify(events)).not.toContain(ORG_GROQ_KEY)
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(ORG_GROQ_KEY)
+    },
+  )
+
+  it('an outage (the connection drops) is an error event and a log line without status', async () => {
+    const warn = vi.spyOn(server.ctx.logger, 'warn')
+    openai.queue({ text: [], breakAfterText: true })
+    const { events } = await chatWith('gpt-4o-mini')
+    expect(events.at(-1)?.event).toBe('error')
+    const line = warn.mock.calls.find(([, message]) => String(message).includes('model provider'))
+    expect(line?.[0]).toMatchObject({ provider: 'openai', status: null })
+    expect(JSON.stringify(warn.mock.calls)).not.toContain(PLATFORM_OPENAI_KEY)
+  })
+})

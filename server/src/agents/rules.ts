@@ -20,6 +20,7 @@ type Settings = Pick<
   | 'realtimeProvider'
   | 'greetingType'
   | 'enabledFunctions'
+  | 'fallbackModel'
 >
 
 /** Fields an architecture does not use are stored as null, whatever was sent. */
@@ -28,7 +29,7 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
     case 'pipeline':
       return { ...agent, realtimeProvider: null }
     case 'realtime':
-      return { ...agent, model: null, stt: null, tts: null }
+      return { ...agent, model: null, stt: null, tts: null, fallbackModel: null }
     default:
       return { ...agent, stt: null, tts: null, voiceId: null, realtimeProvider: null }
   }
@@ -63,6 +64,14 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
       'model',
       models.map((m) => m.id),
     )
+  if (agent.fallbackModel !== null && agent.fallbackModel !== undefined) {
+    if (!models.some((model) => model.id === agent.fallbackModel))
+      throw oneOf(
+        'fallbackModel',
+        models.map((m) => m.id),
+      )
+    if (agent.fallbackModel === agent.model) throw AppError.badRequest('fallbackModel must differ from model')
+  }
   if (agent.stt !== null && !catalogue.stt.some((stt) => stt.id === agent.stt))
     throw oneOf(
       'stt',
@@ -103,11 +112,12 @@ type Needs = {
  * providers would need the organization's key.
  */
 export const providerNeeds = (
-  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'>,
+  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> & { fallbackModel?: string | null },
   { catalogue, config }: { catalogue: Catalogue; config: ProviderRegistry & Pick<Config, 'isProduction'> },
 ): Needs => {
   const requests: Array<[EndpointKind, string | null]> = [
     ['model', agent.model],
+    ['model', agent.fallbackModel ?? null],
     ['stt', agent.stt],
     ['tts', agent.tts],
     ['realtime', agent.realtimeProvider],

@@ -165,6 +165,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookSecretBox: null,
     handoffAgentIds: input.handoffAgentIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
+    fallbackModel: input.fallbackModel ?? null,
   })
   checkAgentSettings(fields, ctx.catalogue)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })

@@ -29,10 +29,13 @@ const storeKeys = async (keys: Record<string, string | null>) => {
   expect(response.status).toBe(200)
 }
 
-const chatWith = async (model: string, message = 'Hello?') => {
-  const agent = await makeAgent(server, team.owner, { model })
+const chatWith = async (model: string, options: 'fallbackModel' | 'none' = 'none') => {
+  const agent = await makeAgent(server, team.owner, {
+    model,
+    ...(options === 'fallbackModel' ? { fallbackModel: 'gpt-4o-mini' } : {}),
+  })
   const session = await createChatSession(server, { key, agentId: agent.id })
-  return sendChat(server, session, message)
+  return sendChat(server, session, 'Hello?')
 }
 
 beforeAll(async () => {
@@ -134,5 +137,68 @@ describe('provider failures', () => {
     const line = warn.mock.calls.find(([, message]) => String(message).includes('model provider'))
     expect(line?.[0]).toMatchObject({ provider: 'openai', status: null })
     expect(JSON.stringify(warn.mock.calls)).not.toContain(PLATFORM_OPENAI_KEY)
+  })
+})
+
+describe('fallback model', () => {
+  it('retries once on the fallback when the provider fails before the first chunk, and records the switch', async () => {
+    const warn = vi.spyOn(server.ctx.logger, 'warn')
+    groq.queue({ status: 503 })
+    const { events } = await chatWith('llama-3.3-70b-versatile', 'fallbackModel')
+    expect(events.at(-1)?.event).toBe('stream_end')
+    expect(textOf(events)).toBe('Hello there!')
+    expect(authorizationsOf(groq)).toEqual([`Bearer ${ORG_GROQ_KEY}`])
+    expect(authorizationsOf(openai)).toEqual([`Bearer ${PLATFORM_OPENAI_KEY}`])
+    const switched = warn.mock.calls.find(([, message]) => String(message).includes('falls back'))
+    expect(switched?.[0]).toMatchObject({ provider: 'groq', status: 503, fallbackModel: 'gpt-4o-mini' })
+    const row = await server.ctx.db
+      .selectFrom('chat_messages')
+      .select(['model', 'fallback_from', 'content'])
+      .where('role', '=', 'assistant')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(row).toEqual({
+      model: 'gpt-4o-mini',
+      fallback_from: 'llama-3.3-70b-versatile',
+      content: 'Hello there!',
+    })
+  })
+
+  it('does not switch once the reply has begun', async () => {
+    groq.queue({ text: ['Half'], breakAfterText: true })
+    const { events } = await chatWith('llama-3.3-70b-versatile', 'fallbackModel')
+    expect(events.at(-1)?.event).toBe('error')
+    expect(openai.requests).toHaveLength(0)
+  })
+
+  it('is shown on the agent and checked against the catalogue at save', async () => {
+    const apiKey = await secretKeyFor(server, team.owner)
+    const create = (json: Record<string, unknown>) =>
+      server.request('/v1/agents', {
+        method: 'POST',
+        token: apiKey,
+        json: { name: 'Fallback', agentArchitecture: 'text', systemPrompt: 'Hi.', ...json },
+      })
+    const made = await create({ model: 'llama-3.3-70b-versatile', fallbackModel: 'gpt-4o-mini' })
+    expect(made.status).toBe(201)
+    const agentOf = async (response: Response) => {
+      const { data } = await response.json()
+      return data.agent ?? data
+    }
+    const { id } = await agentOf(made)
+    const read = await server.request(`/v1/agents/${id}`, { token: apiKey })
+    expect(await agentOf(read)).toMatchObject({ fallbackModel: 'gpt-4o-mini' })
+    const same = await create({ model: 'gpt-4o-mini', fallbackModel: 'gpt-4o-mini' })
+    expect(same.status).toBe(400)
+    const unknown = await create({ model: 'gpt-4o-mini', fallbackModel: 'gpt-99' })
+    expect(unknown.status).toBe(400)
+    const cleared = await server.request(`/v1/agents/${id}`, {
+      method: 'PATCH',
+      token: apiKey,
+      json: { fallbackModel: null },
+    })
+    expect(cleared.status).toBe(200)
+    expect(await agentOf(cleared)).toMatchObject({ fallbackModel: null })
   })
 })

@@ -10,6 +10,7 @@ import * as chatAnalysis from './0008-chat-analysis.ts'
 import * as calls from './0009-calls.ts'
 import * as batch from './0010-batch.ts'
 import * as callPresence from './0011-call-presence.ts'
+import * as fallbackModel from './0014-fallback-model.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-calls': calls,
   '0010-batch': batch,
   '0011-call-presence': callPresence,
+  '0014-fallback-model': fallbackModel,
 }

@@ -39,7 +39,9 @@ const sourceFor = (target: SourceTarget) => {
     // No client retries: a retried stream would repeat words the user has already seen.
     const client = new OpenAI({
       baseURL: target.baseUrl,
-      apiKey: target.apiKey,
+      // A keyless endpoint (a local vLLM or Ollama) still gets a placeholder: never empty, so the
+      // client never falls back to a key of its own environment (OPENAI_API_KEY).
+      apiKey: target.apiKey || 'keyless',
       maxRetries: 0,
       timeout: 60_000,
       fetch: llmFetch,

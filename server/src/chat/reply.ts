@@ -13,6 +13,8 @@ import { buildToolset } from './tools.ts'
 /** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
 export const MAX_TOOL_ROUNDS = 5
 
+const REPLY_FAILED = 'The assistant could not finish this reply; please try again'
+
 export type Emit = <Name extends ChatStreamEventName>(event: Name, data: ChatStreamEvents[Name]) => void
 
 export type ReplyOutcome = {
@@ -203,11 +205,12 @@ export const runReply = async ({
         `chat reply failed at the model provider ${error.provider}`,
       )
       outcome.status = 'partial'
-      outcome.error = error.visitorMessage
+      // Cut off mid-reply, the visitor already reads part of an answer: the plain words fit.
+      outcome.error = outcome.text === '' ? error.visitorMessage : REPLY_FAILED
     } else {
       ctx.logger.warn({ err: error, conversationId: conversation.id }, 'chat reply failed')
       outcome.status = 'partial'
-      outcome.error = 'The assistant could not finish this reply; please try again'
+      outcome.error = REPLY_FAILED
     }
   }
   if (outcome.status === 'complete' && signal.aborted)

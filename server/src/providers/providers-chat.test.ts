@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
@@ -14,6 +17,8 @@ let server: TestServer
 let openai: FakeLlm
 let groq: FakeLlm
 let shortcut: FakeLlm
+/** A self-hosted OpenAI-compatible endpoint without a key, from PROVIDERS_FILE. */
+let vllm: FakeLlm
 let fakes: Array<[string, FakeLlm]>
 let team: Awaited<ReturnType<typeof createTeam>>
 let key: string
@@ -39,12 +44,40 @@ const chatWith = async (model: string, options: 'fallbackModel' | 'none' = 'none
 }
 
 beforeAll(async () => {
-  ;[openai, groq, shortcut] = await Promise.all([startFakeLlm(), startFakeLlm(), startFakeLlm()])
+  ;[openai, groq, shortcut, vllm] = await Promise.all([
+    startFakeLlm(),
+    startFakeLlm(),
+    startFakeLlm(),
+    startFakeLlm(),
+  ])
   fakes = [
     ['openai', openai],
     ['groq', groq],
     ['shortcut', shortcut],
+    ['vllm', vllm],
   ]
+  const providersFile = join(tmpdir(), `parley-providers-${process.pid}-${Date.now()}.json`)
+  writeFileSync(
+    providersFile,
+    JSON.stringify({
+      providers: [
+        {
+          id: 'gpu-box',
+          name: 'vLLM on the GPU box',
+          baseUrl: vllm.baseUrl,
+          models: [
+            {
+              id: 'qwen-local',
+              name: 'Qwen 2.5 7B (local)',
+              providerModel: 'Qwen/Qwen2.5-7B-Instruct',
+              inputUsdPerMillion: 0.05,
+              outputUsdPerMillion: 0.1,
+            },
+          ],
+        },
+      ],
+    }),
+  )
   server = await startTestServer({
     env: {
       OPENAI_BASE_URL: openai.baseUrl,
@@ -52,6 +85,7 @@ beforeAll(async () => {
       GROQ_BASE_URL: groq.baseUrl,
       LLM_BASE_URL: shortcut.baseUrl,
       LLM_API_KEY: SHORTCUT_KEY,
+      PROVIDERS_FILE: providersFile,
     },
   })
   team = await createTeam(server)
@@ -93,17 +127,27 @@ describe('each model reaches its own provider, with the right key', () => {
   })
 
   it("never carries one provider's key to another host", async () => {
-    for (const model of ['llama-3.3-70b-versatile', 'gpt-4o-mini', 'gemini-2.0-flash']) await chatWith(model)
-    const allowed: Record<string, string> = {
+    for (const model of ['llama-3.3-70b-versatile', 'gpt-4o-mini', 'gemini-2.0-flash', 'qwen-local'])
+      await chatWith(model)
+    const keys = [PLATFORM_OPENAI_KEY, ORG_GROQ_KEY, SHORTCUT_KEY]
+    const allowed: Record<string, string | null> = {
       openai: PLATFORM_OPENAI_KEY,
       groq: ORG_GROQ_KEY,
       shortcut: SHORTCUT_KEY,
+      vllm: null,
     }
     for (const [name, fake] of fakes) {
       expect(fake.requests.length).toBeGreaterThan(0)
       for (const authorization of authorizationsOf(fake))
-        expect(authorization).toBe(`Bearer ${allowed[name]}`)
+        for (const key of keys) if (key !== allowed[name]) expect(authorization ?? '').not.toContain(key)
     }
+  })
+
+  it("sends a PROVIDERS_FILE model to its own endpoint under the provider's model id", async () => {
+    const { events } = await chatWith('qwen-local')
+    expect(events.at(-1)?.event).toBe('stream_end')
+    expect(vllm.requests.map((request) => request.model)).toEqual(['Qwen/Qwen2.5-7B-Instruct'])
+    expect(shortcut.requests).toHaveLength(0)
   })
 })
 
@@ -200,5 +244,31 @@ describe('fallback model', () => {
     })
     expect(cleared.status).toBe(200)
     expect(await agentOf(cleared)).toMatchObject({ fallbackModel: null })
+  })
+})
+
+describe('GET /v1/catalogue', () => {
+  it("says which entries this deployment can serve and why not, with each model's price", async () => {
+    const response = await server.request('/v1/catalogue', { token: key })
+    expect(response.status).toBe(200)
+    const { data } = await response.json()
+    const model = (id: string) => data.models.find((entry: { id: string }) => entry.id === id)
+    expect(model('gpt-4o-mini')).toMatchObject({
+      available: true,
+      price: { inputUsdPerMillion: 0.15, outputUsdPerMillion: 0.6 },
+    })
+    expect(model('qwen-local')).toMatchObject({
+      provider: 'gpu-box',
+      available: true,
+      price: { inputUsdPerMillion: 0.05, outputUsdPerMillion: 0.1 },
+    })
+    const deepgram = data.stt.find((entry: { id: string }) => entry.id === 'deepgram-nova-3')
+    expect(deepgram).toMatchObject({
+      available: false,
+      unavailableReason: expect.stringContaining('DEEPGRAM_API_KEY'),
+    })
+    const whisper = data.stt.find((entry: { id: string }) => entry.id === 'whisper-1')
+    expect(whisper).toMatchObject({ available: true })
+    expect(JSON.stringify(data)).not.toContain(ORG_GROQ_KEY)
   })
 })

@@ -168,6 +168,11 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...base(), ...production }).generatedSecrets).toEqual([])
     })
 
+    it('starts without LLM_BASE_URL when a model provider of its own is configured', () => {
+      const { LLM_BASE_URL: _shortcut, ...withoutShortcut } = production
+      expect(loadConfig({ ...base(), ...withoutShortcut, GROQ_API_KEY: 'gsk-platform' }).llm).toBeNull()
+    })
+
     it.each([
       ['JWT_SECRET', { JWT_SECRET: '' }],
       ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],
@@ -187,7 +192,8 @@ describe('loadConfig', () => {
         'Invalid configuration: JWT_SECRET is required (generated secrets are refused); ' +
           'ADMIN_TOKEN is required (generated secrets are refused); ' +
           'ENCRYPTION_KEY is required (generated secrets are refused); ' +
-          'LLM_BASE_URL is required (the offline model is refused); LLM_API_KEY is required; ' +
+          'LLM_BASE_URL or a model provider (OPENAI_API_KEY, GROQ_API_KEY, … or PROVIDERS_FILE) is required (the offline model is refused); ' +
+          'LLM_API_KEY is required; ' +
           'DATABASE_URL is required (the embedded database is refused unless ALLOW_EMBEDDED_DATABASE=1) ' +
           'when NODE_ENV=production',
       )

@@ -176,14 +176,24 @@ export const loadConfig = (env: Environment = process.env): Config => {
     failConfig('LLM_BASE_URL is required when LLM_API_KEY is set')
   }
 
+  const { providers, providerModels } = readProviders(vars)
   if (isProduction) {
-    // Every problem at once, so one restart fixes them all.
+    // Every problem at once, so one restart fixes them all. The models need LLM_BASE_URL with its
+    // key, or a provider of their own (then LLM_BASE_URL is optional, and its key with it).
+    const hasModelProvider = Object.values(providers).some(
+      (provider) => provider.isConfigured && provider.openaiBaseUrl !== null,
+    )
+    const usesShortcut = vars.LLM_BASE_URL !== undefined || !hasModelProvider
     const problems = [
       ...(['JWT_SECRET', 'ADMIN_TOKEN', 'ENCRYPTION_KEY'] as const)
         .filter((name) => vars[name] === undefined)
         .map((name) => `${name} is required (generated secrets are refused)`),
-      ...(vars.LLM_BASE_URL === undefined ? ['LLM_BASE_URL is required (the offline model is refused)'] : []),
-      ...(vars.LLM_API_KEY === undefined ? ['LLM_API_KEY is required'] : []),
+      ...(vars.LLM_BASE_URL === undefined && !hasModelProvider
+        ? [
+            'LLM_BASE_URL or a model provider (OPENAI_API_KEY, GROQ_API_KEY, … or PROVIDERS_FILE) is required (the offline model is refused)',
+          ]
+        : []),
+      ...(usesShortcut && vars.LLM_API_KEY === undefined ? ['LLM_API_KEY is required'] : []),
       ...(vars.DATABASE_URL === undefined && !vars.ALLOW_EMBEDDED_DATABASE
         ? ['DATABASE_URL is required (the embedded database is refused unless ALLOW_EMBEDDED_DATABASE=1)']
         : []),
@@ -192,7 +202,6 @@ export const loadConfig = (env: Environment = process.env): Config => {
     if (problems.length > 0) failConfig(`${problems.join('; ')} when NODE_ENV=production`)
   }
 
-  const { providers, providerModels } = readProviders(vars)
   const providerPrices = Object.fromEntries(providerModels.map((model) => [model.id, model.price]))
 
   const dataDir = resolve(vars.DATA_DIR)

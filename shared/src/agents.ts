@@ -90,6 +90,11 @@ const postCallAnalysis = z.boolean().meta({
 })
 const webhookUrl = z.url({ message: 'webhookUrl must be an https URL' }).max(2000).nullable()
 
+const fallbackModel = catalogueId.nullable().meta({
+  description:
+    "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
+})
+
 /** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */
 const updateFields = {
   name,
@@ -112,6 +117,7 @@ const updateFields = {
   webhookUrl,
   handoffAgentIds: ids.max(10),
   postCallAnalysis,
+  fallbackModel,
   /** Present only to be refused: architecture is fixed after creation. */
   agentArchitecture: ZAgentArchitecture,
 }
@@ -151,6 +157,7 @@ const v1Fields = {
   webhookUrl,
   handoffAgentIds: ids.max(10),
   postCallAnalysis,
+  fallbackModel,
 }
 
 /** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
@@ -183,6 +190,7 @@ export const ZCreateAgentV1 = z
     webhookUrl: true,
     handoffAgentIds: true,
     postCallAnalysis: true,
+    fallbackModel: true,
   })
   .superRefine((agent, ctx) => {
     for (const field of requiredByArchitecture[agent.agentArchitecture]) {
@@ -271,6 +279,7 @@ export const ZAgent = z
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
+    fallbackModel: z.string().nullable(),
     userId: z.string(),
     organizationId: z.string(),
     active: z.boolean(),
@@ -307,6 +316,7 @@ export const ZAgentV1 = z
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
+    fallbackModel: z.string().nullable(),
     createdAt: ZIsoDateTime,
     updatedAt: ZIsoDateTime,
   })

@@ -7,17 +7,39 @@ const providerModel = z
   .optional()
   .meta({ description: "The provider's own model id (e.g. nova-3); the catalogue id when absent" })
 
+/** Set by GET /v1/catalogue for the asking organization; ignored in a CATALOGUE_FILE. */
+const availability = {
+  available: z
+    .boolean()
+    .optional()
+    .meta({ description: "Whether this deployment (with the organization's own keys) can serve the entry" }),
+  unavailableReason: z
+    .string()
+    .optional()
+    .meta({ description: 'Why not, and what to configure; absent when available' }),
+}
+
 const ZEntry = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   provider: z.string().min(1),
   providerModel,
+  ...availability,
 })
+
+const ZPrice = z
+  .object({ inputUsdPerMillion: z.number().nonnegative(), outputUsdPerMillion: z.number().nonnegative() })
+  .meta({
+    description:
+      'USD per million tokens the organization is charged (platform key); set by GET /v1/catalogue',
+  })
 
 /** What agents may be built from. The server's copy is config-driven (CATALOGUE_FILE). */
 export const ZCatalogue = z
   .object({
-    models: z.array(ZEntry.extend({ architectures: z.array(ZAgentArchitecture).min(1) })),
+    models: z.array(
+      ZEntry.extend({ architectures: z.array(ZAgentArchitecture).min(1), price: ZPrice.optional() }),
+    ),
     stt: z.array(ZEntry),
     tts: z.array(ZEntry),
     voices: z.array(
@@ -36,7 +58,7 @@ export const ZCatalogue = z
       }),
     ),
     realtimeProviders: z.array(
-      z.object({ id: z.enum(['openai', 'gemini']), name: z.string(), providerModel }),
+      z.object({ id: z.enum(['openai', 'gemini']), name: z.string(), providerModel, ...availability }),
     ),
     functions: z.array(
       z.object({ id: z.string().min(1), name: z.string(), description: z.string(), available: z.boolean() }),

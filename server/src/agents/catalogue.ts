@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { type Catalogue, ZCatalogue } from '@parley/shared'
 import { type Config, ConfigError } from '../config.ts'
+import type { AppContext } from '../context.ts'
+import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { catalogueTarget, type EndpointKind, hasLlmProvider, routeEndpoint } from '../providers/registry.ts'
 
 /**
  * Every entry names its provider (a registry id, see providers/registry.ts) and the provider's own
@@ -164,4 +167,48 @@ export const loadCatalogue = (
   return config.isProduction
     ? { ...source, models: source.models.filter((model) => model.id !== 'offline') }
     : source
+}
+
+type Availability = { available: boolean; unavailableReason?: string }
+
+/**
+ * The catalogue as one organization sees it on this deployment: each model, STT, TTS and realtime
+ * entry says whether it can be served (the registry's routing, with the organization's own keys
+ * where it has them) and why not; each model its price per million tokens.
+ */
+export const catalogueFor = async (ctx: AppContext, organizationId: string): Promise<Catalogue> => {
+  const { catalogue, config } = ctx
+  const ownKeys = await providersWithKeys(ctx, organizationId)
+  const hasLlm = hasLlmProvider(config)
+  const availabilityOf = (kind: EndpointKind, id: string): Availability => {
+    if (kind === 'model' && id === 'offline') return { available: true }
+    if (kind === 'model' && !hasLlm)
+      return {
+        available: false,
+        unavailableReason:
+          'no model provider is configured on this deployment (LLM_BASE_URL or <PROVIDER>_API_KEY): the offline stand-in answers instead',
+      }
+    const target = catalogueTarget(catalogue, { kind, id })
+    if (!target) return { available: false, unavailableReason: `${id} is not in this deployment's catalogue` }
+    const route = routeEndpoint(config, {
+      kind,
+      target,
+      organizationKey: ownKeys.has(target.provider) ? 'present' : null,
+    })
+    return 'unusable' in route ? { available: false, unavailableReason: route.unusable } : { available: true }
+  }
+  const priceOf = (id: string) => config.llmPrices[id] ?? config.llmPrices.default
+  return {
+    ...catalogue,
+    models: catalogue.models.map((model) => {
+      const price = priceOf(model.id)
+      return { ...model, ...availabilityOf('model', model.id), ...(price ? { price } : {}) }
+    }),
+    stt: catalogue.stt.map((entry) => ({ ...entry, ...availabilityOf('stt', entry.id) })),
+    tts: catalogue.tts.map((entry) => ({ ...entry, ...availabilityOf('tts', entry.id) })),
+    realtimeProviders: catalogue.realtimeProviders.map((entry) => ({
+      ...entry,
+      ...availabilityOf('realtime', entry.id),
+    })),
+  }
 }

@@ -43,6 +43,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   webhookUrl: agent.webhookUrl,
   handoffAgentIds: agent.handoffAgentIds,
   postCallAnalysis: agent.postCallAnalysis,
+  fallbackModel: agent.fallbackModel,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),
 })

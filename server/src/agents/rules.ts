@@ -1,5 +1,13 @@
 import type { AgentArchitecture, Catalogue } from '@parley/shared'
+import type { Config } from '../config.ts'
 import { AppError } from '../http/app-error.ts'
+import {
+  catalogueTarget,
+  type EndpointKind,
+  hasLlmProvider,
+  type ProviderRegistry,
+  routeEndpoint,
+} from '../providers/registry.ts'
 import type { AgentFields } from './store.ts'
 
 type Settings = Pick<
@@ -12,6 +20,7 @@ type Settings = Pick<
   | 'realtimeProvider'
   | 'greetingType'
   | 'enabledFunctions'
+  | 'fallbackModel'
 >
 
 /** Fields an architecture does not use are stored as null, whatever was sent. */
@@ -20,7 +29,7 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
     case 'pipeline':
       return { ...agent, realtimeProvider: null }
     case 'realtime':
-      return { ...agent, model: null, stt: null, tts: null }
+      return { ...agent, model: null, stt: null, tts: null, fallbackModel: null }
     default:
       return { ...agent, stt: null, tts: null, voiceId: null, realtimeProvider: null }
   }
@@ -55,6 +64,14 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
       'model',
       models.map((m) => m.id),
     )
+  if (agent.fallbackModel !== null && agent.fallbackModel !== undefined) {
+    if (!models.some((model) => model.id === agent.fallbackModel))
+      throw oneOf(
+        'fallbackModel',
+        models.map((m) => m.id),
+      )
+    if (agent.fallbackModel === agent.model) throw AppError.badRequest('fallbackModel must differ from model')
+  }
   if (agent.stt !== null && !catalogue.stt.some((stt) => stt.id === agent.stt))
     throw oneOf(
       'stt',
@@ -78,17 +95,57 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
   if (unknown !== undefined) throw oneOf('enabledFunctions', functions)
 }
 
-/** The providers whose keys a model and STT choice needs beyond the platform's own. */
-export const providersNeeded = (agent: Pick<Settings, 'model' | 'stt'>, catalogue: Catalogue) => {
-  const providers = [
-    catalogue.models.find((model) => model.id === agent.model)?.provider,
-    catalogue.stt.find((stt) => stt.id === agent.stt)?.provider,
+type Needs = {
+  /** Providers this deployment serves only with the organization's own key. */
+  keysNeeded: string[]
+  /** Entries no key can make usable here (a provider the registry does not know). */
+  unsupported: string[]
+}
+
+/**
+ * What the agent's catalogue choices need beyond what the platform serves itself, by the provider
+ * registry's own routing (providers/registry.ts), so an agent is refused at save rather than at
+ * its first chat or call. The LLM is checked everywhere; STT, TTS and realtime providers are
+ * checked in production (in development a voice deployment is often only partly configured, and
+ * the call's setup says what is missing). With no LLM configured at all (development), text
+ * replies come from the offline stand-in and the catalogue's platformProviders say which
+ * providers would need the organization's key.
+ */
+export const providerNeeds = (
+  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> & { fallbackModel?: string | null },
+  { catalogue, config }: { catalogue: Catalogue; config: ProviderRegistry & Pick<Config, 'isProduction'> },
+): Needs => {
+  const requests: Array<[EndpointKind, string | null]> = [
+    ['model', agent.model],
+    ['model', agent.fallbackModel ?? null],
+    ['stt', agent.stt],
+    ['tts', agent.tts],
+    ['realtime', agent.realtimeProvider],
   ]
-  return [
-    ...new Set(
-      providers.filter((p): p is string => p !== undefined && !catalogue.platformProviders.includes(p)),
-    ),
-  ]
+  const isBare = !config.isProduction && !hasLlmProvider(config)
+  const keysNeeded = new Set<string>()
+  const unsupported: string[] = []
+  for (const [kind, id] of requests) {
+    if (id === null) continue
+    const target = catalogueTarget(catalogue, { kind, id })
+    if (!target || target.provider === 'parley') continue
+    const isKnown = Object.hasOwn(config.providers, target.provider)
+    if (!isKnown && kind !== 'model') {
+      unsupported.push(`${kind} ${id}: its provider ${target.provider} is not supported on this deployment`)
+      continue
+    }
+    if (isBare) {
+      if ((kind === 'model' || kind === 'stt') && !catalogue.platformProviders.includes(target.provider))
+        keysNeeded.add(target.provider)
+      continue
+    }
+    if (kind !== 'model' && !config.isProduction) continue
+    const route = routeEndpoint(config, { kind, target, organizationKey: null })
+    if (!('unusable' in route)) continue
+    if (isKnown) keysNeeded.add(target.provider)
+    else unsupported.push(`${kind} ${id}: ${route.unusable}`)
+  }
+  return { keysNeeded: [...keysNeeded].sort(), unsupported }
 }
 
 export const defaultVoiceFor = (

@@ -17,7 +17,7 @@ import { validateOutboundUrl } from '../http/outbound.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { providersWithKeys } from '../orgs/provider-keys.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
-import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providersNeeded } from './rules.ts'
+import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
 import * as store from './store.ts'
 
 export const PROVIDER_KEYS_SETTINGS_PATH = '/settings/organization/provider-keys'
@@ -88,18 +88,23 @@ type ProviderOutcome = { missingKeys: string[]; usedDefaults: boolean }
  * A model or STT whose provider the platform does not hold a key for needs the organization's own.
  * The studio falls back to the catalogue defaults and says so; v1 refuses.
  */
-const resolveProviderKeys = async <T extends Pick<store.AgentFields, 'model' | 'stt'>>(
+const resolveProviderKeys = async <
+  T extends Pick<store.AgentFields, 'model' | 'stt' | 'tts' | 'realtimeProvider'>,
+>(
   ctx: AppContext,
   { organizationId, agent, surface }: { organizationId: string; agent: T; surface: Surface },
 ): Promise<{ agent: T } & ProviderOutcome> => {
-  const needed = providersNeeded(agent, ctx.catalogue)
-  if (needed.length === 0) return { agent, missingKeys: [], usedDefaults: false }
+  const { keysNeeded, unsupported } = providerNeeds(agent, { catalogue: ctx.catalogue, config: ctx.config })
+  // No key can help: refused on both surfaces, naming the provider.
+  if (unsupported.length > 0)
+    throw AppError.badRequest(`${unsupported.join('; ')}`, 'provider_not_configured')
+  if (keysNeeded.length === 0) return { agent, missingKeys: [], usedDefaults: false }
   const available = await providersWithKeys(ctx, organizationId)
-  const missingKeys = needed.filter((provider) => !available.has(provider))
+  const missingKeys = keysNeeded.filter((provider) => !available.has(provider))
   if (missingKeys.length === 0) return { agent, missingKeys, usedDefaults: false }
   if (surface === 'v1') {
     throw AppError.badRequest(
-      `This choice needs the organization's ${missingKeys.join(' and ')} key; add it with PUT /api/organizations/${organizationId}/provider-keys`,
+      `The provider ${missingKeys.join(' and ')} is not configured on this deployment: the operator sets ${missingKeys.map((p) => `${p.toUpperCase()}_API_KEY`).join(' and ')}, or the organization adds its own ${missingKeys.join(' and ')} key with PUT /api/organizations/${organizationId}/provider-keys`,
       'missing_provider_key',
     )
   }
@@ -110,7 +115,18 @@ const resolveProviderKeys = async <T extends Pick<store.AgentFields, 'model' | '
     ? defaults.model
     : agent.model
   const stt = missingKeys.includes(providerOf(ctx.catalogue.stt, agent.stt) ?? '') ? defaults.stt : agent.stt
-  return { agent: { ...agent, model, stt }, missingKeys, usedDefaults: true }
+  const fallback = { ...agent, model, stt }
+  // The defaults stand in for the model and STT only: what they cannot fix is refused.
+  const stillMissing = providerNeeds(fallback, {
+    catalogue: ctx.catalogue,
+    config: ctx.config,
+  }).keysNeeded.filter((provider) => !available.has(provider))
+  if (stillMissing.length > 0)
+    throw AppError.badRequest(
+      `The provider ${stillMissing.join(' and ')} is not configured on this deployment; add the organization's ${stillMissing.join(' and ')} key in the organization settings`,
+      'missing_provider_key',
+    )
+  return { agent: fallback, missingKeys, usedDefaults: true }
 }
 
 export const listAgents = async (ctx: AppContext, actor: AgentActor, query: ListAgentsQuery) => {
@@ -157,6 +173,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookSecretBox: null,
     handoffAgentIds: input.handoffAgentIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
+    fallbackModel: input.fallbackModel ?? null,
   })
   checkAgentSettings(fields, ctx.catalogue)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })

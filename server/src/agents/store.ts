@@ -31,6 +31,8 @@ export type AgentRow = {
   webhookSecretBox: string | null
   handoffAgentIds: string[]
   postCallAnalysis: boolean
+  /** Tried once when the model's provider fails before the first chunk. */
+  fallbackModel: string | null
   createdAt: Date
   updatedAt: Date
 }
@@ -66,6 +68,7 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   webhookSecretBox: row.webhook_secret_box,
   handoffAgentIds: row.handoff_agent_ids,
   postCallAnalysis: row.post_call_analysis,
+  fallbackModel: row.fallback_model ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -108,6 +111,7 @@ const toColumns = (fields: Partial<AgentFields>) => {
     webhook_secret_box: fields.webhookSecretBox,
     handoff_agent_ids: json(fields.handoffAgentIds),
     post_call_analysis: fields.postCallAnalysis,
+    fallback_model: fields.fallbackModel,
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }

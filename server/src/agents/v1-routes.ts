@@ -16,6 +16,7 @@ import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'
 import { agentActorOf } from './actor.ts'
+import { catalogueFor } from './catalogue.ts'
 import { toAgent, toAgentV1, toListItem } from './present.ts'
 import * as agents from './service.ts'
 
@@ -29,7 +30,10 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
     tag,
     auth: 'apiKey',
     response: ZCatalogueResponse,
-    handle: () => ({ success: true as const, data: ctx.catalogue }),
+    handle: async ({ req }) => ({
+      success: true as const,
+      data: await catalogueFor(ctx, (await agentActorOf(ctx, req)).organizationId),
+    }),
   })
 
   routes.add({

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
+import { hasLlmProvider } from '../providers/registry.ts'
 import { type Analysis, isAnalyzed, saveAnalysis } from './analysis-store.ts'
 import { chargeReply, priceReply } from './billing.ts'
 import { completionSourceFor } from './llm.ts'
@@ -61,7 +62,7 @@ export const analyzeConversation = async (ctx: AppContext, conversationId: strin
   })
   const model = agent?.model ?? 'offline'
   const transcript = await store.listMessages(ctx.db, { conversationId, limit: TRANSCRIPT_ROWS, offset: 0 })
-  if (model === 'offline' || !ctx.config.llm) {
+  if (model === 'offline' || !hasLlmProvider(ctx.config)) {
     await saveAnalysis(ctx.db, { id: conversationId, analysis: offlineAnalysis(transcript) })
     return
   }

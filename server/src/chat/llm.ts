@@ -1,7 +1,8 @@
 import OpenAI from 'openai'
 import type { AppContext } from '../context.ts'
-import { readProviderKey } from '../orgs/provider-keys.ts'
 import { llmFetch } from '../providers/llm-transport.ts'
+import { ProviderError } from '../providers/provider-error.ts'
+import { hasLlmProvider, resolveModelEndpoint } from '../providers/registry.ts'
 import { streamOfflineReply } from './offline.ts'
 
 export type LlmMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam
@@ -24,16 +25,30 @@ export type CompletionRequest = {
 
 export type StreamCompletion = (request: CompletionRequest) => AsyncIterable<LlmEvent>
 
-/** One client, and the function streaming through it, per base URL and key. */
+/** One client, and the function streaming through it, per base URL, key and provider model. */
 const sources = new Map<string, StreamCompletion>()
+/** Organization keys make one entry each: past this many the oldest go (the map keeps insertion order). */
+const MAX_SOURCES = 500
 
-const sourceFor = ({ baseUrl, apiKey }: { baseUrl: string; apiKey: string }) => {
-  const id = `${baseUrl}\n${apiKey}`
+type SourceTarget = { provider: string; baseUrl: string; apiKey: string; providerModel: string }
+
+const sourceFor = (target: SourceTarget) => {
+  const id = `${target.provider}\n${target.baseUrl}\n${target.providerModel}\n${target.apiKey}`
   let source = sources.get(id)
   if (!source) {
     // No client retries: a retried stream would repeat words the user has already seen.
-    const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: 60_000, fetch: llmFetch })
-    source = (request) => streamFromProvider(client, request)
+    const client = new OpenAI({
+      baseURL: target.baseUrl,
+      // A keyless endpoint (a local vLLM or Ollama) still gets a placeholder: never empty, so the
+      // client never falls back to a key of its own environment (OPENAI_API_KEY).
+      apiKey: target.apiKey || 'keyless',
+      maxRetries: 0,
+      timeout: 60_000,
+      fetch: llmFetch,
+    })
+    source = (request) =>
+      streamFromProvider(client, target.provider, { ...request, model: target.providerModel })
+    if (sources.size >= MAX_SOURCES) sources.delete(sources.keys().next().value as string)
     sources.set(id, source)
   }
   return source
@@ -41,6 +56,18 @@ const sourceFor = ({ baseUrl, apiKey }: { baseUrl: string; apiKey: string }) => 
 
 /** Streams one round through the `openai` client, joining tool-call argument fragments by index. */
 const streamFromProvider = async function* (
+  client: OpenAI,
+  provider: string,
+  request: CompletionRequest,
+): AsyncIterable<LlmEvent> {
+  try {
+    yield* streamRound(client, request)
+  } catch (error) {
+    throw ProviderError.from(provider, error, request.signal)
+  }
+}
+
+const streamRound = async function* (
   client: OpenAI,
   { model, messages, tools, temperature, signal }: CompletionRequest,
 ): AsyncIterable<LlmEvent> {
@@ -98,19 +125,16 @@ export const startNow = <T>(source: AsyncIterable<T>): AsyncIterable<T> => {
 }
 
 /**
- * The model source of an organization's agent: the `offline` stand-in when no LLM is configured
- * (never in production: config refuses it), else LLM_BASE_URL with the platform key, or the
- * organization's own key when the model's provider is not one the platform pays for. The same
- * endpoint and key give the same function, so two plans can be compared by it.
+ * The model source of an organization's agent: the model's own provider (providers/registry.ts),
+ * with the organization's key for that provider sent only to that provider's base URL, else the
+ * platform's. The `offline` stand-in answers when no LLM is configured at all (never in
+ * production: config refuses it). The same endpoint and key give the same function, so two plans
+ * can be compared by it.
  */
 export const completionSourceFor = async (
   ctx: AppContext,
   { organizationId, model }: { organizationId: string; model: string },
 ): Promise<StreamCompletion> => {
-  const { llm } = ctx.config
-  if (!llm || model === 'offline') return streamOfflineReply
-  const provider = ctx.catalogue.models.find((entry) => entry.id === model)?.provider
-  const needsOwnKey = provider !== undefined && !ctx.catalogue.platformProviders.includes(provider)
-  const ownKey = needsOwnKey ? await readProviderKey(ctx, { organizationId, provider }) : null
-  return sourceFor({ baseUrl: llm.baseUrl, apiKey: ownKey ?? llm.apiKey ?? 'unused' })
+  if (model === 'offline' || !hasLlmProvider(ctx.config)) return streamOfflineReply
+  return sourceFor(await resolveModelEndpoint(ctx, { organizationId, model }))
 }

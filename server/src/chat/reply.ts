@@ -1,6 +1,7 @@
 import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
+import { ProviderError } from '../providers/provider-error.ts'
 import { priceReply } from './billing.ts'
 import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
 import type { PreparedReply } from './plan.ts'
@@ -11,6 +12,8 @@ import { buildToolset } from './tools.ts'
 
 /** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
 export const MAX_TOOL_ROUNDS = 5
+
+const REPLY_FAILED = 'The assistant could not finish this reply; please try again'
 
 export type Emit = <Name extends ChatStreamEventName>(event: Name, data: ChatStreamEvents[Name]) => void
 
@@ -26,6 +29,10 @@ export type ReplyOutcome = {
   error: string | null
   /** The agent answering at the end: another one after a handoff. */
   agent: AgentRow
+  /** The catalogue model that answered (last). */
+  model: string
+  /** Set when the reply switched to the agent's fallback model: the model whose provider failed. */
+  fallbackFrom: string | null
 }
 
 const parseArguments = (text: string): unknown => {
@@ -73,46 +80,80 @@ export const runReply = async ({
     status: 'complete',
     error: null,
     agent: prepared.agent,
+    model: prepared.agent.model ?? 'offline',
+    fallbackFrom: null,
   }
   let { agent, toolset } = prepared
+  // Whether the current agent's replies now come from its fallback model.
+  let onFallback = false
   const { messages } = prepared.request
   emit('stream_start', { agent_name: agent.name })
 
   try {
     for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
-      const model = agent.model ?? 'offline'
-      const events =
-        round === 0
-          ? prepared.firstRound
-          : (await completionSourceFor(ctx, { organizationId: conversation.organizationId, model }))({
-              model,
-              messages,
-              tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
-              temperature: agent.temperature,
-              signal,
-            })
+      let model = (onFallback ? agent.fallbackModel : agent.model) ?? 'offline'
+      const streamRound = async () =>
+        (await completionSourceFor(ctx, { organizationId: conversation.organizationId, model }))({
+          model,
+          messages,
+          tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
+          temperature: agent.temperature,
+          signal,
+        })
+      let events = round === 0 ? prepared.firstRound : await streamRound()
       let roundText = ''
       let calls: ToolCall[] = []
       let usage: { inputTokens: number; outputTokens: number } | null = null
-      try {
-        for await (const event of events) {
-          if (event.type === 'text') {
-            roundText += event.delta
-            outcome.text += event.delta
-            emit('chunk', { delta: event.delta })
-          } else if (event.type === 'usage') usage = event
-          else calls = event.calls
+      for (;;) {
+        let switches = false
+        try {
+          for await (const event of events) {
+            if (event.type === 'text') {
+              roundText += event.delta
+              outcome.text += event.delta
+              emit('chunk', { delta: event.delta })
+            } else if (event.type === 'usage') usage = event
+            else calls = event.calls
+          }
+        } catch (error) {
+          // Before the reply's first chunk, a provider failure is retried once on the fallback model.
+          switches =
+            error instanceof ProviderError &&
+            !signal.aborted &&
+            outcome.text === '' &&
+            outcome.fallbackFrom === null &&
+            !onFallback &&
+            agent.fallbackModel !== null
+          if (!switches) throw error
+          ctx.logger.warn(
+            {
+              ...(error as ProviderError).logFields,
+              conversationId: conversation.id,
+              model,
+              fallbackModel: agent.fallbackModel,
+            },
+            `chat reply falls back from ${model} to ${agent.fallbackModel}: its provider failed`,
+          )
+        } finally {
+          // A cut-off round still cost tokens: estimate what the provider did not report. A
+          // request refused before any text (the one switched away from) cost none.
+          if (!switches) {
+            usage ??= {
+              inputTokens: estimateTokens(messages.map((m) => JSON.stringify(m.content ?? '')).join('')),
+              outputTokens: estimateTokens(roundText),
+            }
+            outcome.inputTokens += usage.inputTokens
+            outcome.outputTokens += usage.outputTokens
+            outcome.costMicros += priceReply(ctx.config, { model, usage })
+          }
         }
-      } finally {
-        // A cut-off round still cost tokens: estimate what the provider did not report.
-        usage ??= {
-          inputTokens: estimateTokens(messages.map((m) => JSON.stringify(m.content ?? '')).join('')),
-          outputTokens: estimateTokens(roundText),
-        }
-        outcome.inputTokens += usage.inputTokens
-        outcome.outputTokens += usage.outputTokens
-        outcome.costMicros += priceReply(ctx.config, { model, usage })
+        if (!switches) break
+        outcome.fallbackFrom = model
+        onFallback = true
+        model = agent.fallbackModel ?? 'offline'
+        events = await streamRound()
       }
+      outcome.model = model
       if (calls.length === 0) break
 
       messages.push(toAssistantTurn(roundText, calls))
@@ -148,6 +189,7 @@ export const runReply = async ({
       if (handoffTarget) {
         agent = handoffTarget
         outcome.agent = agent
+        onFallback = false
         await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
         messages[0] = { role: 'system', content: systemPromptFor(agent, null) }
         toolset = await buildToolset(ctx, agent)
@@ -156,10 +198,19 @@ export const runReply = async ({
   } catch (error) {
     if (signal.aborted) {
       outcome.status = signal.reason === 'stopped' ? 'stopped' : 'partial'
+    } else if (error instanceof ProviderError) {
+      // The operator's line: which provider, what it answered, its request id; never the key.
+      ctx.logger.warn(
+        { ...error.logFields, conversationId: conversation.id, model: agent.model },
+        `chat reply failed at the model provider ${error.provider}`,
+      )
+      outcome.status = 'partial'
+      // Cut off mid-reply, the visitor already reads part of an answer: the plain words fit.
+      outcome.error = outcome.text === '' ? error.visitorMessage : REPLY_FAILED
     } else {
       ctx.logger.warn({ err: error, conversationId: conversation.id }, 'chat reply failed')
       outcome.status = 'partial'
-      outcome.error = 'The assistant could not finish this reply; please try again'
+      outcome.error = REPLY_FAILED
     }
   }
   if (outcome.status === 'complete' && signal.aborted)

@@ -145,6 +145,8 @@ const recordReply = async (
       content: outcome.text,
       tokenCount: outcome.outputTokens,
       status: outcome.status,
+      model: outcome.model,
+      fallbackFrom: outcome.fallbackFrom,
     })
   const charged = await settleHold(ctx, {
     holdId,

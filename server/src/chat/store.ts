@@ -310,7 +310,12 @@ export const closeConversation = async (
 
 export const insertMessage = async (
   db: Executor,
-  message: Omit<MessageRow, 'createdAt'> & { conversationId: string },
+  message: Omit<MessageRow, 'createdAt'> & {
+    conversationId: string
+    /** An assistant reply's model, and the one it fell back from when it switched. */
+    model?: string | null
+    fallbackFrom?: string | null
+  },
 ) => {
   await db
     .insertInto('chat_messages')
@@ -321,6 +326,8 @@ export const insertMessage = async (
       content: message.content,
       token_count: message.tokenCount,
       status: message.status,
+      model: message.model ?? null,
+      fallback_from: message.fallbackFrom ?? null,
       created_at: new Date(),
     })
     .execute()

@@ -112,6 +112,7 @@ export interface AgentsTable {
   webhook_secret_box: string | null
   handoff_agent_ids: Json<string[]>
   post_call_analysis: Generated<boolean>
+  fallback_model: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -183,6 +184,10 @@ export interface ChatMessagesTable {
   content: string
   token_count: number | null
   status: Generated<'complete' | 'partial' | 'stopped'>
+  /** The catalogue model that answered (assistant messages). */
+  model: string | null
+  /** Set when the reply switched to the agent's fallback model: the model that failed. */
+  fallback_from: string | null
   created_at: Timestamp
 }
 

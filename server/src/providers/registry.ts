@@ -8,6 +8,15 @@ import { readProviderKeys } from '../orgs/provider-keys.ts'
 /** What a catalogue id names: an LLM, a speech-to-text, a text-to-speech or a realtime model. */
 export type EndpointKind = 'model' | 'stt' | 'tts' | 'realtime'
 
+/**
+ * Whether anything can serve an LLM: LLM_BASE_URL, or a provider with an OpenAI-compatible
+ * endpoint the operator configured. Without either (development only: config refuses it in
+ * production) every text reply comes from the `offline` stand-in.
+ */
+export const hasLlmProvider = (config: ProviderRegistry) =>
+  config.llm !== null ||
+  Object.values(config.providers).some((provider) => provider.isConfigured && provider.openaiBaseUrl !== null)
+
 /** A catalogue entry's provider and the id that provider knows it by. */
 export type CatalogueTarget = { provider: string; providerModel: string }
 

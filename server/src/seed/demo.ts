@@ -50,6 +50,7 @@ const seedDemoTenant = async (ctx: AppContext): Promise<DemoTenant> => {
     webhookSecretBox: null,
     handoffAgentIds: [],
     postCallAnalysis: false,
+    fallbackModel: null,
   }
   const textAgentId = ulid()
   await agents.insertAgent(ctx.db, {

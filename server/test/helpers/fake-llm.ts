@@ -74,7 +74,8 @@ export const startFakeLlm = async () => {
       sequence++
       const reply = script.shift() ?? (typeof fallback === 'function' ? fallback(body) : fallback)
       if (reply.status) {
-        res.writeHead(reply.status, { 'content-type': 'application/json' })
+        // Like the real providers, an error names the request for their support (x-request-id).
+        res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': `req_${sequence}` })
         res.end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }))
         return
       }

@@ -169,7 +169,7 @@ describe('loadConfig', () => {
     })
 
     it('starts without LLM_BASE_URL when a model provider of its own is configured', () => {
-      const { LLM_BASE_URL: _shortcut, ...withoutShortcut } = production
+      const { LLM_BASE_URL: _shortcut, LLM_API_KEY: _key, ...withoutShortcut } = production
       expect(loadConfig({ ...base(), ...withoutShortcut, GROQ_API_KEY: 'gsk-platform' }).llm).toBeNull()
     })
 

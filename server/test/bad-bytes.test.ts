@@ -97,7 +97,7 @@ describe('bad bytes answer 4xx, never 500', () => {
     }
     const studio = await server.request('/api/agents/%ff', { token: studioToken })
     expect(studio.status).toBe(400)
-    expect(await studio.json()).toEqual({ error: expect.any(String) })
+    expect(await studio.json()).toEqual({ error: expect.any(String), code: 'invalid_encoding' })
   })
 
   it('chat-session metadata nested 5,000 levels deep is 400', async () => {

@@ -116,8 +116,7 @@ const pathSegment = fc.oneof(
 const asQuery = (value: unknown) => {
   if (value === null || typeof value !== 'object') return ''
   const pairs = Object.entries(value as Record<string, unknown>).map(
-    ([k, v]) =>
-      `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`,
+    ([k, v]) => `${encode(k)}=${encode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`,
   )
   return pairs.length > 0 ? `?${pairs.join('&')}` : ''
 }

@@ -58,7 +58,7 @@ describe('sign-in', () => {
     const body = await expectLimited(await logIn(email.toUpperCase(), PASSWORD, freshAddress()), {
       limit: 10,
     })
-    expect(body).toEqual({ error: expect.stringMatching(/too many/i) })
+    expect(body).toEqual({ error: expect.stringMatching(/too many/i), code: 'rate_limited' })
   })
 
   it('gives a right password its points back, so a user who signs in often is never locked out', async () => {

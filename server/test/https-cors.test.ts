@@ -37,7 +37,10 @@ describe('HTTPS guard', () => {
   it('refuses plain HTTP in production with 403 in each area’s body shape', async () => {
     const cases: [string, unknown][] = [
       ['/v1/organization', { success: false, error: expect.stringMatching(/HTTPS/), code: 'https_required' }],
-      ['/api/auth/session', { error: 'HTTPS is required; plain HTTP requests are refused' }],
+      [
+        '/api/auth/session',
+        { error: 'HTTPS is required; plain HTTP requests are refused', code: 'https_required' },
+      ],
       ['/v1/chat/sessions', { detail: expect.stringMatching(/HTTPS/), code: 'https_required' }],
     ]
     for (const [path, body] of cases) {

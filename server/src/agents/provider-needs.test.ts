@@ -11,7 +11,13 @@ const setUp = (env: Record<string, string>) => {
   const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-needs-')), ...env })
   return { config, catalogue: loadCatalogue(config) }
 }
-const production = { NODE_ENV: 'production', JWT_SECRET: secret, ADMIN_TOKEN: secret, ENCRYPTION_KEY: secret }
+const production = {
+  NODE_ENV: 'production',
+  JWT_SECRET: secret,
+  ADMIN_TOKEN: secret,
+  ENCRYPTION_KEY: secret,
+  ALLOW_EMBEDDED_DATABASE: '1',
+}
 const pipeline = {
   model: 'gpt-4o-mini',
   stt: 'deepgram-nova-3',

@@ -19,13 +19,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: {
-          name: 'server',
-          include: ['server/**/*.test.ts'],
-          // The fault suite kills processes on PostgreSQL: `npm run test:faults`, not `npm test`.
-          exclude: ['**/node_modules/**', 'server/test/faults/**'],
-          isolate: false,
-        },
+        test: { name: 'server', include: ['server/**/*.test.ts'], isolate: false },
       },
       {
         extends: true,

@@ -88,7 +88,6 @@ const measureBookkeepingPerContact = async (
     await attemptStore.completeAttemptsOfClosedCalls(db, {
       calls: [{ callId, contactId: claim.contactId }],
       now,
-      aliveAfter: now,
     })
   }
   const perContact = (performance.now() - started) / BOOKKEEPING_CONTACTS

@@ -5,7 +5,6 @@ const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = 
   auth: () => import('./auth.ts'),
   batch: () => import('./batch.ts'),
   chat: () => import('./chat.ts'),
-  holds: () => import('./holds.ts'),
   widget: () => import('./widget.ts'),
 }
 

@@ -186,7 +186,6 @@ export const ZEnvironment = z.object({
   BATCH_TICK_MS: wholeNumber(9, 'milliseconds', 10).default(1000),
   BATCH_RETRY_BASE_MS: wholeNumber(9, 'milliseconds', 10).default(120_000),
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),
-  INSTANCE_HEARTBEAT_MS: wholeNumber(6, 'milliseconds', 50).default(2000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),
   SIGNIN_ATTEMPTS_PER_ACCOUNT: wholeNumber(6, 'attempts', 1).default(10),
   SIGNIN_ATTEMPTS_PER_ADDRESS: wholeNumber(6, 'attempts', 1).default(50),

@@ -102,11 +102,6 @@ export type Config = Readonly<{
   batchRetryBaseMs: number
   /** A dial claim this old whose worker never recorded a result is resolved by another worker. */
   batchStaleClaimMs: number
-  /**
-   * Each instance writes its heartbeat this often (INSTANCE_HEARTBEAT_MS); one silent for three
-   * beats is dead: its reply slots, dial claims and credit holds are recovered.
-   */
-  instanceHeartbeatMs: number
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
@@ -255,7 +250,6 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
-    instanceHeartbeatMs: vars.INSTANCE_HEARTBEAT_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,

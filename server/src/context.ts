@@ -15,8 +15,6 @@ import type { RedisClient } from './redis.ts'
 /** What every service needs, built once at boot and passed down explicitly. */
 export type AppContext = Readonly<{
   config: Config
-  /** This process's id in `server_instances` (liveness: instances/liveness.ts). */
-  instanceId: string
   db: Kysely<Database>
   logger: Logger
   /** Models, STT, TTS, voices and built-in functions this deployment offers. */

@@ -15,7 +15,6 @@ import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
 import { createStreamRegistry } from './http/streams.ts'
 import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
-import { newInstanceId, startLiveness } from './instances/liveness.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
@@ -82,7 +81,6 @@ export const start = async ({
     signals = await createSignals({ redis, logger })
     const ctx: AppContext = Object.freeze({
       config,
-      instanceId: newInstanceId(),
       db: database.db,
       logger,
       catalogue: loadCatalogue(config),
@@ -100,7 +98,6 @@ export const start = async ({
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
-    const stopLiveness = await startLiveness(ctx, { isEmbedded: database.isEmbedded })
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
     const readinessChecks: Record<string, () => Promise<void>> = { database: database.ping }
@@ -127,7 +124,6 @@ export const start = async ({
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await waitForActiveReplies(ctx)
         await dialer?.stop()
-        await stopLiveness()
         await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()

@@ -2,7 +2,6 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as attemptStore from '../src/batch/dialer/attempt-store.ts'
 import { roomNameFor } from '../src/batch/dialer/dial-contact.ts'
-import { recoverStaleClaims } from '../src/batch/dialer/recover.ts'
 import * as dialerStore from '../src/batch/dialer/store.ts'
 import { openCall } from '../src/calls/service.ts'
 import {
@@ -103,42 +102,5 @@ describe('claims of a worker that stopped before dialling', () => {
       ['completed', 1],
     ])
     expect([fake.dialsTo(afterCallRow), fake.dialsTo(afterClaim)]).toEqual([1, 1])
-  })
-})
-
-describe('claims of an instance whose heartbeat stopped', () => {
-  it('are released at once, without waiting for BATCH_STALE_CLAIM_MS; a live instance keeps its own', async () => {
-    const [deadPhone, livePhone] = phonesFor(2, 8100) as [string, string]
-    const batchJobId = await createBatchJob(server, tenant, {
-      contacts: [{ phone: deadPhone }, { phone: livePhone }],
-      scheduledStartTime: new Date(Date.now() + 3_600_000),
-    })
-    await server.ctx.db
-      .updateTable('batch_jobs')
-      .set({ status: 'running', concurrent_call_limit: 1 })
-      .where('id', '=', batchJobId)
-      .execute()
-    // Claimed "in the future", so no claim is stale by its age: only liveness can free it.
-    const later = new Date(Date.now() + 3_600_000)
-    const claim = (instanceId: string) =>
-      dialerStore.claimContacts(server.ctx.db, {
-        jobId: batchJobId,
-        now: later,
-        instanceId,
-        scanFactor: 1,
-        choose: (candidates) => ({ claim: candidates.map(({ id }) => id), defer: [] }),
-      })
-    const [dead] = await claim('inst_never_alive')
-    if (!dead) throw new Error('no claim')
-    expect(await recoverStaleClaims(server.ctx)).toEqual([batchJobId])
-    expect(
-      await attemptStore.tieAttemptToCall(server.ctx.db, { attemptId: dead.attemptId, callId: 'late' }),
-    ).toBe(false)
-    const [mine] = await claim(server.ctx.instanceId)
-    if (!mine) throw new Error('no claim')
-    expect(await recoverStaleClaims(server.ctx)).toEqual([])
-    expect(
-      await attemptStore.tieAttemptToCall(server.ctx.db, { attemptId: mine.attemptId, callId: 'mine' }),
-    ).toBe(true)
   })
 })

@@ -10,7 +10,7 @@ import * as store from './store.ts'
  * created_at) still sort in the order they were made, which is the ledger's order after created_at.
  * One random draw per millisecond, not one per id.
  */
-export const newLedgerId = monotonicFactory()
+const newLedgerId = monotonicFactory()
 
 export const MICROS_PER_USD = 1_000_000
 export const toUsd = (micros: number) => micros / MICROS_PER_USD

@@ -1,5 +1,4 @@
 import * as agentStore from '../agents/store.ts'
-import { releaseCallHolds } from '../billing/hold-store.ts'
 import { debitUsages, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
@@ -63,11 +62,6 @@ const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]
   await store.setCallCosts(
     tx,
     charged.map(({ call, price }) => ({ id: call.id, costMicros: price })),
-  )
-  // The calls' holds go as their real cost is debited, in the same transaction.
-  await releaseCallHolds(
-    tx,
-    calls.map((call) => call.roomName),
   )
   const taken = await debitUsages(
     { db: ctx.db, executor: tx },

@@ -38,16 +38,3 @@ export const costUpTo = (
 ) =>
   call.accruedMicros +
   (call.billingSince ? priceCall(call.architecture, secondsBetween(call.billingSince, at)) : 0)
-
-/**
- * What a call reserves before it starts (billing/holds): a web voice session the minutes of an
- * average call, a batch dial its first minute (most dials are not answered). The call is settled
- * by its billed time when it closes; one that outlasts its hold takes the rest from the balance.
- */
-export const CALL_HOLD_MINUTES = ESTIMATED_CALL_MINUTES
-export const DIAL_HOLD_MINUTES = 1
-/** Longer than any call; an instance that dies releases its holds within a heartbeat. */
-export const CALL_HOLD_TTL_MS = 6 * 60 * 60 * 1000
-
-export const callHoldMicros = (architecture: VoiceArchitecture, minutes: number) =>
-  VOICE_MICROS_PER_MINUTE[architecture] * minutes

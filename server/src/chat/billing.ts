@@ -3,7 +3,7 @@ import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 
-export const CHAT_CREDITS_MESSAGE = 'Insufficient credits: add credits to continue chatting'
+const CHAT_CREDITS_MESSAGE = 'Insufficient credits: add credits to continue chatting'
 
 export type TokenUsage = { inputTokens: number; outputTokens: number }
 
@@ -43,31 +43,6 @@ export const priceReply = (
     usage.inputTokens * price.inputUsdPerMillion * 1_000_000 +
     usage.outputTokens * price.outputUsdPerMillion * 1_000_000
   return Math.ceil(Math.round(microsTimesMillion) / 1_000_000)
-}
-
-/**
- * What a reply reserves before it starts: a prompt of CHAT_HOLD_INPUT_TOKENS and an answer of
- * CHAT_HOLD_OUTPUT_TOKENS at its model's price. Replies are settled by their real usage; one that
- * outgrows its hold (long history, tool rounds) takes the excess from what is left, as before.
- */
-export const CHAT_HOLD_INPUT_TOKENS = 4000
-export const CHAT_HOLD_OUTPUT_TOKENS = 1000
-/** A reply's hold outlives any reply; an instance that dies releases it within a heartbeat. */
-export const CHAT_HOLD_TTL_MS = 30 * 60 * 1000
-
-const holdTables = new WeakMap<object, { byModel: Record<string, number>; defaultMicros: number }>()
-
-/** The hold of one reply per model id (the claim picks its agent's), computed once per price table. */
-export const replyHolds = (config: Pick<Config, 'llmPrices'>) => {
-  const cached = holdTables.get(config.llmPrices)
-  if (cached) return cached
-  const usage = { inputTokens: CHAT_HOLD_INPUT_TOKENS, outputTokens: CHAT_HOLD_OUTPUT_TOKENS }
-  const byModel = Object.fromEntries(
-    Object.keys(config.llmPrices).map((model) => [model, priceReply(config, { model, usage })]),
-  )
-  const table = { byModel, defaultMicros: priceReply(config, { model: 'default', usage }) }
-  holdTables.set(config.llmPrices, table)
-  return table
 }
 
 /**

@@ -2,14 +2,12 @@ import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
-import { newHoldId, releaseHolds, settleHold } from '../billing/holds.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { trackReply } from './active-replies.ts'
-import { assertCredits, CHAT_CREDITS_MESSAGE, CHAT_HOLD_TTL_MS, replyHolds } from './billing.ts'
-import { trackPartialText } from './partial-text.ts'
+import { assertCredits, chargeReply } from './billing.ts'
 import {
   composePlan,
   isSamePlan,
@@ -57,15 +55,10 @@ const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Pr
  * statement fails, the reads one by one say which part did: a billing store that cannot answer
  * is the spec's 503, as it always was.
  */
-const claimReply = async (
-  ctx: AppContext,
-  actor: ChatSessionActor,
-  message: string,
-): Promise<store.ReplyContext & { holdId: string }> => {
-  const holdId = newHoldId()
-  let outcome: store.ClaimOutcome
+const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: string) => {
+  let context: store.ReplyContext | undefined
   try {
-    outcome = await store.claimReply(ctx.db, {
+    context = await store.claimReply(ctx.db, {
       id: actor.conversationId,
       organizationId: actor.organizationId,
       keyId: actor.keyId,
@@ -74,17 +67,12 @@ const claimReply = async (
       minBalanceMicros: ctx.config.chatMinBalanceMicros,
       historyLimit: HISTORY_ROWS - 1,
       message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
-      instanceId: ctx.instanceId,
-      hold: { id: holdId, ...replyHolds(ctx.config), expiresAt: new Date(Date.now() + CHAT_HOLD_TTL_MS) },
     })
   } catch (error) {
     await assertSessionMayReply(ctx, actor)
     throw error
   }
-  if (outcome.status === 'claimed') return { ...outcome.context, holdId }
-  if (outcome.status === 'insufficient') throw AppError.paymentRequired(CHAT_CREDITS_MESSAGE)
-  if (outcome.status === 'slot_taken') await releaseHolds(ctx, [holdId])
-  return explainRefusedClaim(ctx, actor)
+  return context ?? explainRefusedClaim(ctx, actor)
 }
 
 /** A reply already started from what the conversation's last reply here left (plan-cache.ts). */
@@ -126,12 +114,10 @@ const recordReply = async (
   ctx: AppContext,
   {
     conversation,
-    holdId,
     prepared,
     outcome,
   }: {
     conversation: store.ConversationRow
-    holdId: string
     prepared: PreparedReply
     outcome: Awaited<ReturnType<typeof runReply>>
   },
@@ -148,14 +134,10 @@ const recordReply = async (
       model: outcome.model,
       fallbackFrom: outcome.fallbackFrom,
     })
-  const charged = await settleHold(ctx, {
-    holdId,
-    usage: {
-      organizationId: conversation.organizationId,
-      amountMicros: outcome.costMicros,
-      reason: 'Chat reply',
-      reference: conversation.id,
-    },
+  const charged = await chargeReply(ctx, {
+    organizationId: conversation.organizationId,
+    conversationId: conversation.id,
+    costMicros: outcome.costMicros,
   })
   await store.addReplyUsage(ctx.db, {
     id: conversation.id,
@@ -205,11 +187,9 @@ export const sendMessage = async (
   const guess = guessReply(ctx, actor, message, controller.signal)
   let preparing: Promise<PreparedReply>
   let conversation: store.ConversationRow
-  let holdId: string
   try {
     const context = await claimReply(ctx, actor, message)
     conversation = context.conversation
-    holdId = context.holdId
     preparing = settleReply(ctx, { context, message, guess, signal: controller.signal })
     // Awaited once the stream is open: a reply that fails to prepare says so there.
     preparing.catch(() => undefined)
@@ -232,19 +212,16 @@ export const sendMessage = async (
   stream.onClose(() => reply.leave())
   let lastId = 0
   const log = replyLogOf(ctx)
-  const partial = trackPartialText(ctx, conversation.id)
   const emit: Emit = (event, data) => {
     const id = ++lastId
     stream.send(event, data, id)
     if (scope) log.append(scope, { id, event, data })
-    if (event === 'chunk') partial.append((data as { delta: string }).delta)
   }
 
   try {
     const prepared = await preparing
     const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
-    await partial.done()
-    await recordReply(ctx, { conversation, holdId, prepared, outcome })
+    await recordReply(ctx, { conversation, prepared, outcome })
     if (outcome.error) emit('error', { error: outcome.error })
     else
       emit('stream_end', {
@@ -256,9 +233,7 @@ export const sendMessage = async (
     forgetPlan(ctx, conversation.id)
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
-    await releaseHolds(ctx, [holdId]).catch(() => undefined)
   } finally {
-    await partial.done()
     reply.release()
     stream.close()
   }

@@ -1,7 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
-import { isDeadInstance } from '../instances/store.ts'
 
 export type ConversationStatus = 'active' | 'ended' | 'expired'
 
@@ -108,36 +107,21 @@ export type ReplyContext = {
   agent: AgentRow
   /** The newest `historyLimit` messages before the user's new one, oldest first. */
   history: Pick<MessageRow, 'role' | 'content'>[]
-  /** The micro-USD reserved for the reply (credit_holds row `holdId` when above zero). */
-  holdMicros: number
 }
 
 type ClaimedRow = Selectable<Database['conversations']> & {
-  found: number
-  held_micros: number | null
   agent: Record<string, unknown>
   history: Pick<MessageRow, 'role' | 'content'>[] | null
 }
 
-export type ClaimOutcome =
-  | { status: 'claimed'; context: ReplyContext }
-  /** The session could reply but its credits (balance minus open holds) cannot cover the hold. */
-  | { status: 'insufficient' }
-  /** The hold was placed but the slot was taken meanwhile: release the hold `holdId`. */
-  | { status: 'slot_taken' }
-  /** Something else refused: nothing was written, and the caller finds out why. */
-  | { status: 'refused' }
-
 /**
- * Takes the session's one reply slot, reserves the reply's expected cost, stores the user's
- * message and reads what the reply needs (the conversation, its current agent, its latest
- * messages), in one statement: the only round trip a reply makes before it can stream. The slot
- * is taken only when nothing would refuse the reply: the session is active and not idle past
- * `idleBefore`, its key (if any) is active, the agent exists, no other reply holds the slot (one
- * older than `staleBefore` is taken over), and the organization's balance minus its open holds
- * covers the hold (the price of the agent's model in `holdsByModel`, else `defaultHoldMicros`) and
- * `minBalanceMicros`: that conditional UPDATE of the organization's row takes its lock and is
- * re-checked on the newest row, so concurrent replies never share the same credits.
+ * Takes the session's one reply slot, stores the user's message and reads what the reply needs
+ * (the conversation, its current agent, its latest messages), in one statement: the only round
+ * trip a reply makes before it can stream. The slot is taken only when nothing would refuse the
+ * reply: the session is active and not idle past `idleBefore`, its key (if any) is active, the
+ * balance is at least `minBalanceMicros` (and above zero), the agent exists, and no other reply
+ * holds the slot (one older than `staleBefore` belonged to an instance that died mid-reply and is
+ * taken over). Undefined when any of that fails: nothing was written, and the caller finds out why.
  */
 export const claimReply = async (
   db: Executor,
@@ -150,39 +134,21 @@ export const claimReply = async (
     minBalanceMicros: number
     historyLimit: number
     message: { id: string; content: string; tokenCount: number }
-    instanceId: string
-    hold: { id: string; byModel: Record<string, number>; defaultMicros: number; expiresAt: Date }
   },
-): Promise<ClaimOutcome> => {
+): Promise<ReplyContext | undefined> => {
   const now = new Date()
   const { rows } = await sql<ClaimedRow>`
-    with target as (
-      select c.id, c.organization_id,
-        coalesce((${JSON.stringify(input.hold.byModel)}::jsonb ->> coalesce(a.model, 'offline'))::bigint,
-          ${input.hold.defaultMicros}::bigint) as hold
-      from conversations c
-      join agents a on a.organization_id = c.organization_id and a.id = coalesce(c.current_agent_id, c.agent_id)
+    with claimed as (
+      update conversations c set reply_started_at = ${now}, last_activity_at = ${now}
       where c.id = ${input.id} and c.organization_id = ${input.organizationId} and c.status = 'active'
         and c.last_activity_at >= ${input.idleBefore}
         and (c.reply_started_at is null or c.reply_started_at < ${input.staleBefore})
         and (${input.keyId}::text is null
           or exists (select 1 from api_keys k where k.id = ${input.keyId} and k.status = 'active'))
-    ), held as (
-      update organizations o set held_micros = o.held_micros + target.hold
-      from target
-      where o.id = target.organization_id and o.credit_balance_micros > 0
-        and o.credit_balance_micros - o.held_micros >= greatest(target.hold, ${input.minBalanceMicros}::bigint)
-      returning target.id, target.organization_id, target.hold
-    ), hold_row as (
-      insert into credit_holds (id, organization_id, kind, reference, amount_micros, instance_id, created_at, expires_at)
-      select ${input.hold.id}, held.organization_id, 'chat_reply', held.id, held.hold, ${input.instanceId},
-        ${now}, ${input.hold.expiresAt}
-      from held where held.hold > 0
-    ), claimed as (
-      update conversations c set reply_started_at = ${now}, last_activity_at = ${now},
-        reply_instance_id = ${input.instanceId}, reply_partial_text = null
-      from held
-      where c.id = held.id and (c.reply_started_at is null or c.reply_started_at < ${input.staleBefore})
+        and exists (select 1 from organizations o where o.id = c.organization_id
+          and o.credit_balance_micros >= ${input.minBalanceMicros} and o.credit_balance_micros > 0)
+        and exists (select 1 from agents a where a.organization_id = c.organization_id
+          and a.id = coalesce(c.current_agent_id, c.agent_id))
       returning c.*
     ), stored as (
       insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
@@ -190,8 +156,7 @@ export const claimReply = async (
         'complete', ${now}
       from claimed
     )
-    select claimed.*, (select count(*) from target)::int as found,
-      (select hold from held) as held_micros,
+    select claimed.*,
       (select to_json(a) from agents a
         where a.organization_id = claimed.organization_id
           and a.id = coalesce(claimed.current_agent_id, claimed.agent_id)) as agent,
@@ -199,71 +164,19 @@ export const claimReply = async (
         from (select m.role, m.content, m.created_at, m.id from chat_messages m
           where m.conversation_id = claimed.id
           order by m.created_at desc, m.id desc limit ${input.historyLimit}) h) as history
-    from (select 1) as one left join claimed on true`.execute(db)
-  const { found, held_micros, agent, history, ...conversation } = rows[0] as ClaimedRow
-  if (!conversation.id) {
-    if (held_micros !== null) return { status: 'slot_taken' }
-    return { status: found > 0 ? 'insufficient' : 'refused' }
-  }
+    from claimed`.execute(db)
+  const row = rows[0]
+  if (!row) return undefined
+  const { agent, history, ...conversation } = row
   return {
-    status: 'claimed',
-    context: {
-      conversation: toConversation(conversation),
-      agent: agentFromJson(agent),
-      history: history ?? [],
-      holdMicros: Number(held_micros ?? 0),
-    },
+    conversation: toConversation(conversation),
+    agent: agentFromJson(agent),
+    history: history ?? [],
   }
-}
-
-/** Keeps the reply's text so far, while this instance still holds the slot. */
-export const saveReplyText = async (
-  db: Executor,
-  { id, instanceId, text }: { id: string; instanceId: string; text: string },
-) => {
-  await db
-    .updateTable('conversations')
-    .set({ reply_partial_text: text })
-    .where('id', '=', id)
-    .where('reply_instance_id', '=', instanceId)
-    .where('reply_started_at', 'is not', null)
-    .execute()
-}
-
-/**
- * Frees the reply slots of instances that died mid-reply (no heartbeat since `aliveAfter`), and
- * keeps each reply's saved text as a `partial` assistant message, in one statement. Answers the
- * conversations freed.
- */
-export const recoverDeadReplies = async (
-  db: Executor,
-  { aliveAfter, now, idPrefix }: { aliveAfter: Date; now: Date; idPrefix: string },
-) => {
-  const { rows } = await sql<{ id: string }>`
-    with dead as (
-      select c.id, c.reply_partial_text from conversations c
-      where c.reply_started_at is not null and c.reply_instance_id is not null
-        and ${isDeadInstance(sql`c.reply_instance_id`, aliveAfter)}
-      for update skip locked
-    ), freed as (
-      update conversations c set reply_started_at = null, reply_instance_id = null, reply_partial_text = null
-      from dead where c.id = dead.id
-      returning c.id
-    ), stored as (
-      insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
-      select ${idPrefix} || dead.id, dead.id, 'assistant', dead.reply_partial_text, null, 'partial', ${now}
-      from dead where coalesce(dead.reply_partial_text, '') <> ''
-    )
-    select id from freed`.execute(db)
-  return rows.map((row) => row.id)
 }
 
 export const releaseReply = async (db: Executor, id: string) => {
-  await db
-    .updateTable('conversations')
-    .set({ reply_started_at: null, reply_instance_id: null, reply_partial_text: null })
-    .where('id', '=', id)
-    .execute()
+  await db.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
 }
 
 /** Adds one reply's metered usage to the session's totals and frees the reply slot. */
@@ -278,8 +191,6 @@ export const addReplyUsage = async (
       output_tokens: sql`output_tokens + ${usage.outputTokens}`,
       cost_micros: sql`cost_micros + ${usage.costMicros}`,
       reply_started_at: null,
-      reply_instance_id: null,
-      reply_partial_text: null,
       last_activity_at: new Date(),
     })
     .where('id', '=', usage.id)
@@ -300,7 +211,7 @@ export const closeConversation = async (
 ) => {
   let query = db
     .updateTable('conversations')
-    .set({ status, ended_at: new Date(), reply_started_at: null, reply_instance_id: null })
+    .set({ status, ended_at: new Date(), reply_started_at: null })
     .where('id', '=', id)
     .where('status', '=', 'active')
   if (idleBefore) query = query.where('last_activity_at', '<', idleBefore)

@@ -18,26 +18,7 @@ export interface OrganizationsTable {
   tier: 'free' | 'pro' | 'enterprise'
   rate_limit_per_minute: number | null
   credit_balance_micros: Generated<number>
-  /** The sum of the organization's open credit holds. */
-  held_micros: Generated<number>
   created_at: Timestamp
-}
-
-export interface ServerInstancesTable {
-  id: string
-  started_at: Timestamp
-  heartbeat_at: Timestamp
-}
-
-export interface CreditHoldsTable {
-  id: string
-  organization_id: string
-  kind: 'chat_reply' | 'call' | 'dial'
-  reference: string
-  amount_micros: number
-  instance_id: string
-  created_at: Timestamp
-  expires_at: Timestamp
 }
 
 export interface MembershipsTable {
@@ -167,10 +148,6 @@ export interface ConversationsTable {
   output_tokens: Generated<number>
   cost_micros: Generated<number>
   reply_started_at: Timestamp | null
-  /** The instance streaming the reply that holds the slot. */
-  reply_instance_id: string | null
-  /** The reply's text so far, saved as it streams, so a reply whose instance died is kept as partial. */
-  reply_partial_text: string | null
   analysis_summary: string | null
   analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
   analysis_outcome: string | null
@@ -315,8 +292,6 @@ export interface BatchAttemptsTable {
   sip_status: number | null
   call_id: string | null
   error: string | null
-  /** The instance that claimed the attempt (a dead one's claims are recovered at once). */
-  instance_id: string | null
 }
 
 export interface Database {
@@ -340,6 +315,4 @@ export interface Database {
   batch_jobs: BatchJobsTable
   batch_contacts: BatchContactsTable
   batch_attempts: BatchAttemptsTable
-  server_instances: ServerInstancesTable
-  credit_holds: CreditHoldsTable
 }

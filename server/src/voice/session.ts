@@ -1,7 +1,5 @@
 import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
 import * as agentStore from '../agents/store.ts'
-import { holdCredits, releaseHolds } from '../billing/holds.ts'
-import { CALL_HOLD_MINUTES, CALL_HOLD_TTL_MS, callHoldMicros } from '../calls/pricing.ts'
 import { deleteCallRoom } from '../calls/rooms.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
@@ -34,8 +32,6 @@ const requireLiveKit = (ctx: AppContext): LiveKit => {
   return ctx.livekit
 }
 
-const VOICE_CREDITS_MESSAGE = 'Insufficient credits: add credits to start a voice session'
-
 /** The key's creator is the participant (spec: identity is the user id). */
 const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
   const creator = await findKeyCreator(ctx.db, actor.keyId)
@@ -64,24 +60,13 @@ export const createVoiceSession = async (
 ): Promise<VoiceSession> => {
   const userId = await userIdOf(ctx, actor)
   const { agent, architecture } = await findVoiceAgent(ctx, actor, input.agent_id)
-  await assertCredits(ctx, actor.organizationId, VOICE_CREDITS_MESSAGE)
+  await assertCredits(ctx, actor.organizationId, 'Insufficient credits: add credits to start a voice session')
   const livekit = requireLiveKit(ctx)
 
   const roomName = `agent_${agent.id}_${userId}_${Date.now()}`
-  // The call's first minutes are reserved before anything starts; its close settles them.
-  const holdId = await holdCredits(ctx, {
-    organizationId: actor.organizationId,
-    kind: 'call',
-    reference: roomName,
-    amountMicros: callHoldMicros(architecture, CALL_HOLD_MINUTES),
-    atLeastMicros: ctx.config.chatMinBalanceMicros,
-    ttlMs: CALL_HOLD_TTL_MS,
-  })
-  if (!holdId) throw AppError.paymentRequired(VOICE_CREDITS_MESSAGE)
   try {
     await livekit.createRoom({ name: roomName, emptyTimeoutSeconds: EMPTY_ROOM_TIMEOUT_SECONDS })
   } catch (error) {
-    await releaseHolds(ctx, [holdId])
     throw mediaServerError(error)
   }
   const call = await openCall(ctx, {

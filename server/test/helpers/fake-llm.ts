@@ -95,10 +95,8 @@ export const startFakeLlm = async () => {
         write(res, chunk(body.model, { content: text }))
       }
       if (reply.breakAfterText) {
-        // Let the written chunks reach the client before the connection drops: a reset discards
-        // what the client has not read yet, and a reply started before its claim (plan-cache.ts)
-        // reads only once the claim statement (now with its credit hold) has answered.
-        await sleep(500)
+        // Let the written chunks reach the client before the connection drops.
+        await sleep(50)
         res.destroy()
         return
       }

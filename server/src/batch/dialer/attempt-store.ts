@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
 import { personJoinBilling } from '../../calls/store.ts'
 import type { Executor } from '../../db/index.ts'
-import { isDeadInstance } from '../../instances/store.ts'
 
 /**
  * SQL of one attempt's life after its claim (store.ts claims): tied to its call, answered or not,
@@ -206,8 +205,6 @@ export type AttemptOfClosedCall = {
   startedAt: Date
   finishedAt: Date | null
   isCompleted: boolean
-  /** The instance that claimed the attempt is dead: nobody will record its dial's result. */
-  isOrphaned: boolean
 }
 
 /**
@@ -218,18 +215,14 @@ export type AttemptOfClosedCall = {
  */
 export const completeAttemptsOfClosedCalls = async (
   db: Executor,
-  {
-    calls,
-    now,
-    aliveAfter,
-  }: { calls: Array<{ callId: string; contactId: string }>; now: Date; aliveAfter: Date },
+  { calls, now }: { calls: Array<{ callId: string; contactId: string }>; now: Date },
 ): Promise<AttemptOfClosedCall[]> => {
   if (calls.length === 0) return []
   const callIds = calls.map((call) => call.callId)
   const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
     with attempt as (
-      select id, call_id, batch_job_id, outcome, started_at, finished_at, instance_id from batch_attempts
+      select id, call_id, batch_job_id, outcome, started_at, finished_at from batch_attempts
       where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
     ),
     completed as (
@@ -244,8 +237,7 @@ export const completeAttemptsOfClosedCalls = async (
     )
     select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
       attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
-      completed.id is not null as "isCompleted",
-      attempt.instance_id is not null and ${isDeadInstance(sql`attempt.instance_id`, aliveAfter)} as "isOrphaned"
+      completed.id is not null as "isCompleted"
     from attempt left join completed on completed.id = attempt.id
   `.execute(db)
   return rows
@@ -287,7 +279,7 @@ export type StaleAttempt = {
 /** Attempts claimed before `claimedBefore` whose dial result was never recorded. */
 export const listStaleAttempts = async (
   db: Executor,
-  { claimedBefore, aliveAfter, limit }: { claimedBefore: Date; aliveAfter: Date; limit: number },
+  { claimedBefore, limit }: { claimedBefore: Date; limit: number },
 ): Promise<StaleAttempt[]> =>
   db
     .selectFrom('batch_attempts')
@@ -300,15 +292,7 @@ export const listStaleAttempts = async (
     ])
     .where('finished_at', 'is', null)
     .where('outcome', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb('started_at', '<', claimedBefore),
-        eb.and([
-          eb('instance_id', 'is not', null),
-          isDeadInstance(sql`batch_attempts.instance_id`, aliveAfter),
-        ]),
-      ]),
-    )
+    .where('started_at', '<', claimedBefore)
     .orderBy('started_at')
     .limit(limit)
     .execute()

@@ -6,7 +6,7 @@ import * as phoneNumberStore from '../../phone-numbers/store.ts'
 import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
-import { CreditsRanOut, type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
+import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
 import * as store from './store.ts'
 
 /** Due contacts read per free slot: room to skip those outside their window in one round. */
@@ -61,7 +61,6 @@ export const runClaimRound = async (
   const { job, claimed, isDrained } = await store.claimRound(ctx.db, {
     jobId,
     now,
-    instanceId: ctx.instanceId,
     scanFactor: SCAN_FACTOR,
     choose: (candidates, freeSlots, { callingWindow, timezone }) =>
       chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),
@@ -83,16 +82,6 @@ export const runClaimRound = async (
     return true
   }
   if (target !== cached?.target) targets.set(jobId, { target, expiresAt: performance.now() + TARGET_TTL_MS })
-  let dials: TiedDial[]
-  try {
-    dials = await openDials(ctx, { target: { ...target, job }, contacts: claimed })
-  } catch (error) {
-    if (!(error instanceof CreditsRanOut)) throw error
-    targets.delete(jobId)
-    await store.failJob(ctx.db, { jobId, reason: error.message, now })
-    ctx.logger.warn({ batchJobId: jobId, reason: error.message }, 'batch job failed')
-    return true
-  }
-  for (const dial of dials) launch(dial)
+  for (const dial of await openDials(ctx, { target: { ...target, job }, contacts: claimed })) launch(dial)
   return true
 }

@@ -1,7 +1,5 @@
 import type { AgentRuntimeConfig } from '@parley/shared'
 import type { AgentRow } from '../../agents/store.ts'
-import { holdCredits } from '../../billing/holds.ts'
-import { CALL_HOLD_TTL_MS, callHoldMicros, DIAL_HOLD_MINUTES } from '../../calls/pricing.ts'
 import { deleteCallRoom } from '../../calls/rooms.ts'
 import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
@@ -103,55 +101,18 @@ export const openDials = async (
   })
   await reportUnknownPlaceholders(ctx, job, [...unknown])
 
-  const held = await holdDials(ctx, { target, dials })
   const tied = new Set(
     await attemptStore.tieAttemptsToCalls(
       ctx.db,
-      held.map(({ contact, callId }) => ({ attemptId: contact.attemptId, callId })),
+      dials.map(({ contact, callId }) => ({ attemptId: contact.attemptId, callId })),
     ),
   )
   // Recovery released these claims first (it judged this worker gone): dial nothing.
-  const released = held.filter(({ contact }) => !tied.has(contact.attemptId))
+  const released = dials.filter(({ contact }) => !tied.has(contact.attemptId))
   await Promise.all(
     released.map(({ roomName }) => closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })),
   )
-  return held.filter(({ contact }) => tied.has(contact.attemptId))
-}
-
-/**
- * Reserves each dial's first minute before anything is dialled (billing/holds; the call's close
- * settles it). A dial the credits cannot cover is not placed: its claim is released (the contact
- * waits again) and its call closed unbilled. When no dial of the round could be held, the
- * credits ran out: the job fails with that reason (retry-failed resumes it after a top-up).
- */
-const holdDials = async (ctx: AppContext, { target, dials }: { target: DialTarget; dials: TiedDial[] }) => {
-  const { job, agent } = target
-  const architecture = agent.agentArchitecture === 'realtime' ? 'realtime' : 'pipeline'
-  const held: TiedDial[] = []
-  for (const dial of dials) {
-    const holdId = await holdCredits(ctx, {
-      organizationId: job.organizationId,
-      kind: 'dial',
-      reference: dial.roomName,
-      amountMicros: callHoldMicros(architecture, DIAL_HOLD_MINUTES),
-      ttlMs: CALL_HOLD_TTL_MS,
-    })
-    if (holdId) {
-      held.push(dial)
-      continue
-    }
-    await attemptStore.releaseUndialledClaim(ctx.db, { ...dial.contact, now: ctx.clock.now() })
-    await closeCall(ctx, { roomName: dial.roomName, reason: 'insufficient_credits', status: 'failed' })
-  }
-  if (held.length === 0 && dials.length > 0) throw new CreditsRanOut()
-  return held
-}
-
-/** No dial of a round could be held: the job cannot go on until credits are added. */
-export class CreditsRanOut extends Error {
-  constructor() {
-    super('Credits ran out: the balance minus calls in progress is below the cost of a first minute')
-  }
+  return dials.filter(({ contact }) => tied.has(contact.attemptId))
 }
 
 const answerers = new WeakMap<AppContext, (answer: attemptStore.AnsweredDial) => Promise<boolean>>()

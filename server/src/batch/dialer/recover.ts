@@ -1,7 +1,6 @@
 import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
 import type { Executor } from '../../db/index.ts'
-import { aliveAfter } from '../../instances/liveness.ts'
 import { announceJobChange } from '../service.ts'
 import * as store from './attempt-store.ts'
 import { nextAttemptAt } from './backoff.ts'
@@ -13,9 +12,8 @@ export const LOST_DIAL_ERROR =
   'The worker placing this call stopped during the dial; its result is unknown, so the contact is not redialled'
 
 /**
- * Resolves attempts whose worker vanished: its instance stopped its heartbeat (instances/), or,
- * for claims of no known instance, claimed longer ago than BATCH_STALE_CLAIM_MS (which outlasts
- * the ringing time-out), with no dial result recorded. The rule never dials twice:
+ * Resolves attempts whose worker vanished (claimed longer ago than BATCH_STALE_CLAIM_MS, which
+ * outlasts the ringing time-out, with no dial result recorded). The rule never dials twice:
  *
  * - No call tied to the attempt: the dialer ties the call in a conditional UPDATE before its first
  *   LiveKit request, and the release here is conditional on no tie, so one of the two wins. If the
@@ -32,7 +30,6 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
   const now = ctx.clock.now()
   const stale = await store.listStaleAttempts(ctx.db, {
     claimedBefore: new Date(now.getTime() - ctx.config.batchStaleClaimMs),
-    aliveAfter: aliveAfter(ctx),
     limit: STALE_ROWS_PER_TICK,
   })
   const changed = new Set<string>()
@@ -104,20 +101,15 @@ export const settleClosingCalls =
       calls: calls.filter((call) => call.endReason === 'agent_unavailable').flatMap(ofContact),
       now,
     })
-    const attempts = await store.completeAttemptsOfClosedCalls(tx, {
-      calls: ofContacts,
-      now,
-      aliveAfter: aliveAfter(ctx),
-    })
+    const attempts = await store.completeAttemptsOfClosedCalls(tx, { calls: ofContacts, now })
     const staleBefore = now.getTime() - ctx.config.batchStaleClaimMs
-    // An unresolved attempt of a live worker gets its result from that worker; one of a dead
-    // worker frees its slot at once.
+    // An unresolved attempt of a live worker gets its result from that worker.
     const lost = attempts.filter(
       (attempt) =>
         !attempt.isCompleted &&
         attempt.outcome === null &&
         attempt.finishedAt === null &&
-        (attempt.isOrphaned || attempt.startedAt.getTime() < staleBefore),
+        attempt.startedAt.getTime() < staleBefore,
     )
     const changed = new Set([
       ...retried,

@@ -97,8 +97,6 @@ export type ClaimRound = { job: DialerJob | undefined; claimed: ClaimedContact[]
 type ClaimInput = {
   jobId: string
   now: Date
-  /** The claiming instance: its death frees the claim within a heartbeat (recover.ts). */
-  instanceId?: string | null
   scanFactor: number
   /** Picks among the due contacts of a job with a calling window (without one: the first due). */
   choose: (candidates: ClaimCandidate[], freeSlots: number, job: DialerJob) => ClaimChoice
@@ -110,9 +108,9 @@ const claimedRows = sql`
     select claimed.*, row_number() over (order by claimed.position) as n from claimed
   ),
   attempt as (
-    insert into batch_attempts (id, batch_contact_id, batch_job_id, attempt_number, started_at, instance_id)
+    insert into batch_attempts (id, batch_contact_id, batch_job_id, attempt_number, started_at)
     select (ids.attempt_ids)[claimed_rows.n], claimed_rows.id, claimed_rows.batch_job_id,
-      claimed_rows.attempts, claimed_rows.updated_at, ids.instance_id
+      claimed_rows.attempts, claimed_rows.updated_at
     from claimed_rows cross join ids
     returning id, batch_contact_id
   )
@@ -136,7 +134,7 @@ const claimedColumns = sql`
  */
 export const claimRound = async (
   db: Executor,
-  { jobId, now, scanFactor, choose, instanceId = null }: ClaimInput,
+  { jobId, now, scanFactor, choose }: ClaimInput,
 ): Promise<ClaimRound> =>
   db.transaction().execute(async (trx) => {
     const locked = await trx
@@ -150,17 +148,11 @@ export const claimRound = async (
     if (job.status !== 'running') return { job, claimed: [], isDrained: false }
     const attemptIds = Array.from({ length: concurrentCallLimit }, () => newAttemptId())
     return job.callingWindow
-      ? claimChosen(trx, { job, concurrentCallLimit, attemptIds, now, instanceId, scanFactor, choose })
-      : claimFirstDue(trx, { job, concurrentCallLimit, attemptIds, now, instanceId })
+      ? claimChosen(trx, { job, concurrentCallLimit, attemptIds, now, scanFactor, choose })
+      : claimFirstDue(trx, { job, concurrentCallLimit, attemptIds, now })
   })
 
-type Claiming = {
-  job: DialerJob
-  concurrentCallLimit: number
-  attemptIds: string[]
-  now: Date
-  instanceId: string | null
-}
+type Claiming = { job: DialerJob; concurrentCallLimit: number; attemptIds: string[]; now: Date }
 
 /**
  * The in-flight count, the first due contacts for the free slots, their claim and attempt rows:
@@ -169,7 +161,7 @@ type Claiming = {
  */
 const claimFirstDue = async (
   trx: Executor,
-  { job, concurrentCallLimit, attemptIds, now, instanceId }: Claiming,
+  { job, concurrentCallLimit, attemptIds, now }: Claiming,
 ): Promise<ClaimRound> => {
   const { rows } = await sql<
     ClaimedContact & { inFlight: number; isWaiting: boolean; contactId: string | null }
@@ -188,7 +180,7 @@ const claimFirstDue = async (
       where id in (select id from due) and status = 'pending'
       returning id, batch_job_id, position, attempts, phone, name, fields, updated_at
     ),
-    ids as (select ${attemptIds}::text[] as attempt_ids, ${instanceId}::text as instance_id),
+    ids as (select ${attemptIds}::text[] as attempt_ids),
     ${claimedRows}
     select flight.n as "inFlight",
       exists (select 1 from batch_contacts where batch_job_id = ${job.id} and status = 'pending') as "isWaiting",
@@ -213,7 +205,6 @@ const claimChosen = async (
     concurrentCallLimit,
     attemptIds,
     now,
-    instanceId,
     scanFactor,
     choose,
   }: Claiming & Pick<ClaimInput, 'scanFactor' | 'choose'>,
@@ -255,7 +246,7 @@ const claimChosen = async (
       where id = any(${chosen}::text[]) and status = 'pending'
       returning id, batch_job_id, position, attempts, phone, name, fields, updated_at
     ),
-    ids as (select ${attemptIds}::text[] as attempt_ids, ${instanceId}::text as instance_id),
+    ids as (select ${attemptIds}::text[] as attempt_ids),
     ${claimedRows}
     select ${claimedColumns}
     from claimed_rows join attempt on attempt.batch_contact_id = claimed_rows.id

@@ -85,12 +85,9 @@ export const startDialer = (ctx: AppContext): Dialer => {
     return round
   }
 
-  // Looking for lost claims scans unfinished attempts (a partial index): a dead instance's claims
-  // are found within a heartbeat, the rest only become stale after BATCH_STALE_CLAIM_MS.
-  const recoveryEveryMs = Math.max(
-    ctx.config.batchTickMs,
-    Math.min(ctx.config.batchStaleClaimMs / 4, ctx.config.instanceHeartbeatMs),
-  )
+  // Looking for lost claims scans unfinished attempts; a claim is only stale after
+  // BATCH_STALE_CLAIM_MS, so looking a few times per that period is soon enough.
+  const recoveryEveryMs = Math.max(ctx.config.batchTickMs, ctx.config.batchStaleClaimMs / 4)
   let nextRecoveryAt = 0
   const sweep = async () => {
     const now = ctx.clock.now()

@@ -10,7 +10,6 @@ import * as chatAnalysis from './0008-chat-analysis.ts'
 import * as calls from './0009-calls.ts'
 import * as batch from './0010-batch.ts'
 import * as callPresence from './0011-call-presence.ts'
-import * as creditHolds from './0013-credit-holds.ts'
 import * as fallbackModel from './0014-fallback-model.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -26,6 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-calls': calls,
   '0010-batch': batch,
   '0011-call-presence': callPresence,
-  '0013-credit-holds': creditHolds,
   '0014-fallback-model': fallbackModel,
 }

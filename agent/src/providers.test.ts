@@ -41,7 +41,15 @@ const runtime = (overrides: Partial<AgentRuntimeConfig>): AgentRuntimeConfig => 
   ...overrides,
 })
 
-const noSetup: CallSetup = { llm: null, stt: null, tts: null, realtime: null, functions: [], webSearch: null }
+const noSetup: CallSetup = {
+  llm: null,
+  fallbackLlm: null,
+  stt: null,
+  tts: null,
+  realtime: null,
+  functions: [],
+  webSearch: null,
+}
 
 /** Builds the call's first agent; nothing here opens a connection. */
 const agentFor = (agent: AgentRuntimeConfig, setup: CallSetup) => {

@@ -1,4 +1,4 @@
-import type { llm, stt, tts } from '@livekit/agents'
+import { llm, type stt, type tts } from '@livekit/agents'
 import * as cartesia from '@livekit/agents-plugin-cartesia'
 import * as deepgram from '@livekit/agents-plugin-deepgram'
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs'
@@ -150,12 +150,24 @@ const builderOf = <Kind extends keyof Builders>(kind: Kind, endpoint: Endpoint |
   return build as NonNullable<Builders[Kind]>
 }
 
+/**
+ * The language model of a pipeline agent: its primary, or, when the agent names a fallback, the
+ * framework's FallbackAdapter over both. As in text chat, the switch happens only when the primary
+ * fails before its first chunk (a reply half-spoken by one model is not restarted by another).
+ */
+const buildLanguageModel = (setup: CallSetup, options: Options) => {
+  const primary = builderOf('llm', setup.llm)(setup.llm as Endpoint, options)
+  if (!setup.fallbackLlm) return primary
+  const fallback = builderOf('llm', setup.fallbackLlm)(setup.fallbackLlm, options)
+  return new llm.FallbackAdapter({ llms: [primary, fallback], retryOnChunkSent: false })
+}
+
 /** The models of a pipeline agent (STT → LLM → TTS), each from its resolved endpoint. */
 export const buildPipelineModels = (setup: CallSetup, options: Options) => {
-  const { stt, llm, tts } = setup
+  const { stt, tts } = setup
   return {
     stt: builderOf('stt', stt)(stt as SttEndpoint),
-    llm: builderOf('llm', llm)(llm as Endpoint, options),
+    llm: buildLanguageModel(setup, options),
     tts: builderOf('tts', tts)(tts as TtsEndpoint, options),
   }
 }

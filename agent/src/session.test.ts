@@ -140,6 +140,33 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
     expect(llm.requestHeaders.at(-1)?.authorization).toBe(`Bearer ${LLM_KEY}`)
   })
 
+  it('turns to the agent’s fallback model when its primary fails before the first chunk', async () => {
+    const agent = await parley.makeVoiceAgent({
+      model: 'gpt-4o-mini',
+      fallbackModel: 'gpt-4o',
+      greetingType: 'userFirst',
+    })
+    const call = await startTextCall(agent.id)
+    expect([call.setup.llm?.model, call.setup.fallbackLlm?.model]).toEqual(['gpt-4o-mini', 'gpt-4o'])
+    // The primary's provider is down for the whole test: the framework probes it again in the
+    // background while the fallback answers.
+    llm.setFallback((request) => (request.model === 'gpt-4o' ? { text: ['Still here.'] } : { status: 503 }))
+    try {
+      const result = await call.session.run({ userInput: 'Hello?' }).wait()
+      result.expect.nextEvent().isMessage({ role: 'assistant' })
+    } finally {
+      llm.setFallback({ text: ['Hello', ' there', '!'], usage: { input: 10, output: 5 } })
+    }
+    expect(llm.requests[0]?.model).toBe('gpt-4o-mini')
+    expect(llm.requests.map((request) => request.model)).toContain('gpt-4o')
+    await vi.waitFor(async () =>
+      expect(await call.transcript()).toEqual([
+        ['user', 'Hello?'],
+        ['assistant', 'Still here.'],
+      ]),
+    )
+  })
+
   it('greets first with the agent’s greeting, said as written; without one the model greets', async () => {
     const greeter = await parley.makeVoiceAgent({
       greetingType: 'agentFirst',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { ZCatalogue } from '@parley/shared'
 import { z } from 'zod'
+import { builtInCatalogue } from './agents/built-in-catalogue.ts'
 
 // The environment's schema: what each variable may hold. config.ts reads process.env through it.
 
@@ -108,16 +109,13 @@ export type ModelPrice = z.infer<typeof ZModelPrice>
 const ZPriceTable = z.record(z.string().min(1), ZModelPrice)
 
 /**
- * USD per million tokens, list prices of the catalogue's models; `default` prices any model not
- * listed (a CATALOGUE_FILE may add models). LLM_PRICES entries replace these per model.
+ * USD per million tokens: the built-in catalogue's list prices, and `default` for any model not
+ * priced there (a CATALOGUE_FILE may add models). LLM_PRICES entries replace these per model.
  */
 export const defaultLlmPrices: Readonly<Record<string, ModelPrice>> = {
-  offline: { inputUsdPerMillion: 0, outputUsdPerMillion: 0 },
-  'gpt-4o-mini': { inputUsdPerMillion: 0.15, outputUsdPerMillion: 0.6 },
-  'gpt-4o': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
-  'gpt-4.1-mini': { inputUsdPerMillion: 0.4, outputUsdPerMillion: 1.6 },
-  'llama-3.3-70b-versatile': { inputUsdPerMillion: 0.59, outputUsdPerMillion: 0.79 },
-  'gemini-2.0-flash': { inputUsdPerMillion: 0.1, outputUsdPerMillion: 0.4 },
+  ...Object.fromEntries(
+    builtInCatalogue.models.flatMap((model) => (model.price ? [[model.id, model.price]] : [])),
+  ),
   default: { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
 }
 

@@ -106,6 +106,11 @@ export type WorkerFunction = z.infer<typeof ZWorkerFunction>
 export const ZCallSetup = z.object({
   /** Pipeline agents. */
   llm: ZResolvedEndpoint.nullable(),
+  /**
+   * Pipeline agents with a `fallbackModel`: the model the worker turns to when the primary fails
+   * before its first chunk. Null when the agent names none or this deployment cannot serve it.
+   */
+  fallbackLlm: ZResolvedEndpoint.nullable(),
   stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
   /** `voice` is the provider's own voice id, mapped from the catalogue's. */
   tts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable(),

@@ -87,6 +87,7 @@ describe('GET /v1/calls/{callId}/setup', () => {
         model: 'gpt-4o-mini',
         keySource: 'platform',
       },
+      fallbackLlm: null,
       stt: {
         provider: 'deepgram',
         api: 'deepgram',
@@ -119,12 +120,29 @@ describe('GET /v1/calls/{callId}/setup', () => {
     expect((await findCallOfRoom(server, session.room_name)).agent_taken_at).not.toBeNull()
   })
 
+  it('resolves the fallback model with its own provider’s key, sent to that provider only', async () => {
+    await storeOrganizationKeys({ groq: 'gsk-org-groq-5678' })
+    const { agent } = await pipelineAgent({ fallbackModel: 'llama-3.3-70b-versatile' })
+    const session = await startVoiceSession(server, { key, agentId: agent.id })
+    const body = ZCallSetupResponse.parse(await (await worker(`/v1/calls/${session.callId}/setup`)).json())
+    expect(body.data.llm).toMatchObject({ provider: 'openai', apiKey: 'sk-platform-openai' })
+    expect(body.data.fallbackLlm).toEqual({
+      provider: 'groq',
+      api: 'openai',
+      baseUrl: 'https://api.groq.com/openai/v1',
+      apiKey: 'gsk-org-groq-5678',
+      model: 'llama-3.3-70b-versatile',
+      keySource: 'organization',
+    })
+  })
+
   it('resolves a realtime agent’s model and voice, and gives no search to an agent without it', async () => {
     const agent = await makeAgent(server, team.owner, { agentArchitecture: 'realtime', voiceId: 'verse' })
     const session = await startVoiceSession(server, { key, agentId: agent.id })
     const body = await (await worker(`/v1/calls/${session.callId}/setup`)).json()
     expect(body.data).toMatchObject({
       llm: null,
+      fallbackLlm: null,
       stt: null,
       tts: null,
       realtime: {

@@ -39,6 +39,29 @@ const findLiveAgent = async (ctx: AppContext, call: CallRow) => {
 const request = (kind: EndpointRequest['kind'], id: string | null) => (id === null ? null : { kind, id })
 
 /**
+ * The agent's fallback model, resolved like its primary. A fallback this deployment can no longer
+ * serve (its provider's key removed since the agent was saved) must not stop the call its primary
+ * can serve: the call goes on without one, and the operator reads why.
+ */
+const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow) => {
+  if (!agent.fallbackModel) return null
+  try {
+    const { llm } = await resolveEndpoints(ctx, {
+      organizationId: agent.organizationId,
+      requests: { llm: request('model', agent.fallbackModel) },
+    })
+    return llm
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    ctx.logger.warn(
+      { agentId: agent.id, fallbackModel: agent.fallbackModel, reason: error.message },
+      'voice call without its fallback model',
+    )
+    return null
+  }
+}
+
+/**
  * Everything secret an agent's call needs: its model endpoints resolved with the organization's
  * own key for each provider where it stored one (the platform's otherwise), its custom functions
  * with their headers, and web search when the agent uses it and the deployment has it.
@@ -57,10 +80,12 @@ export const callSetupFor = async (ctx: AppContext, agent: AgentRow): Promise<Ca
     }),
     listWorkerFunctions(ctx, agent),
   ])
+  const fallbackLlm = isRealtime ? null : await fallbackEndpointFor(ctx, agent)
   const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
   const usesSearch = agent.functionCallingEnabled && agent.enabledFunctions.includes('web_search')
   return {
     llm: endpoints.llm,
+    fallbackLlm,
     stt: endpoints.stt && { ...endpoints.stt, language: agent.languages[0] ?? 'en' },
     tts: endpoints.tts && {
       ...endpoints.tts,

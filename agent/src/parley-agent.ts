@@ -2,10 +2,16 @@ import { voice } from '@livekit/agents'
 import type { AgentRuntimeConfig } from '@parley/shared'
 import type { Wording } from './prompt.ts'
 
-/** How the agent came into the call: it opened it, or a handoff brought it in mid-conversation. */
-export type Arrival = 'call-start' | 'handoff'
+/**
+ * How the agent came into the call: it opened it, a handoff brought it in mid-call, or the call
+ * continues a chat conversation the visitor was typing in.
+ */
+export type Arrival = 'call-start' | 'handoff' | 'continuation'
 
 const GREET = 'Open the call with one short greeting and offer your help.'
+const CONTINUE =
+  'The person was typing to you and has just switched to a voice call. Say one short sentence that ' +
+  'picks up where the conversation left off; do not greet them as if for the first time.'
 
 /** One of the organization's voice agents in a call: its settings, its wording and its models. */
 export class ParleyAgent extends voice.Agent {
@@ -42,13 +48,20 @@ export class ParleyAgent extends voice.Agent {
     return this.session.say(text)
   }
 
-  /** agentFirst greets (its greeting, or one the model makes up); a handed-over agent answers on. */
+  /**
+   * agentFirst greets (its greeting, or one the model makes up), or, continuing a chat, picks up
+   * its thread; a handed-over agent answers on.
+   */
   override async onEnter(): Promise<void> {
     if (this.#arrival === 'handoff') {
       this.session.generateReply()
       return
     }
     if (this.runtime.greetingType === 'userFirst') return
+    if (this.#arrival === 'continuation') {
+      this.session.generateReply({ instructions: CONTINUE })
+      return
+    }
     if (this.wording.greeting) this.speak(this.wording.greeting)
     else this.session.generateReply({ instructions: GREET })
   }

@@ -49,6 +49,7 @@ const noSetup: CallSetup = {
   realtime: null,
   functions: [],
   webSearch: null,
+  history: [],
 }
 
 /** Builds the call's first agent; nothing here opens a connection. */

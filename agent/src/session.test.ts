@@ -1,7 +1,8 @@
 import { inference, initializeLogger, log, type voice } from '@livekit/agents'
 import * as openai from '@livekit/agents-plugin-openai'
-import type { DispatchMetadata } from '@parley/shared'
+import type { ChatHistory, DispatchMetadata } from '@parley/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { chatCall, createChatSession, createTextAgent, sendChat } from '../../server/test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
@@ -56,8 +57,12 @@ afterAll(async () => {
  * dispatch metadata read as dispatched (`adjust` stands in for what another kind of call carries),
  * the setup read from the worker endpoint, the session built and started in text mode.
  */
-const startTextCall = async (agentId: string, adjust = (metadata: DispatchMetadata) => metadata) => {
-  const call = await parley.startCall(agentId)
+const startTextCall = async (
+  agentId: string,
+  adjust = (metadata: DispatchMetadata) => metadata,
+  continues?: { conversation_id: string; session_token: string },
+) => {
+  const call = await parley.startCall(agentId, continues)
   const dispatch = readDispatch(call.metadata)
   if (!dispatch.ok) throw new Error(`the server's metadata was refused: ${dispatch.problem}`)
   const setup = await api.setup(call.callId)
@@ -165,6 +170,33 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
         ['assistant', 'Still here.'],
       ]),
     )
+  })
+
+  it('continuing a chat conversation, hears its typed turns and picks up the thread instead of greeting', async () => {
+    const textAgentId = await createTextAgent(parley.server, parley.key, 'Shop Assistant')
+    const chat = await createChatSession(parley.server, { key: parley.key, agentId: textAgentId })
+    llm.queue({ text: ['The blue mug is 12 dollars.'] })
+    await sendChat(parley.server, chat, 'How much is the blue mug?')
+    const agent = await parley.makeVoiceAgent({ greetingType: 'agentFirst', greetingMessage: 'Welcome!' })
+    llm.reset()
+    llm.queue({ text: ['About that blue mug: want it?'] })
+    const call = await startTextCall(agent.id, undefined, chat)
+    await vi.waitFor(() => expect(llm.requests).toHaveLength(1))
+    const contents = llm.requests[0]?.messages.map((message) => message.content)
+    expect(contents).toEqual(
+      expect.arrayContaining(['How much is the blue mug?', 'The blue mug is 12 dollars.']),
+    )
+    expect(JSON.stringify(contents)).toContain('switched to a voice call')
+    await vi.waitFor(async () =>
+      expect(await call.transcript()).toEqual([['assistant', 'About that blue mug: want it?']]),
+    )
+    // Its words land in the chat's history too, as spoken ones.
+    const history = (await (await chatCall(parley.server, chat, 'history')).json()) as ChatHistory
+    expect(history.messages.map((message) => [message.channel, message.content])).toEqual([
+      ['text', 'How much is the blue mug?'],
+      ['text', 'The blue mug is 12 dollars.'],
+      ['voice', 'About that blue mug: want it?'],
+    ])
   })
 
   it('greets first with the agent’s greeting, said as written; without one the model greets', async () => {

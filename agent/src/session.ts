@@ -1,4 +1,4 @@
-import { type log, type VAD, voice } from '@livekit/agents'
+import { llm, type log, type VAD, voice } from '@livekit/agents'
 import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, HandoffTarget } from '@parley/shared'
 import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
@@ -26,6 +26,16 @@ const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup) => {
   return runtime.architecture === 'realtime'
     ? { llm: buildRealtimeModel(setup, options) }
     : buildPipelineModels(setup, options)
+}
+
+/**
+ * The chat conversation a call continues, as the framework's context: the agent starts knowing
+ * what was typed (and said in earlier calls) and carries on from there.
+ */
+const continuedContext = (history: CallSetup['history']) => {
+  const context = llm.ChatContext.empty()
+  for (const turn of history) context.addMessage({ role: turn.role, content: turn.content })
+  return context
 }
 
 /**
@@ -152,7 +162,13 @@ export const buildCallSession = ({
     services.shutdown(String(reason))
   })
 
-  const agent = createAgent({ runtime: metadata.agent, agentSetup: setup, arrival: 'call-start' })
+  const agent = createAgent({
+    runtime: metadata.agent,
+    agentSetup: setup,
+    ...(setup.history.length > 0
+      ? { arrival: 'continuation' as const, chatCtx: continuedContext(setup.history) }
+      : { arrival: 'call-start' as const }),
+  })
   return {
     session,
     agent,

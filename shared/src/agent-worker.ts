@@ -119,6 +119,18 @@ export const ZCallSetup = z.object({
   functions: z.array(ZWorkerFunction),
   /** Built-in web search, when the deployment has a search provider. */
   webSearch: z.object({ url: z.string(), apiKey: z.string().nullable() }).nullable(),
+  /**
+   * A call that continues a chat conversation: its latest turns before the call, oldest first,
+   * so the agent picks up where the typing left off. Empty for a call of its own (and a handoff,
+   * whose new agent hears the call so far from the worker).
+   */
+  history: z.array(
+    z.object({
+      role: z.enum(['user', 'assistant']),
+      content: z.string(),
+      channel: z.enum(['text', 'voice']),
+    }),
+  ),
 })
 export type CallSetup = z.infer<typeof ZCallSetup>
 

@@ -65,6 +65,9 @@ export const ZChatMessage = z
     content: z.string(),
     timestamp: z.string().meta({ description: 'ISO 8601' }),
     token_count: z.number().int().nullable(),
+    channel: z.enum(['text', 'voice']).meta({
+      description: 'Typed in the chat, or spoken in a voice call that continued this conversation',
+    }),
   })
   .meta({ id: 'ChatMessage' })
 export type ChatMessage = z.infer<typeof ZChatMessage>

@@ -2,10 +2,13 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { AppendTranscript } from '@parley/shared'
 import type { TestResult, TestSession, TestSuiteResult } from '@web/test-runner-core'
 import cors from 'cors'
+import express from 'express'
 import type { HTTPRequest } from 'puppeteer-core'
 import { changeBalance, getBalanceMicros } from '../../server/src/billing/service.ts'
+import { appendCallTranscript } from '../../server/src/calls/records.ts'
 import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
@@ -126,6 +129,23 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
           deletedRooms: liveKit.callsTo('RoomService/DeleteRoom').map((call) => call.body.room),
         })
       })
+      // What the voice worker would post as the call's transcript (no worker runs in these tests):
+      // the real append, so a call that continues a chat lands in that chat's history.
+      // Sent as text/plain, so the page needs no CORS preflight.
+      app.post(
+        '/test-only/speak',
+        cors({ origin: '*' }),
+        express.json({ type: () => true }),
+        async (req, res) => {
+          const { roomName, lines } = req.body as { roomName: string; lines: AppendTranscript['lines'] }
+          const call = await ctx.db
+            .selectFrom('calls')
+            .select('id')
+            .where('room_name', '=', roomName)
+            .executeTakeFirstOrThrow()
+          res.json(await appendCallTranscript(ctx, call.id, { lines }))
+        },
+      )
       // Empties the demo organization's credits (the 402 test runs last for that reason).
       app.post('/test-only/drain-credits', cors({ origin: '*' }), async (_req, res) => {
         const organizationId = voiceServer.demo?.tenant.organizationId ?? ''
@@ -178,6 +198,7 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
       baseUrl: voiceServer.url,
       key: voiceServer.demo?.tenant.widgetKey ?? '',
       voiceAgentId: voiceServer.demo?.tenant.pipelineAgentId ?? '',
+      textAgentId: voiceServer.demo?.tenant.textAgentId ?? '',
     },
   }
   try {

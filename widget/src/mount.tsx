@@ -39,6 +39,9 @@ const createVoice = (identity: Identity, view: Signal<View>, model: ChatModel, e
     apiKey,
     agentId: voiceAgentId,
     isPushToTalk: () => view.peek().voiceInput === 'push-to-talk',
+    // A widget with a text agent of its own keeps one conversation across typing and talking: the
+    // call continues the chat session (opened now if the visitor has not typed yet).
+    continues: async () => (voiceAgentId === identity.agentId ? null : model.start()),
     onCaption: model.caption,
     onState: (state, reason) => emit('parley:voice-state', reason ? { state, reason } : { state }),
   })

@@ -10,8 +10,10 @@ import {
   equal,
   find,
   findAll,
+  messages,
   screenshot,
   settings,
+  type,
   waitFor,
 } from './helpers.js'
 
@@ -84,6 +86,55 @@ describe('voice agent (scripted media server)', () => {
     await callScreenshot('voice-agent-listening')
     widget.endVoice()
     await waitFor(() => room.isDisconnected, { message: 'the widget to leave the room' })
+  })
+
+  it('keeps one timeline across typing and talking: spoken turns between typed ones, after a reload too', async () => {
+    // A widget with a text agent and a voice agent of its own: the call continues the chat.
+    const attributes = {
+      'agent-id': settings.liveKit.textAgentId,
+      'voice-agent-id': settings.liveKit.voiceAgentId,
+      'base-url': settings.liveKit.baseUrl,
+      key: settings.liveKit.key,
+      position: 'inline',
+    }
+    const said = (widget) => messages(widget).filter((text) => /blue mug|red one|Thanks/.test(text))
+    let widget = createWidget(attributes)
+    await type(widget, 'Do you have a blue mug?')
+    await waitFor(() => said(widget).length === 2 && find(widget, '[part~="send"]'), {
+      message: () => `the typed reply, saw ${said(widget)}`,
+    })
+    await widget.startVoice()
+    const room = await connectedRoom()
+    room.agentJoins()
+    // The agent's words as captions, and as the worker posts them to the call's transcript.
+    await room.caption({ segmentId: 'SG_red', chunks: ['We have a red one ', 'too.'] })
+    const speak = await fetch(`${settings.liveKit.baseUrl}/test-only/speak`, {
+      method: 'POST',
+      body: JSON.stringify({
+        roomName: roomNameOf(room),
+        lines: [{ role: 'assistant', content: 'We have a red one too.' }],
+      }),
+    })
+    equal(speak.status, 200, 'transcript posted:')
+    widget.endVoice()
+    await waitFor(() => room.isDisconnected, { message: 'the widget to leave the room' })
+    await type(widget, 'Thanks, the red one please')
+    await waitFor(() => said(widget).length === 5 && find(widget, '[part~="send"]'), {
+      message: () => `the second typed reply, saw ${said(widget)}`,
+    })
+    const live = said(widget)
+    // The page again: the history brings back the one timeline, spoken line marked as spoken.
+    widget.remove() // the stored session stays, as on a reload
+    widget = createWidget(attributes)
+    await waitFor(() => said(widget).length === 5, {
+      message: () => `restored timeline, saw ${said(widget)}`,
+    })
+    equal(said(widget), live, 'timeline after reload:')
+    const spoken = findAll(widget, '.message.spoken').map((element) => element.textContent)
+    equal(spoken, ['We have a red one too.'], 'spoken lines:')
+    assert(said(widget)[0] === 'Do you have a blue mug?', 'typed first')
+    assert(said(widget)[2] === 'We have a red one too.', 'the spoken turn between the typed ones')
+    await screenshot(widget, 'voice-one-timeline')
   })
 
   it('says the voice agent is unavailable and offers typing when the server gives up on the agent', async () => {

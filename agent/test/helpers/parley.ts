@@ -32,9 +32,15 @@ export const startParley = async ({ env = {} }: { env?: Record<string, string> }
   const makeVoiceAgent = (overrides: Record<string, unknown> = {}) =>
     makeAgent(server, team.owner, { agentArchitecture: 'pipeline', ...overrides })
 
-  /** Starts a web call to the agent; answers the call id, its room and the dispatch metadata. */
-  const startCall = async (agentId: string) => {
-    const session = await startVoiceSession(server, { key, agentId })
+  /**
+   * Starts a web call to the agent (continuing a chat session when `continues` names one); answers
+   * the call id, its room and the dispatch metadata.
+   */
+  const startCall = async (
+    agentId: string,
+    continues?: { conversation_id: string; session_token: string },
+  ) => {
+    const session = await startVoiceSession(server, { key, agentId, ...(continues && { continues }) })
     const dispatch = livekit
       .callsTo('AgentDispatchService/CreateDispatch')
       .find((call) => call.body.room === session.room_name)

@@ -1,6 +1,8 @@
 import type { AppendTranscript, Call, CallDetail, ListCallsQuery } from '@parley/shared'
-import { ulid } from 'ulid'
+import { monotonicFactory } from 'ulid'
 import { toUsd } from '../billing/service.ts'
+import { forgetPlan } from '../chat/plan-cache.ts'
+import * as chatStore from '../chat/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -58,21 +60,36 @@ export const getCall = async (
   }
 }
 
-/** The worker's lines, appended in one transaction holding the call's lock. */
-export const appendCallTranscript = async (ctx: AppContext, callId: string, input: AppendTranscript) =>
-  ctx.db.transaction().execute(async (tx) => {
+/** Lines posted together share their time: their ids keep the order they were said in. */
+const lineId = monotonicFactory()
+
+/**
+ * The worker's lines, appended in one transaction holding the call's lock. A call that continues a
+ * chat conversation adds each line to that conversation's messages too (channel `voice`), in the
+ * same transaction, so the next typed message is answered with what was said.
+ */
+export const appendCallTranscript = async (ctx: AppContext, callId: string, input: AppendTranscript) => {
+  const { conversationId, ...answer } = await ctx.db.transaction().execute(async (tx) => {
     const call = await store.lockCall(tx, callId)
     if (!call) throw AppError.notFound('call')
     const now = new Date()
-    const total = await store.appendTranscript(tx, {
-      callId,
-      organizationId: call.organizationId,
-      lines: input.lines.map((line) => ({
-        id: ulid(),
-        role: line.role,
-        content: line.content,
-        spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
-      })),
-    })
-    return { success: true as const, data: { appended: input.lines.length, total } }
+    const lines = input.lines.map((line) => ({
+      id: lineId(),
+      role: line.role,
+      content: line.content,
+      spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
+    }))
+    const total = await store.appendTranscript(tx, { callId, organizationId: call.organizationId, lines })
+    if (call.conversationId)
+      await chatStore.insertSpokenMessages(tx, { conversationId: call.conversationId, callId, lines })
+    return {
+      conversationId: call.conversationId,
+      success: true as const,
+      data: { appended: input.lines.length, total },
+    }
   })
+  // This instance's guess at the conversation's next reply no longer holds (another instance's
+  // guess is corrected by its claim, as after any change made elsewhere).
+  if (conversationId) forgetPlan(ctx, conversationId)
+  return answer
+}

@@ -18,7 +18,12 @@ export type OpenCallInput = Pick<
   store.NewCall,
   'organizationId' | 'agentId' | 'roomName' | 'architecture' | 'direction'
 > &
-  Partial<Pick<store.NewCall, 'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId'>>
+  Partial<
+    Pick<
+      store.NewCall,
+      'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId' | 'conversationId'
+    >
+  >
 
 const newCall = (input: OpenCallInput): store.NewCall => ({
   id: newCallId(),

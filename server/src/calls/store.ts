@@ -32,6 +32,8 @@ export type CallRow = {
   accruedMicros: number
   /** The agent answering after a handoff; null: the dispatched one (agentId). */
   liveAgentId: string | null
+  /** The chat conversation this call continues; null: a call of its own. */
+  conversationId: string | null
 }
 
 export type NewCall = Pick<
@@ -47,7 +49,7 @@ export type NewCall = Pick<
   | 'phoneNumber'
   | 'batchJobId'
   | 'batchContactId'
->
+> & { conversationId?: string | null }
 
 const callColumns = [
   'id',
@@ -74,6 +76,7 @@ const callColumns = [
   'billing_since as billingSince',
   'accrued_micros as accruedMicros',
   'live_agent_id as liveAgentId',
+  'conversation_id as conversationId',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -101,6 +104,7 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
       phone_number: call.phoneNumber,
       batch_job_id: call.batchJobId,
       batch_contact_id: call.batchContactId,
+      conversation_id: call.conversationId ?? null,
     })
     .returning(callColumns)
     .executeTakeFirstOrThrow()

@@ -134,6 +134,7 @@ export const readHistory = async (
       content: row.content,
       timestamp: row.createdAt.toISOString(),
       token_count: row.tokenCount,
+      channel: row.channel,
     })),
     count,
   }

@@ -32,6 +32,9 @@ export type MessageRow = {
   createdAt: Date
 }
 
+/** A message as history shows it: how it was said too. */
+export type HistoryRow = MessageRow & { channel: 'text' | 'voice' }
+
 const toConversation = (row: Selectable<Database['conversations']>): ConversationRow => ({
   id: row.id,
   organizationId: row.organization_id,
@@ -244,12 +247,55 @@ export const insertMessage = async (
     .execute()
 }
 
+/**
+ * What was said in a call that continues the conversation, as its messages (channel `voice`, at
+ * the time each line was spoken); the conversation's activity moves on with them, so a long call
+ * does not let the chat session expire under it.
+ */
+export const insertSpokenMessages = async (
+  db: Executor,
+  {
+    conversationId,
+    callId,
+    lines,
+  }: {
+    conversationId: string
+    callId: string
+    lines: Array<{ id: string; role: 'user' | 'assistant'; content: string; spokenAt: Date }>
+  },
+) => {
+  await db
+    .insertInto('chat_messages')
+    .values(
+      lines.map((line) => ({
+        id: line.id,
+        conversation_id: conversationId,
+        role: line.role,
+        content: line.content,
+        token_count: null,
+        model: null,
+        fallback_from: null,
+        channel: 'voice' as const,
+        call_id: callId,
+        created_at: line.spokenAt,
+      })),
+    )
+    .execute()
+  await db
+    .updateTable('conversations')
+    .set({ last_activity_at: new Date() })
+    .where('id', '=', conversationId)
+    .where('status', '=', 'active')
+    .execute()
+}
+
 const messageColumns = [
   'id',
   'role',
   'content',
   'token_count as tokenCount',
   'status',
+  'channel',
   'created_at as createdAt',
 ] as const
 
@@ -257,7 +303,7 @@ const messageColumns = [
 export const listMessages = (
   db: Executor,
   { conversationId, limit, offset }: { conversationId: string; limit: number; offset: number },
-): Promise<MessageRow[]> =>
+): Promise<HistoryRow[]> =>
   db
     .selectFrom('chat_messages')
     .select(messageColumns)
@@ -267,6 +313,27 @@ export const listMessages = (
     .limit(limit)
     .offset(offset)
     .execute()
+
+/**
+ * A conversation's latest `limit` messages, oldest first, leaving out what was said in `callId`
+ * (the call asking for them): what a call that continues the conversation hears first.
+ */
+export const listTurnsBefore = async (
+  db: Executor,
+  { conversationId, callId, limit }: { conversationId: string; callId: string; limit: number },
+) => {
+  const latest = await db
+    .selectFrom('chat_messages')
+    .select(['role', 'content', 'channel', 'created_at', 'id'])
+    .where('conversation_id', '=', conversationId)
+    .where((eb) => eb.or([eb('call_id', 'is', null), eb('call_id', '!=', callId)]))
+    .where('content', '!=', '')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+  return latest.reverse().map(({ role, content, channel }) => ({ role, content, channel }))
+}
 
 export const countMessages = async (db: Executor, conversationId: string) => {
   const row = await db

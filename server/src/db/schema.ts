@@ -165,6 +165,9 @@ export interface ChatMessagesTable {
   model: string | null
   /** Set when the reply switched to the agent's fallback model: the model that failed. */
   fallback_from: string | null
+  /** How it was said: typed, or spoken in a call (`call_id`) that continued the conversation. */
+  channel: Generated<'text' | 'voice'>
+  call_id: string | null
   created_at: Timestamp
 }
 
@@ -216,6 +219,8 @@ export interface CallsTable {
   billing_since: Timestamp | null
   accrued_micros: Generated<number>
   live_agent_id: string | null
+  /** The chat conversation this call continues, when the visitor switched from typing. */
+  conversation_id: string | null
 }
 
 export interface CallTranscriptLinesTable {

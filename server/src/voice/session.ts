@@ -3,6 +3,8 @@ import * as agentStore from '../agents/store.ts'
 import { deleteCallRoom } from '../calls/rooms.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
+import { authenticateChatSession } from '../chat/session-auth.ts'
+import { findActiveConversation, sessionNotFound } from '../chat/sessions.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
@@ -50,6 +52,22 @@ const findVoiceAgent = async (ctx: AppContext, actor: ApiKeyActor, agentId: stri
 }
 
 /**
+ * The chat conversation a call continues: the caller proves it holds it with that session's token
+ * (a token for another conversation is 403 conversation_mismatch, a forged or expired one 401), and
+ * it must be live and of the key's organization (404 session_not_found otherwise, as for chat).
+ */
+const conversationToContinue = async (ctx: AppContext, actor: ApiKeyActor, input: CreateVoiceSession) => {
+  if (input.conversation_id === undefined) return null
+  const chatActor = await authenticateChatSession(ctx, {
+    token: input.session_token,
+    conversationId: input.conversation_id,
+  })
+  const conversation = await findActiveConversation(ctx, chatActor)
+  if (conversation.organizationId !== actor.organizationId) throw sessionNotFound()
+  return conversation.id
+}
+
+/**
  * The spec's steps in order: key → organization and user; agent in the organization and of a
  * voice architecture; credits; room created and the agent dispatched at once (the call record
  * opens between the two, so the worker gets its id); participant token.
@@ -60,6 +78,7 @@ export const createVoiceSession = async (
 ): Promise<VoiceSession> => {
   const userId = await userIdOf(ctx, actor)
   const { agent, architecture } = await findVoiceAgent(ctx, actor, input.agent_id)
+  const conversationId = await conversationToContinue(ctx, actor, input)
   await assertCredits(ctx, actor.organizationId, 'Insufficient credits: add credits to start a voice session')
   const livekit = requireLiveKit(ctx)
 
@@ -77,6 +96,7 @@ export const createVoiceSession = async (
     roomName,
     architecture,
     direction: 'web',
+    conversationId,
   })
   try {
     const metadata = serializeDispatchMetadata({

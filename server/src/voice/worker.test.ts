@@ -115,6 +115,7 @@ describe('GET /v1/calls/{callId}/setup', () => {
         }),
       ],
       webSearch: { url: 'https://search.example.test/search', apiKey: 'search-platform' },
+      history: [],
     })
     // A worker took the call: the agent-join deadline no longer applies.
     expect((await findCallOfRoom(server, session.room_name)).agent_taken_at).not.toBeNull()

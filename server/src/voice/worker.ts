@@ -7,6 +7,7 @@ import { switchLiveAgent } from '../calls/presence.ts'
 import { deleteCallRoom } from '../calls/rooms.ts'
 import { type CallRow, closeCall } from '../calls/service.ts'
 import * as callStore from '../calls/store.ts'
+import * as chatStore from '../chat/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
@@ -94,15 +95,29 @@ export const callSetupFor = async (ctx: AppContext, agent: AgentRow): Promise<Ca
     realtime: endpoints.realtime && { ...endpoints.realtime, voice },
     functions,
     webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
+    history: [],
   }
 }
+
+/** How many of a continued conversation's latest turns the voice agent hears (as text chat's prompt does). */
+const CONTINUED_TURNS = 20
 
 /** GET /v1/calls/{callId}/setup. Asking is the worker taking the call: no agent-join deadline then. */
 export const getCallSetup = async (ctx: AppContext, callId: string) => {
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
-  return { success: true as const, data: await callSetupFor(ctx, await findLiveAgent(ctx, call)) }
+  const [setup, history] = await Promise.all([
+    callSetupFor(ctx, await findLiveAgent(ctx, call)),
+    call.conversationId
+      ? chatStore.listTurnsBefore(ctx.db, {
+          conversationId: call.conversationId,
+          callId: call.id,
+          limit: CONTINUED_TURNS,
+        })
+      : [],
+  ])
+  return { success: true as const, data: { ...setup, history } }
 }
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */

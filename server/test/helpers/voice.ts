@@ -2,14 +2,27 @@ import type { VoiceSession } from '@parley/shared'
 import { sql } from 'kysely'
 import type { TestServer } from './test-server.ts'
 
-/** Starts a voice session through the API and returns it with the call row's id. */
+/**
+ * Starts a voice session through the API and returns it with the call row's id; `continues` names
+ * the chat session (its conversation id and token) the call carries on.
+ */
 export const startVoiceSession = async (
   server: TestServer,
-  { key, agentId }: { key: string; agentId: string },
+  {
+    key,
+    agentId,
+    continues,
+  }: { key: string; agentId: string; continues?: { conversation_id: string; session_token: string } },
 ) => {
   const response = await server.request('/v1/chat/voice-sessions', {
     method: 'POST',
-    json: { agent_id: agentId },
+    json: {
+      agent_id: agentId,
+      ...(continues && {
+        conversation_id: continues.conversation_id,
+        session_token: continues.session_token,
+      }),
+    },
     headers: { 'x-api-key': key },
   })
   if (response.status !== 200)

@@ -15,7 +15,8 @@ export type ChatSession = {
   greeting: string | null
 }
 
-export type HistoryMessage = { role: 'user' | 'assistant'; content: string }
+/** `isSpoken`: said in a voice call that continued the conversation, not typed. */
+export type HistoryMessage = { role: 'user' | 'assistant'; content: string; isSpoken: boolean }
 
 /** One event of the send-message stream, already narrowed. */
 export type StreamEvent =
@@ -54,7 +55,9 @@ export const toHistory = (value: unknown): HistoryMessage[] => {
     const message: Unchecked<ChatHistory['messages'][number]> = item
     const content = text(message.content)
     const role = message.role
-    return content !== null && (role === 'user' || role === 'assistant') ? [{ role, content }] : []
+    return content !== null && (role === 'user' || role === 'assistant')
+      ? [{ role, content, isSpoken: message.channel === 'voice' }]
+      : []
   })
 }
 

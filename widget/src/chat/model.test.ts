@@ -168,12 +168,33 @@ describe('chat model', () => {
     })
     const { fake, model } = setup({ store })
     fake.setHistory([
-      { role: 'user', content: 'hi' },
-      { role: 'assistant', content: 'hey' },
+      { role: 'user', content: 'hi', isSpoken: false },
+      { role: 'assistant', content: 'hey', isSpoken: false },
     ])
     await model.resume()
     expect(fake.sessions).toHaveLength(0)
     expect(texts(model)).toEqual(['assistant:Hello!', 'user:hi', 'assistant:hey'])
+  })
+
+  it('restores what was said in a voice call in the same timeline, marked as spoken', async () => {
+    const store = createMemoryStore({
+      conversationId: 'old',
+      sessionToken: 't',
+      agentName: 'Guide',
+      greeting: null,
+    })
+    const { fake, model } = setup({ store })
+    fake.setHistory([
+      { role: 'user', content: 'typed', isSpoken: false },
+      { role: 'user', content: 'said', isSpoken: true },
+      { role: 'assistant', content: 'answered aloud', isSpoken: true },
+    ])
+    await model.resume()
+    expect(model.entries.value.map((item) => [item.text, item.isSpoken])).toEqual([
+      ['typed', false],
+      ['said', true],
+      ['answered aloud', true],
+    ])
   })
 
   it('starts fresh silently when the stored session expired (404 or 401)', async () => {

@@ -9,12 +9,14 @@ export const MAX_MESSAGE_LENGTH = 10_000
 
 /**
  * One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages;
- * `isPartial` marks a voice caption still being spoken.
+ * `isSpoken` marks what was said in a voice call (live captions, and spoken turns the history
+ * brings back), `isPartial` a caption still being spoken.
  */
 export type Entry = {
   id: string
   kind: 'user' | 'assistant' | 'handoff' | 'ended'
   text: string
+  isSpoken?: boolean
   isPartial?: boolean
 }
 
@@ -121,7 +123,10 @@ export const createChatModel = ({
       const hasGreeting = stored.greeting && history[0]?.content !== stored.greeting
       entries.value = [
         ...(hasGreeting ? [entry('assistant', stored.greeting ?? '')] : []),
-        ...history.map((message) => entry(message.role, message.content)),
+        ...history.map((message) => ({
+          ...entry(message.role, message.content),
+          isSpoken: message.isSpoken,
+        })),
       ]
       return stored
     } catch (error) {
@@ -281,7 +286,7 @@ export const createChatModel = ({
 
   /** A live caption of a voice call joins the same transcript: one line per segment, updated in place. */
   const caption = ({ id, role, text, isFinal }: Caption) => {
-    const line: Entry = { id: `v${id}`, kind: role, text, isPartial: !isFinal }
+    const line: Entry = { id: `v${id}`, kind: role, text, isSpoken: true, isPartial: !isFinal }
     const isNew = !entries.value.some((item) => item.id === line.id)
     entries.value = isNew
       ? [...entries.value, line]

@@ -6,16 +6,22 @@ import { MarkdownView } from './markdown-view.tsx'
 // Within this many pixels of the bottom the visitor counts as "following" the reply.
 const FOLLOW_SLACK_PX = 40
 
+/** A message's bubble; what was said in a voice call reads in the same timeline, marked as spoken. */
+const bubble = ({ kind, isSpoken }: Entry) =>
+  isSpoken
+    ? { class: `message ${kind} spoken`, part: `message message-${kind} message-spoken` }
+    : { class: `message ${kind}`, part: `message message-${kind}` }
+
 const Line = ({ entry, strings }: { entry: Entry; strings: Strings }) => {
   if (entry.kind === 'user')
     return (
-      <div class="message user" part="message message-user" dir="auto">
+      <div {...bubble(entry)} dir="auto">
         {entry.text}
       </div>
     )
   if (entry.kind === 'assistant')
     return (
-      <div class="message assistant" part="message message-assistant" dir="auto">
+      <div {...bubble(entry)} dir="auto">
         <MarkdownView text={entry.text} />
       </div>
     )

@@ -22,6 +22,7 @@ describe('voice chunk', () => {
         apiKey: 'tk_widget_x',
         agentId: 'voice-agent',
         isMuted: false,
+        continues: null,
         on: {
           onState: (state, failure) => {
             states.push([state, failure])

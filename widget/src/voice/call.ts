@@ -89,7 +89,7 @@ const playRemoteAudio = (room: Room) => {
 const hasAgentIn = (room: Room) =>
   [...room.remoteParticipants.values()].some((participant) => participant.isAgent)
 
-export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest): VoiceCall => {
+export const startCall = ({ baseUrl, apiKey, agentId, isMuted, continues, on }: CallRequest): VoiceCall => {
   const room = new Room()
   let microphone: LocalAudioTrack | null = null
   // Declared before `call`, whose agent timer may call it.
@@ -132,7 +132,7 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, on }: CallRequest
       if (call.isOver()) return track.stop()
       microphone = track
       if (call.isMuted()) await track.mute()
-      const session = await createVoiceSession({ baseUrl, apiKey, agentId })
+      const session = await createVoiceSession({ baseUrl, apiKey, agentId, continues })
       if (call.isOver()) return
       await room.connect(session.url, session.token)
       if (call.isOver()) return

@@ -40,12 +40,17 @@ export type CallEvents = {
   onCaption: (caption: Caption) => void
 }
 
+/** A chat session's conversation and the token that proves the caller holds it. */
+export type Continuation = { conversationId: string; sessionToken: string }
+
 export type CallRequest = {
   baseUrl: string
   apiKey: string
   agentId: string
   /** Push-to-talk starts with the microphone muted. */
   isMuted: boolean
+  /** The chat session the call continues (one conversation across typing and talking); null: none. */
+  continues: Continuation | null
   on: CallEvents
 }
 

@@ -22,9 +22,11 @@ const createFakeChunk = () => {
 const setup = ({
   isPushToTalk = false,
   load,
+  continues,
 }: {
   isPushToTalk?: boolean
   load?: () => Promise<VoiceChunk>
+  continues?: () => Promise<{ conversationId: string; sessionToken: string } | null>
 } = {}) => {
   const fake = createFakeChunk()
   const states: string[] = []
@@ -41,6 +43,7 @@ const setup = ({
     apiKey: 'tk_widget_x',
     agentId: 'voice-agent',
     isPushToTalk: () => isPushToTalk,
+    ...(continues && { continues }),
     onCaption: (caption) => captions.push(`${caption.role}:${caption.text}`),
     onState: (state, reason) => states.push(reason ? `${state}:${reason}` : state),
   })
@@ -48,6 +51,18 @@ const setup = ({
 }
 
 describe('voice model', () => {
+  it('continues the chat session it is given, and stands alone when there is none or it fails', async () => {
+    const linked = setup({ continues: async () => ({ conversationId: 'c1', sessionToken: 't1' }) })
+    await linked.voice.start()
+    expect(linked.fake.requests[0]?.continues).toEqual({ conversationId: 'c1', sessionToken: 't1' })
+    const alone = setup()
+    await alone.voice.start()
+    expect(alone.fake.requests[0]?.continues).toBeNull()
+    const failing = setup({ continues: () => Promise.reject(new Error('offline')) })
+    await failing.voice.start()
+    expect(failing.fake.requests[0]?.continues).toBeNull()
+  })
+
   it('reports each state of a call in order and loads the chunk once', async () => {
     const { voice, fake, states, loads } = setup()
     await voice.start()

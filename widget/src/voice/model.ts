@@ -1,5 +1,5 @@
 import { batch, computed, signal } from '@preact/signals'
-import type { Caption, VoiceCall, VoiceChunk, VoiceFailure, VoiceState } from './contract.ts'
+import type { Caption, Continuation, VoiceCall, VoiceChunk, VoiceFailure, VoiceState } from './contract.ts'
 
 export type { VoiceState }
 
@@ -17,6 +17,8 @@ export type VoiceModelOptions = {
   apiKey: string
   agentId: string
   isPushToTalk: () => boolean
+  /** The chat session the call continues, opened if need be; null: the call stands alone. */
+  continues?: () => Promise<Continuation | null>
   onCaption: (caption: Caption) => void
   onState: (state: Exclude<VoiceState, 'idle'>, failure: VoiceFailure | null) => void
 }
@@ -25,6 +27,7 @@ export type VoiceModelOptions = {
 export const createVoiceModel = ({
   load,
   isPushToTalk,
+  continues = async () => null,
   onCaption,
   onState,
   ...session
@@ -49,16 +52,19 @@ export const createVoiceModel = ({
     if (isActive.peek()) return
     isMuted.value = isPushToTalk()
     report('connecting')
+    let continuation: Continuation | null
     try {
       chunk.value ??= await load()
+      continuation = await continues().catch(() => null)
     } catch {
       return report('ended', 'network')
     }
     // Ended (or unmounted) while the chunk was loading.
-    if (state.peek() !== 'connecting') return
+    if (state.peek() !== 'connecting' || !chunk.value) return
     call = chunk.value.startCall({
       ...session,
       isMuted: isMuted.peek(),
+      continues: continuation,
       on: { onState: (next, why) => report(next, why), onCaption },
     })
   }

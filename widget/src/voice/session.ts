@@ -3,7 +3,7 @@
  * part of the voice chunk, so none of it weighs on the first load.
  */
 import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
-import type { VoiceFailure } from './contract.ts'
+import type { Continuation, VoiceFailure } from './contract.ts'
 
 /** A call that cannot start or go on, with the code the widget shows a line for. */
 export class CallFailure extends Error {
@@ -23,17 +23,25 @@ export const createVoiceSession = async ({
   baseUrl,
   apiKey,
   agentId,
+  continues = null,
 }: {
   baseUrl: string
   apiKey: string
   agentId: string
+  continues?: Continuation | null
 }): Promise<{ url: string; token: string }> => {
   let response: Response
   try {
     response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/voice-sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ agent_id: agentId } satisfies CreateVoiceSession),
+      body: JSON.stringify({
+        agent_id: agentId,
+        ...(continues && {
+          conversation_id: continues.conversationId,
+          session_token: continues.sessionToken,
+        }),
+      } satisfies CreateVoiceSession),
     })
   } catch {
     throw new CallFailure('network')

@@ -11,6 +11,7 @@ import * as calls from './0009-calls.ts'
 import * as batch from './0010-batch.ts'
 import * as callPresence from './0011-call-presence.ts'
 import * as fallbackModel from './0014-fallback-model.ts'
+import * as oneConversation from './0019-one-conversation.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-batch': batch,
   '0011-call-presence': callPresence,
   '0014-fallback-model': fallbackModel,
+  '0019-one-conversation': oneConversation,
 }

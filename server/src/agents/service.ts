@@ -285,6 +285,20 @@ export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, ag
   return { webhookSecret }
 }
 
+/**
+ * The agent a chat or voice session of `organizationId` opens: one of its own, or another
+ * organization's commercial agent that is live (active). Anything else is 404, as an unknown id:
+ * another organization's other agents are not to be found.
+ */
+export const findSessionAgent = async (
+  ctx: AppContext,
+  { organizationId, agentId }: { organizationId: string; agentId: string },
+) => {
+  const agent = await store.findServingAgent(ctx.db, { organizationId, id: agentId })
+  if (!agent || (agent.organizationId !== organizationId && !agent.active)) throw AppError.notFound('agent')
+  return agent
+}
+
 /** For the custom-functions domain: an agent of the organization, or undefined. */
 export const findAgentForFunctions = (
   ctx: AppContext,

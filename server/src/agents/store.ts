@@ -146,17 +146,45 @@ export const findAgent = async (
   return row ? toRow(row) : undefined
 }
 
+/**
+ * The agent that may answer an organization's chat or call: one of its own, or any organization's
+ * commercial agent (globally accessible; billed to the organization it serves). Whether it is
+ * live (active) is the caller's check.
+ */
+export const findServingAgent = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const row = await db
+    .selectFrom('agents')
+    .selectAll()
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('mode', '=', 'commercial')]))
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+/**
+ * The organization's agents among `ids`. `onlyCommercial`: a commercial agent serving another
+ * organization hands its conversations only to its owner's commercial agents, never to ones that
+ * organization cannot use.
+ */
 export const findAgentsByIds = async (
   db: Executor,
-  { organizationId, ids }: { organizationId: string; ids: string[] },
+  {
+    organizationId,
+    ids,
+    onlyCommercial = false,
+  }: { organizationId: string; ids: string[]; onlyCommercial?: boolean },
 ) => {
   if (ids.length === 0) return []
-  const rows = await db
+  let query = db
     .selectFrom('agents')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('id', 'in', ids)
-    .execute()
+  if (onlyCommercial) query = query.where('mode', '=', 'commercial')
+  const rows = await query.execute()
   return rows.map(toRow)
 }
 
@@ -172,9 +200,15 @@ export const listVisibleAgents = async (
     limit: number
   },
 ) => {
+  // mode=commercial lists every organization's live commercial agents too: they are globally
+  // accessible (the list shows only id, name, mode, architecture, active and creation time).
   const base = db
     .selectFrom('agents')
-    .where('organization_id', '=', query.organizationId)
+    .where((eb) =>
+      query.mode === 'commercial'
+        ? eb.or([eb('organization_id', '=', query.organizationId), eb('active', '=', true)])
+        : eb('organization_id', '=', query.organizationId),
+    )
     .$if(query.mode !== undefined, (qb) => qb.where('mode', '=', query.mode as AgentMode))
     .$if(!query.seesAllPrivate, (qb) =>
       qb.where((eb) => eb.or([eb('mode', '<>', 'private'), eb('user_id', '=', query.viewerId ?? '')])),

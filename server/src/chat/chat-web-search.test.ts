@@ -89,7 +89,7 @@ describe('the web_search built-in', () => {
     // The same deployment without SEARCH_URL: one server is enough, the setting is read per call.
     const unconfigured: AppContext = { ...withSearch.ctx, config: { ...withSearch.ctx.config, search: null } }
     const names = async (ctx: AppContext) =>
-      (await buildToolset(ctx, agent)).tools.map((tool) => tool.function.name)
+      (await buildToolset(ctx, agent, agent.organizationId)).tools.map((tool) => tool.function.name)
     expect(await names(unconfigured)).toEqual(['end_call'])
     expect(await names(withSearch.ctx)).toEqual(['end_call', 'web_search'])
     const available = (config: Config) =>

@@ -35,7 +35,7 @@ export const readPlanParts = async (
 ): Promise<PlanParts> => {
   const [memory, toolset, source] = await Promise.all([
     recallFor(ctx, conversation),
-    buildToolset(ctx, agent),
+    buildToolset(ctx, agent, conversation.organizationId),
     completionSourceFor(ctx, {
       organizationId: conversation.organizationId,
       model: agent.model ?? 'offline',

@@ -192,7 +192,7 @@ export const runReply = async ({
         onFallback = false
         await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
         messages[0] = { role: 'system', content: systemPromptFor(agent, null) }
-        toolset = await buildToolset(ctx, agent)
+        toolset = await buildToolset(ctx, agent, conversation.organizationId)
       }
     }
   } catch (error) {

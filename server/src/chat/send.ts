@@ -40,7 +40,7 @@ const assertSessionMayReply = async (ctx: AppContext, actor: ChatSessionActor) =
 /** Why the claim was refused: the session and credits, then the agent, then the reply slot. */
 const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Promise<never> => {
   const conversation = await assertSessionMayReply(ctx, actor)
-  const agent = await agentStore.findAgent(ctx.db, {
+  const agent = await agentStore.findServingAgent(ctx.db, {
     organizationId: conversation.organizationId,
     id: conversation.currentAgentId,
   })

@@ -6,7 +6,7 @@ import {
   type CreateChatSession,
 } from '@parley/shared'
 import { ulid } from 'ulid'
-import * as agentStore from '../agents/store.ts'
+import { findSessionAgent } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
@@ -44,11 +44,7 @@ export const createSession = async (
   ctx: AppContext,
   { actor, input }: { actor: ApiKeyActor | StudioActor; input: CreateChatSession },
 ): Promise<ChatSession> => {
-  const agent = await agentStore.findAgent(ctx.db, {
-    organizationId: actor.organizationId,
-    id: input.agent_id,
-  })
-  if (!agent) throw AppError.notFound('agent')
+  const agent = await findSessionAgent(ctx, { organizationId: actor.organizationId, agentId: input.agent_id })
   if (agent.agentArchitecture !== 'text')
     throw AppError.badRequest('The chat API works only with text agents', 'not_text_agent')
   if (!agent.active && actor.kind === 'apiKey' && actor.keyType === 'widget') throw AppError.agentInactive()

@@ -150,8 +150,8 @@ export const claimReply = async (
           or exists (select 1 from api_keys k where k.id = ${input.keyId} and k.status = 'active'))
         and exists (select 1 from organizations o where o.id = c.organization_id
           and o.credit_balance_micros >= ${input.minBalanceMicros} and o.credit_balance_micros > 0)
-        and exists (select 1 from agents a where a.organization_id = c.organization_id
-          and a.id = coalesce(c.current_agent_id, c.agent_id))
+        and exists (select 1 from agents a where a.id = coalesce(c.current_agent_id, c.agent_id)
+          and (a.organization_id = c.organization_id or a.mode = 'commercial'))
       returning c.*
     ), stored as (
       insert into chat_messages (id, conversation_id, role, content, token_count, status, created_at)
@@ -161,8 +161,8 @@ export const claimReply = async (
     )
     select claimed.*,
       (select to_json(a) from agents a
-        where a.organization_id = claimed.organization_id
-          and a.id = coalesce(claimed.current_agent_id, claimed.agent_id)) as agent,
+        where a.id = coalesce(claimed.current_agent_id, claimed.agent_id)
+          and (a.organization_id = claimed.organization_id or a.mode = 'commercial')) as agent,
       (select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.created_at, h.id)
         from (select m.role, m.content, m.created_at, m.id from chat_messages m
           where m.conversation_id = claimed.id

@@ -40,12 +40,21 @@ const handoffTools = (targets: AgentRow[]) =>
  * without one it is never offered, and the catalogue lists it as unavailable). With
  * functionCallingEnabled false only the transfers remain, as in a voice call's metadata.
  */
-export const buildToolset = async (ctx: AppContext, agent: AgentRow): Promise<Toolset> => {
+export const buildToolset = async (
+  ctx: AppContext,
+  agent: AgentRow,
+  /** The organization the conversation belongs to (another one's, for a commercial agent). */
+  servingOrganizationId: string,
+): Promise<Toolset> => {
   const callsFunctions = agent.functionCallingEnabled
   // Both reads are skipped when there is nothing to read: they sit before the first chunk.
   const [functions, handoffTargets] = await Promise.all([
     callsFunctions ? listEnabledFunctions(ctx, agent) : [],
-    agentStore.findAgentsByIds(ctx.db, { organizationId: agent.organizationId, ids: agent.handoffAgentIds }),
+    agentStore.findAgentsByIds(ctx.db, {
+      organizationId: agent.organizationId,
+      ids: agent.handoffAgentIds,
+      onlyCommercial: servingOrganizationId !== agent.organizationId,
+    }),
   ])
   const targets = handoffTargets.filter(
     (target) => target.agentArchitecture === 'text' && target.id !== agent.id,

@@ -12,11 +12,19 @@ import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
 
 const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
 
-/** The agents a call may be handed to: the agent's handoffAgentIds that are voice agents, in its order. */
-export const voiceHandoffTargets = async (ctx: AppContext, agent: AgentRow): Promise<AgentRow[]> => {
+/**
+ * The agents a call may be handed to: the agent's handoffAgentIds that are voice agents, in its
+ * order (only commercial ones when the agent is another organization's commercial agent).
+ */
+export const voiceHandoffTargets = async (
+  ctx: AppContext,
+  agent: AgentRow,
+  servingOrganizationId: string,
+): Promise<AgentRow[]> => {
   const found = await agentStore.findAgentsByIds(ctx.db, {
     organizationId: agent.organizationId,
     ids: agent.handoffAgentIds,
+    onlyCommercial: servingOrganizationId !== agent.organizationId,
   })
   return agent.handoffAgentIds.flatMap((id) =>
     found.filter((target) => target.id === id && isVoiceAgent(target)),
@@ -35,10 +43,15 @@ const presentTarget = (target: AgentRow): HandoffTarget => ({
  * admins, logs), while headers are customer secrets sealed at rest. The worker reads them, and
  * the provider keys, from GET /v1/calls/{callId}/setup.
  */
-export const agentRuntimeConfig = async (ctx: AppContext, agent: AgentRow): Promise<AgentRuntimeConfig> => {
+export const agentRuntimeConfig = async (
+  ctx: AppContext,
+  agent: AgentRow,
+  /** The organization the call belongs to (another one's, for a commercial agent). */
+  servingOrganizationId: string,
+): Promise<AgentRuntimeConfig> => {
   const [functions, handoffTargets] = await Promise.all([
     agent.functionCallingEnabled ? listEnabledFunctions(ctx, agent) : [],
-    voiceHandoffTargets(ctx, agent),
+    voiceHandoffTargets(ctx, agent, servingOrganizationId),
   ])
   return {
     id: agent.id,

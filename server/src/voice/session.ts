@@ -1,5 +1,5 @@
 import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
-import * as agentStore from '../agents/store.ts'
+import { findSessionAgent } from '../agents/service.ts'
 import { deleteCallRoom } from '../calls/rooms.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
@@ -42,8 +42,7 @@ const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
 }
 
 const findVoiceAgent = async (ctx: AppContext, actor: ApiKeyActor, agentId: string) => {
-  const agent = await agentStore.findAgent(ctx.db, { organizationId: actor.organizationId, id: agentId })
-  if (!agent) throw AppError.notFound('agent')
+  const agent = await findSessionAgent(ctx, { organizationId: actor.organizationId, agentId })
   const architecture = agent.agentArchitecture
   if (architecture === 'text')
     throw AppError.badRequest('Agent must be pipeline or realtime for voice sessions', 'not_voice_agent')
@@ -106,7 +105,7 @@ export const createVoiceSession = async (
       roomName,
       direction: 'web',
       userId,
-      agent: await agentRuntimeConfig(ctx, agent),
+      agent: await agentRuntimeConfig(ctx, agent, actor.organizationId),
     })
     await livekit.dispatchAgent({ roomName, metadata })
     const token = await livekit.createParticipantToken({ identity: userId, roomName })

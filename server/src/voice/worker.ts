@@ -29,7 +29,7 @@ const callEnded = () => AppError.conflict('The call has ended', 'call_ended')
 
 /** The agent answering the call now: the dispatched one, or the last handoff's. */
 const findLiveAgent = async (ctx: AppContext, call: CallRow) => {
-  const agent = await agentStore.findAgent(ctx.db, {
+  const agent = await agentStore.findServingAgent(ctx.db, {
     organizationId: call.organizationId,
     id: call.liveAgentId ?? call.agentId,
   })
@@ -44,11 +44,11 @@ const request = (kind: EndpointRequest['kind'], id: string | null) => (id === nu
  * serve (its provider's key removed since the agent was saved) must not stop the call its primary
  * can serve: the call goes on without one, and the operator reads why.
  */
-const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow) => {
+const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow, organizationId: string) => {
   if (!agent.fallbackModel) return null
   try {
     const { llm } = await resolveEndpoints(ctx, {
-      organizationId: agent.organizationId,
+      organizationId,
       requests: { llm: request('model', agent.fallbackModel) },
     })
     return llm
@@ -67,11 +67,16 @@ const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow) => {
  * own key for each provider where it stored one (the platform's otherwise), its custom functions
  * with their headers, and web search when the agent uses it and the deployment has it.
  */
-export const callSetupFor = async (ctx: AppContext, agent: AgentRow): Promise<CallSetup> => {
+export const callSetupFor = async (
+  ctx: AppContext,
+  agent: AgentRow,
+  /** The call's organization: its own provider keys serve it, also with another's commercial agent. */
+  organizationId: string,
+): Promise<CallSetup> => {
   const isRealtime = agent.agentArchitecture === 'realtime'
   const [endpoints, functions] = await Promise.all([
     resolveEndpoints(ctx, {
-      organizationId: agent.organizationId,
+      organizationId,
       requests: {
         llm: isRealtime ? null : request('model', agent.model),
         stt: isRealtime ? null : request('stt', agent.stt),
@@ -81,7 +86,7 @@ export const callSetupFor = async (ctx: AppContext, agent: AgentRow): Promise<Ca
     }),
     listWorkerFunctions(ctx, agent),
   ])
-  const fallbackLlm = isRealtime ? null : await fallbackEndpointFor(ctx, agent)
+  const fallbackLlm = isRealtime ? null : await fallbackEndpointFor(ctx, agent, organizationId)
   const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
   const usesSearch = agent.functionCallingEnabled && agent.enabledFunctions.includes('web_search')
   return {
@@ -108,7 +113,7 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
   const [setup, history] = await Promise.all([
-    callSetupFor(ctx, await findLiveAgent(ctx, call)),
+    callSetupFor(ctx, await findLiveAgent(ctx, call), call.organizationId),
     call.conversationId
       ? chatStore.listTurnsBefore(ctx.db, {
           conversationId: call.conversationId,
@@ -122,7 +127,7 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */
 const runtimeConfigForCall = async (ctx: AppContext, { call, agent }: { call: CallRow; agent: AgentRow }) => {
-  const config = await agentRuntimeConfig(ctx, agent)
+  const config = await agentRuntimeConfig(ctx, agent, call.organizationId)
   if (!call.batchContactId) return config
   const contact = await batchStore.findContact(ctx.db, {
     organizationId: call.organizationId,
@@ -143,7 +148,11 @@ export const handOffCall = async (
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   const current = await findLiveAgent(ctx, call)
-  const target = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: agentId })
+  const [target] = await agentStore.findAgentsByIds(ctx.db, {
+    organizationId: current.organizationId,
+    ids: [agentId],
+    onlyCommercial: current.organizationId !== call.organizationId,
+  })
   if (!target) throw AppError.notFound('agent')
   if (!current.handoffAgentIds.includes(target.id))
     throw AppError.badRequest(
@@ -158,7 +167,7 @@ export const handOffCall = async (
   // Everything the new agent needs is resolved before the call changes hands.
   const [agent, setup] = await Promise.all([
     runtimeConfigForCall(ctx, { call, agent: target }),
-    callSetupFor(ctx, target),
+    callSetupFor(ctx, target, call.organizationId),
   ])
   const switched = await switchLiveAgent(ctx, {
     callId: call.id,

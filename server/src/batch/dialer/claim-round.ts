@@ -41,7 +41,7 @@ const findDialTarget = async (
   const balance = await getBalanceMicros(ctx.db, job.organizationId)
   if (balance < estimateCallMicros(agent.agentArchitecture))
     return { failure: 'Credits ran out: the balance is below the cost of one average call' }
-  return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent), phoneNumber }
+  return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent, job.organizationId), phoneNumber }
 }
 
 export type Launch = (dial: TiedDial) => void

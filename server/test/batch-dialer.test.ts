@@ -407,6 +407,17 @@ describe('the dialer', () => {
     expect(fake.dialsTo('+14155556001')).toBe(0)
   })
 
+  it('fails the job, dialling no one, when its agent was made inactive after the job was created', async () => {
+    const own = await setUpBatchTenant(server, { number: '+14155550113' })
+    await server.ctx.db.updateTable('agents').set({ active: false }).where('id', '=', own.agent.id).execute()
+    const batchJobId = await createBatchJob(server, own, { contacts: [{ phone: '+14155556002' }] })
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'), {
+      timeout: 15_000,
+    })
+    expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/inactive \(agent_inactive\)/)
+    expect(fake.dialsTo('+14155556002')).toBe(0)
+  })
+
   it('answers 404 for another organization’s job', async () => {
     const other = await setUpBatchTenant(server, { number: '+14155550113' })
     const batchJobId = await createBatchJob(server, tenant, {

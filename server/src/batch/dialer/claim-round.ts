@@ -38,6 +38,12 @@ const findDialTarget = async (
   if (!phoneNumber) return { failure: 'The phone number of this job was deleted' }
   const agent = await agentStore.findAgent(ctx.db, { organizationId: job.organizationId, id: job.agentId })
   if (!agent || agent.agentArchitecture === 'text') return { failure: 'The agent of this job was deleted' }
+  // An inactive agent is not live to the public (DESIGN §7): nobody is dialled for it until it is
+  // activated again (then retry-failed resumes the job).
+  if (!agent.active)
+    return {
+      failure: `The agent ${agent.name} is inactive (agent_inactive): activate it, then retry the job`,
+    }
   const balance = await getBalanceMicros(ctx.db, job.organizationId)
   if (balance < estimateCallMicros(agent.agentArchitecture))
     return { failure: 'Credits ran out: the balance is below the cost of one average call' }

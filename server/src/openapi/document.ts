@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
+import { addExamples } from './examples.ts'
 
 export const createRegistry = () => {
   const registry = new OpenAPIRegistry()
@@ -46,9 +47,12 @@ export const createRegistry = () => {
   return registry
 }
 
-/** The OpenAPI 3.1 document of every route registered so far. */
-export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { serverUrl: string }) =>
-  new OpenApiGeneratorV31(registry.definitions).generateDocument({
+/**
+ * The OpenAPI 3.1 document of every route registered so far, every leaf of its schemas with a
+ * realistic example (examples.ts).
+ */
+export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { serverUrl: string }) => {
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Parley API',
@@ -58,3 +62,6 @@ export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { ser
     },
     servers: [{ url: serverUrl }],
   })
+  addExamples(document as unknown as Parameters<typeof addExamples>[0])
+  return document
+}

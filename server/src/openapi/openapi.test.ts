@@ -1,7 +1,22 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { staticMounts } from '../app.ts'
+import { leavesWithoutExample } from './examples.ts'
 import { findUndocumentedRoutes, listMountedRoutes } from './mounted-routes.ts'
+
+const run = promisify(execFile)
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const redoclyCli = join(
+  dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')),
+  'bin/cli.js',
+)
 
 let server: TestServer
 let document: { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>> }
@@ -28,6 +43,34 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length)
     const patch = document.paths['/v1/agents/{agentId}']?.patch as { operationId?: string } | undefined
     expect(patch?.operationId).toBe('patchV1AgentsByAgentId')
+  })
+
+  it('gives every field of every request and response a real example, for /docs and client generators', () => {
+    expect(leavesWithoutExample(document as never)).toEqual([])
+  })
+
+  it('lints clean with Redocly CLI (redocly.yaml: the recommended rules, strict)', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-openapi-'))
+    const file = join(directory, 'openapi.json')
+    writeFileSync(file, JSON.stringify(document))
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        [redoclyCli, 'lint', '--config', join(root, 'redocly.yaml'), '--format', 'json', file],
+        { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
+      const report = JSON.parse(stdout) as {
+        totals: { errors: number; warnings: number }
+        problems: { ruleId: string; message: string; location: { pointer: string }[] }[]
+      }
+      const problems = report.problems.map(
+        (problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`,
+      )
+      expect(problems).toEqual([])
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 
   it('describes every route mounted on the app', () => {

@@ -3,28 +3,30 @@ import { build, defineConfig, type UserConfig } from 'vite'
 const target = 'es2022'
 
 /**
- * The voice chunk (livekit-client and its adapter) as its own ES module, `voice-[hash].js`: the IIFE
- * loader cannot code-split, so the chunk is built first and its hashed name handed to the main build,
- * which fetches it with a dynamic import() when a call starts. Returns the file name.
+ * A lazily loaded part as its own ES module, `<name>-[hash].js`: the IIFE loader cannot
+ * code-split, so each part is built first and its hashed name handed to the main build, which
+ * fetches it with a dynamic import() when it is needed. The voice chunk (livekit-client and its
+ * adapter) loads when a call starts; the lang chunk (Urdu and Sindhi words) when a widget speaks
+ * one of them. Returns the file name.
  */
-const buildVoiceChunk = async () => {
+const buildChunk = async (entryFile: string, name: string, { isFirst }: { isFirst: boolean }) => {
   const output = await build({
     configFile: false,
     logLevel: 'warn',
     build: {
       target,
       outDir: 'dist',
-      emptyOutDir: true,
+      emptyOutDir: isFirst,
       sourcemap: false,
       rolldownOptions: { output: { minify: true } },
-      lib: { entry: 'src/voice/call.ts', formats: ['es'], fileName: () => 'voice-[hash].js' },
+      lib: { entry: entryFile, formats: ['es'], fileName: () => `${name}-[hash].js` },
     },
   })
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) =>
     'output' in result ? result.output : [],
   )
   const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry)
-  if (!entry) throw new Error('the voice chunk was not built')
+  if (!entry) throw new Error(`the ${name} chunk was not built`)
   return entry.fileName
 }
 
@@ -42,7 +44,12 @@ export default defineConfig(
       jsxInject: "import { h, Fragment } from 'preact'",
     },
     define: {
-      __PARLEY_VOICE_CHUNK__: JSON.stringify(command === 'build' ? await buildVoiceChunk() : 'voice.js'),
+      __PARLEY_VOICE_CHUNK__: JSON.stringify(
+        command === 'build' ? await buildChunk('src/voice/call.ts', 'voice', { isFirst: true }) : 'voice.js',
+      ),
+      __PARLEY_LANG_CHUNK__: JSON.stringify(
+        command === 'build' ? await buildChunk('src/i18n-rtl.ts', 'lang', { isFirst: false }) : 'lang.js',
+      ),
     },
     build: {
       target,

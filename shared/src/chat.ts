@@ -25,6 +25,10 @@ export const ZChatSession = z
     agent_name: z.string(),
     greeting: z.string().nullable(),
     agent_model: z.string(),
+    voice_available: z.boolean().meta({
+      description:
+        'Whether this deployment offers voice sessions (LiveKit configured); the widget hides its microphone when not',
+    }),
   })
   .meta({ id: 'ChatSession' })
 export type ChatSession = z.infer<typeof ZChatSession>

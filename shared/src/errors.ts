@@ -89,6 +89,8 @@ export const errorCodes = [
   // voice sessions and calls
   'not_voice_agent',
   'media_server_error',
+  // no LiveKit on this deployment: voice sessions can never start here
+  'voice_off',
   'invalid_signature',
   'invalid_worker_token',
   // the voice worker's endpoints and the model providers

@@ -105,6 +105,11 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
       LLM_API_KEY: 'browser-test-llm-key',
       // Custom functions call out only to public https hosts; the local shop is allowed by name.
       OUTBOUND_ALLOW_HOSTS: shop.hostAndPort,
+      // Voice is on, but its media server is down (nothing listens there): voice sessions answer
+      // 500 media_server_error, as when LiveKit cannot be reached.
+      LIVEKIT_URL: 'ws://127.0.0.1:9',
+      LIVEKIT_API_KEY: 'unreachable',
+      LIVEKIT_API_SECRET: 'unreachable-media-server-secret-0123456789',
     },
     extendApp: ({ app, ctx }) => {
       control.mount({ app, ctx })
@@ -114,6 +119,8 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   const demo = server.demo?.tenant
   if (!demo) throw new Error('the demo tenant was not seeded')
   const fixtures = await createFixtures({ baseUrl: server.url, demo, customerOrigin: shop.origin })
+  // A deployment without voice at all (no LiveKit): the widget must not offer a microphone there.
+  const voiceOffServer = await startTestServer({ seedDemo: true })
   const liveKit = await startFakeLiveKit()
   const scriptedVoiceChunk = await buildScriptedVoiceChunk()
   const voiceServer = await startTestServer({
@@ -194,6 +201,12 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
     organizationId: demo.organizationId,
     ...fixtures,
     voiceAgentId: demo.pipelineAgentId,
+    voiceOff: {
+      baseUrl: voiceOffServer.url,
+      key: voiceOffServer.demo?.tenant.widgetKey ?? '',
+      agentId: voiceOffServer.demo?.tenant.textAgentId ?? '',
+      voiceAgentId: voiceOffServer.demo?.tenant.pipelineAgentId ?? '',
+    },
     liveKit: {
       baseUrl: voiceServer.url,
       key: voiceServer.demo?.tenant.widgetKey ?? '',
@@ -268,7 +281,7 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
     await runner.stop()
     return counts
   } finally {
-    await Promise.all([server.destroy(), voiceServer.destroy(), liveKit.close()])
+    await Promise.all([server.destroy(), voiceServer.destroy(), voiceOffServer.destroy(), liveKit.close()])
     await Promise.all([llm.close(), shop.close()])
   }
 }

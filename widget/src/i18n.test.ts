@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { directionOf, format, resolveLanguage, stringsFor, voiceStringsFor } from './i18n.ts'
+import { directionOf, en, format, resolveLanguage, voiceStringsFor } from './i18n.ts'
+import { sd, ur } from './i18n-rtl.ts'
 
 describe('i18n', () => {
   it('resolves languages by primary subtag and falls back to English', () => {
@@ -17,6 +18,7 @@ describe('i18n', () => {
 
   it('has every string in every language, with the same slots (chat and voice)', () => {
     const slots = (text: string) => [...text.matchAll(/\{\w+\}/g)].map((match) => match[0]).sort()
+    const stringsFor = (language: string) => ({ en, ur, sd })[language] ?? en
     for (const lookUp of [stringsFor, voiceStringsFor] as ((language: string) => Record<string, string>)[]) {
       const english = lookUp('en')
       for (const language of ['ur', 'sd']) {

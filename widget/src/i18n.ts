@@ -1,5 +1,5 @@
 /** The widget's own words in English, Urdu and Sindhi; `{name}`-style slots are filled by `format`. */
-const en = {
+export const en = {
   openChat: 'Open chat',
   closeChat: 'Close chat',
   chat: 'Chat',
@@ -26,56 +26,6 @@ const en = {
 
 export type Strings = typeof en
 
-const ur: Strings = {
-  openChat: 'چیٹ کھولیں',
-  closeChat: 'چیٹ بند کریں',
-  chat: 'چیٹ',
-  placeholder: 'پیغام لکھیں…',
-  send: 'بھیجیں',
-  stop: 'روکیں',
-  typing: 'لکھ رہا ہے…',
-  usingTool: '{name} استعمال ہو رہا ہے…',
-  handoff: 'اب آپ {name} سے بات کر رہے ہیں',
-  error: 'کچھ غلط ہو گیا۔',
-  network: 'رابطہ منقطع ہو گیا۔',
-  retry: 'دوبارہ کوشش کریں',
-  rateLimited: 'بہت زیادہ پیغامات۔ {seconds} سیکنڈ بعد دوبارہ کوشش کریں۔',
-  unavailable: 'چیٹ اس وقت دستیاب نہیں۔ براہ کرم بعد میں کوشش کریں۔',
-  ended: 'گفتگو ختم ہو گئی۔',
-  startNew: 'نئی گفتگو شروع کریں',
-  end: 'گفتگو ختم کریں',
-  jumpToLatest: 'تازہ ترین پر جائیں',
-  unread: '{count} نئے پیغامات',
-  suggestions: 'تجاویز',
-  you: 'آپ',
-  voiceCall: 'وائس کال شروع کریں',
-}
-
-const sd: Strings = {
-  openChat: 'چيٽ کوليو',
-  closeChat: 'چيٽ بند ڪريو',
-  chat: 'چيٽ',
-  placeholder: 'پيغام لکو…',
-  send: 'موڪليو',
-  stop: 'روڪيو',
-  typing: 'لکي رهيو آهي…',
-  usingTool: '{name} استعمال ٿي رهيو آهي…',
-  handoff: 'هاڻي توهان {name} سان ڳالهائي رهيا آهيو',
-  error: 'ڪجهه غلط ٿي ويو.',
-  network: 'رابطو ٽٽي ويو.',
-  retry: 'ٻيهر ڪوشش ڪريو',
-  rateLimited: 'گهڻا پيغام. {seconds} سيڪنڊن کانپوءِ ٻيهر ڪوشش ڪريو.',
-  unavailable: 'چيٽ هن وقت موجود ناهي. مهرباني ڪري پوءِ ڪوشش ڪريو.',
-  ended: 'ڳالهه ٻولهه ختم ٿي وئي.',
-  startNew: 'نئين ڳالهه ٻولهه شروع ڪريو',
-  end: 'ڳالهه ٻولهه ختم ڪريو',
-  jumpToLatest: 'تازي تي وڃو',
-  unread: '{count} نوان پيغام',
-  suggestions: 'تجويزون',
-  you: 'توهان',
-  voiceCall: 'وائيس ڪال شروع ڪريو',
-}
-
 /**
  * The words of a voice call. Only the voice chunk imports them, so they load with the call and not
  * with the first load; keys are the call states and failure codes (see voice/contract.ts).
@@ -96,6 +46,7 @@ const voiceEn = {
   media_error: 'The voice service is not reachable right now. Please try again later.',
   insufficient_credits: 'Voice calls are unavailable right now.',
   agent_unavailable: 'The voice agent is unavailable right now. You can type instead.',
+  voice_off: 'Voice calls are not available here. You can type instead.',
   network: 'The connection was lost.',
   error: 'The call could not start.',
 }
@@ -118,6 +69,7 @@ const voiceUr: VoiceStrings = {
   media_error: 'وائس سروس اس وقت دستیاب نہیں۔ براہ کرم بعد میں کوشش کریں۔',
   insufficient_credits: 'وائس کال اس وقت دستیاب نہیں۔',
   agent_unavailable: 'وائس ایجنٹ اس وقت دستیاب نہیں۔ آپ لکھ کر بات کر سکتے ہیں۔',
+  voice_off: 'یہاں وائس کال دستیاب نہیں۔ آپ لکھ کر بات کر سکتے ہیں۔',
   network: 'رابطہ منقطع ہو گیا۔',
   error: 'کال شروع نہیں ہو سکی۔',
 }
@@ -138,23 +90,22 @@ const voiceSd: VoiceStrings = {
   media_error: 'وائيس سروس هن وقت موجود ناهي. مهرباني ڪري پوءِ ڪوشش ڪريو.',
   insufficient_credits: 'وائيس ڪال هن وقت موجود ناهي.',
   agent_unavailable: 'وائيس ايجنٽ هن وقت موجود ناهي. توهان لکي سگهو ٿا.',
+  voice_off: 'هتي وائيس ڪال موجود ناهي. توهان لکي سگهو ٿا.',
   network: 'رابطو ٽٽي ويو.',
   error: 'ڪال شروع نه ٿي سگهي.',
 }
 
-const catalogue = { en, ur, sd }
-const voiceCatalogue = { en: voiceEn, ur: voiceUr, sd: voiceSd }
-export type Language = keyof typeof catalogue
+const languages = ['en', 'ur', 'sd'] as const
+export type Language = (typeof languages)[number]
+const voiceCatalogue: Record<Language, VoiceStrings> = { en: voiceEn, ur: voiceUr, sd: voiceSd }
 
 const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ur', 'sd'])
 
 /** `lang` attribute → a supported language: exact, then by primary subtag, then English. */
 export const resolveLanguage = (requested: string | null | undefined): Language => {
   const primary = (requested ?? '').toLowerCase().split('-')[0] ?? ''
-  return primary in catalogue ? (primary as Language) : 'en'
+  return (languages as readonly string[]).includes(primary) ? (primary as Language) : 'en'
 }
-
-export const stringsFor = (language: Language): Strings => catalogue[language]
 
 export const voiceStringsFor = (language: Language): VoiceStrings => voiceCatalogue[language]
 

@@ -1,9 +1,10 @@
-import type { Signal } from '@preact/signals'
+import { effect, type Signal } from '@preact/signals'
 import { render } from 'preact'
 import { type ChatModel, createChatModel } from './chat/model.ts'
 import { createSessionStore } from './chat/storage.ts'
 import { createHttpTransport } from './chat/transport.ts'
 import type { Emit } from './events.ts'
+import { loadStrings } from './strings.ts'
 import { App, type AppProps } from './ui/app.tsx'
 import type { VoiceChunk } from './voice/contract.ts'
 import { createVoiceModel, type VoiceModel } from './voice/model.ts'
@@ -43,6 +44,10 @@ const createVoice = (identity: Identity, view: Signal<View>, model: ChatModel, e
     // call continues the chat session (opened now if the visitor has not typed yet).
     continues: async () => (voiceAgentId === identity.agentId ? null : model.start()),
     onCaption: model.caption,
+    // The voice-first panel has no chat session to name its agent: the voice session does.
+    onAgentName: (name) => {
+      model.agentName.value ||= name
+    },
     onState: (state, reason) => emit('parley:voice-state', reason ? { state, reason } : { state }),
   })
 }
@@ -88,6 +93,12 @@ export const mount = ({
   // Reading view.value inside a component lets @preact/signals re-render just this tree on change.
   const Root = () => <App {...view.value} model={model} voice={voice} onToggle={onToggle} />
   render(<Root />, host)
+  const stopEffects = effect(() => {
+    // A widget in Urdu or Sindhi (now or after a `lang` change) fetches those words once.
+    if (view.value.language !== 'en') void loadStrings(identity.baseUrl)
+    // A chat session said this deployment has no voice: the microphone goes.
+    if (voice && model.isVoiceOff.value) voice.isOff.value = true
+  })
   void model.resume()
   if (view.peek().position === 'inline') startChat()
   return {
@@ -95,6 +106,7 @@ export const mount = ({
     voice,
     setOpen: onToggle,
     unmount: () => {
+      stopEffects()
       render(null, host)
       voice?.dispose()
       model.dispose()

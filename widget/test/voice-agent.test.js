@@ -71,6 +71,10 @@ describe('voice agent (scripted media server)', () => {
     // Connected to the room the server made, with its token; no agent yet.
     assert(room.connection.url.startsWith('ws'), `LiveKit URL from the server: ${room.connection.url}`)
     equal(states, ['connecting'], 'voice states before the agent joins:')
+    // The voice-first panel has no chat session: its title is the voice session's agent.
+    await waitFor(() => find(widget, '.title')?.textContent === 'Parley Voice', {
+      message: () => `the voice agent's name as the title, saw ${find(widget, '.title')?.textContent}`,
+    })
     await callScreenshot('voice-agent-connecting')
     room.agentJoins()
     await waitFor(() => states.at(-1) === 'listening', { message: () => `listening, saw ${states}` })

@@ -99,6 +99,35 @@ describe('voice', () => {
     })
   })
 
+  it('offers no microphone where the deployment has no voice, and says so if a voice-first call is tried', async () => {
+    const { voiceOff } = settings
+    const chat = createWidget({
+      'agent-id': voiceOff.agentId,
+      'voice-agent-id': voiceOff.voiceAgentId,
+      'base-url': voiceOff.baseUrl,
+      key: voiceOff.key,
+      position: 'inline',
+    })
+    // The chat session says voice is off: the microphone goes before anyone can press it.
+    await waitFor(() => find(chat, '.message.assistant'), { message: 'greeting' })
+    await waitFor(() => !find(chat, '[part~="voice-start"]'), { message: 'no microphone button' })
+    assert(find(chat, 'textarea'), 'the text box stays')
+    chat.remove()
+    // Voice-first has no chat session to ask: its one try says why, and the text box takes over.
+    const { widget, states } = createVoiceWidget({
+      'agent-id': voiceOff.voiceAgentId,
+      'voice-agent-id': voiceOff.voiceAgentId,
+      'base-url': voiceOff.baseUrl,
+      key: voiceOff.key,
+      mode: 'voice',
+    })
+    await pressMicrophone(widget)
+    equal(await failureOf(widget), 'Voice calls are not available here. You can type instead.')
+    equal(states, ['connecting', 'ended:voice_off'], 'voice states:')
+    assert(find(widget, 'textarea'), 'the text box appears')
+    assert(!find(widget, '[part~="voice-start"]'), 'and the microphone is gone for good')
+  })
+
   it('endVoice() ends a call that is still starting, with no reason and no failure line', async () => {
     const { widget, states } = createVoiceWidget()
     const starting = widget.startVoice()

@@ -104,6 +104,7 @@ export const createSession = async (
     agent_name: agent.name,
     greeting,
     agent_model: agent.model ?? 'offline',
+    voice_available: ctx.livekit !== null,
   }
 }
 

@@ -185,6 +185,7 @@ const byName: Record<string, unknown> = {
   updatedAt: LATER,
   url: 'https://hooks.shop.example.com/parley',
   usedDefaults: false,
+  voice_available: true,
   userId: ID.user,
   user_identifier: 'customer-8812',
   voice: 'f786b574-daa5-4673-aa0c-cbe3e8534c02',

@@ -78,6 +78,7 @@ const setupOf = async (callId: string) => {
 describe('a call that continues a chat conversation', () => {
   it('text, then voice, then text: one history, each message marked with its channel', async () => {
     const chat = await createChatSession(server, { key, agentId: textAgentId })
+    expect(chat.voice_available).toBe(true)
     llm.queue({ text: ['Our blue mug is 12 dollars.'] })
     await sendChat(server, chat, 'How much is the blue mug?')
 

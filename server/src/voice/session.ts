@@ -28,7 +28,7 @@ const requireLiveKit = (ctx: AppContext): LiveKit => {
   if (!ctx.livekit)
     throw new AppError({
       status: 500,
-      code: 'media_server_error',
+      code: 'voice_off',
       message: 'Failed to create the voice session: voice is off on this server (LiveKit is not configured)',
     })
   return ctx.livekit

@@ -302,7 +302,7 @@ describe('rate limit', () => {
 })
 
 describe('without LiveKit configured', () => {
-  it('answers 500 "media server" saying voice is off, and the demo page offers no microphone', async () => {
+  it('answers 500 voice_off, chat sessions say voice is unavailable, and the demo page offers no microphone', async () => {
     const bare = await startTestServer({ seedDemo: true })
     try {
       const demoPage = await (await bare.request('/demo/')).text()
@@ -318,8 +318,15 @@ describe('without LiveKit configured', () => {
       expect(response.status).toBe(500)
       expect(await response.json()).toEqual({
         detail: expect.stringMatching(/voice is off on this server/),
-        code: 'media_server_error',
+        code: 'voice_off',
       })
+      const text = await makeAgent(bare, owner.owner)
+      const chat = await bare.request('/v1/chat/sessions', {
+        method: 'POST',
+        json: { agent_id: text.id },
+        headers: { 'x-api-key': await secretKeyFor(bare, owner.owner) },
+      })
+      expect(((await chat.json()) as { voice_available: boolean }).voice_available).toBe(false)
     } finally {
       await bare.destroy()
     }

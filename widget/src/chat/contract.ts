@@ -13,6 +13,8 @@ export type ChatSession = {
   sessionToken: string
   agentName: string
   greeting: string | null
+  /** The deployment has no voice (`voice_available: false`): the microphone is not offered. */
+  isVoiceOff?: boolean
 }
 
 /** `isSpoken`: said in a voice call that continued the conversation, not typed. */
@@ -44,6 +46,7 @@ export const toSession = (value: unknown): ChatSession | null => {
     sessionToken,
     agentName: text(body.agent_name) ?? '',
     greeting: text(body.greeting),
+    isVoiceOff: body.voice_available === false,
   }
 }
 

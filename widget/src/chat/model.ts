@@ -59,6 +59,8 @@ export const createChatModel = ({
   const toolStatus = signal<string | null>(null)
   const problem = signal<Problem | null>(null)
   const agentName = signal('')
+  /** Set by a session that says the deployment has no voice. */
+  const isVoiceOff = signal(false)
   const isOpen = signal(false)
   const unread = signal(0)
   const clock = signal(now())
@@ -112,6 +114,7 @@ export const createChatModel = ({
 
   const greet = (fresh: ChatSession) => {
     agentName.value = fresh.agentName
+    isVoiceOff.value = Boolean(fresh.isVoiceOff)
     if (fresh.greeting) append(entry('assistant', fresh.greeting))
   }
   /** A stored conversation comes back from the history endpoint; an expired one is dropped silently. */
@@ -120,6 +123,7 @@ export const createChatModel = ({
       const history = await transport.history(stored)
       session = stored
       agentName.value = stored.agentName
+      isVoiceOff.value = Boolean(stored.isVoiceOff)
       const hasGreeting = stored.greeting && history[0]?.content !== stored.greeting
       entries.value = [
         ...(hasGreeting ? [entry('assistant', stored.greeting ?? '')] : []),
@@ -339,6 +343,7 @@ export const createChatModel = ({
     problem,
     retrySeconds,
     agentName,
+    isVoiceOff,
     isOpen,
     unread,
     hasUserMessage,

@@ -97,6 +97,7 @@ describe('HTTP transport', () => {
           agent_name: 'A',
           greeting: null,
           agent_model: 'm',
+          voice_available: false,
         }),
       )
     })
@@ -104,7 +105,13 @@ describe('HTTP transport', () => {
       agentId: 'a',
     })
     expect(apiKey).toBe('tk_widget_x')
-    expect(created).toEqual({ conversationId: 'c9', sessionToken: 's', agentName: 'A', greeting: null })
+    expect(created).toEqual({
+      conversationId: 'c9',
+      sessionToken: 's',
+      agentName: 'A',
+      greeting: null,
+      isVoiceOff: true,
+    })
   })
 
   it('ignores malformed and unknown frames', async () => {

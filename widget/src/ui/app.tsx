@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import type { ChatModel } from '../chat/model.ts'
-import { directionOf, type Language, stringsFor } from '../i18n.ts'
+import { directionOf, type Language } from '../i18n.ts'
+import { stringsFor } from '../strings.ts'
 import type { VoiceModel } from '../voice/model.ts'
 import { Launcher } from './launcher.tsx'
 import { Panel } from './panel.tsx'
@@ -53,6 +54,8 @@ export const App = ({
     wasOpen.current = isOpen
   }, [isOpen])
   const classes = ['root', theme, isInline ? 'inline' : `floating ${position}`].join(' ')
+  // Urdu and Sindhi words arrive with their chunk: nothing shows in another language meanwhile.
+  if (!strings) return null
   return (
     <div
       class={classes}

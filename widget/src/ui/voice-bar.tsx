@@ -20,7 +20,7 @@ export const MicButton = ({
   buttonRef: Ref<HTMLButtonElement>
 }) => {
   const isBusy = voice.isActive.value
-  if (isBusy && voice.chunk.value) return null
+  if ((isBusy && voice.chunk.value) || voice.isOff.value) return null
   return (
     <button
       ref={buttonRef}

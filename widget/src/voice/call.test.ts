@@ -29,6 +29,7 @@ describe('voice chunk', () => {
             if (state === 'ended') resolve()
           },
           onCaption: () => {},
+          onAgentName: () => {},
         },
       }),
     )

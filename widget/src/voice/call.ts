@@ -134,6 +134,7 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, continues, on }: 
       if (call.isMuted()) await track.mute()
       const session = await createVoiceSession({ baseUrl, apiKey, agentId, continues })
       if (call.isOver()) return
+      on.onAgentName(session.agentName)
       await room.connect(session.url, session.token)
       if (call.isOver()) return
       await room.localParticipant.publishTrack(track)

@@ -14,6 +14,8 @@ export type VoiceFailure =
   | 'insufficient_credits'
   /** No voice agent joined the room (the server ended the call), or the agent left for good. */
   | 'agent_unavailable'
+  /** The deployment has no voice at all (no LiveKit): no call can ever start here. */
+  | 'voice_off'
   | 'network'
   | 'error'
 
@@ -38,6 +40,8 @@ export type Caption = { id: string; role: 'user' | 'assistant'; text: string; is
 export type CallEvents = {
   onState: (state: Exclude<VoiceState, 'idle' | 'connecting'>, failure?: VoiceFailure) => void
   onCaption: (caption: Caption) => void
+  /** The voice agent's name, once its session is made: the voice-first panel's title. */
+  onAgentName: (name: string) => void
 }
 
 /** A chat session's conversation and the token that proves the caller holds it. */

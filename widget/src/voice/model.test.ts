@@ -31,6 +31,7 @@ const setup = ({
   const fake = createFakeChunk()
   const states: string[] = []
   const captions: string[] = []
+  const names: string[] = []
   let loads = 0
   const voice = createVoiceModel({
     load:
@@ -45,12 +46,24 @@ const setup = ({
     isPushToTalk: () => isPushToTalk,
     ...(continues && { continues }),
     onCaption: (caption) => captions.push(`${caption.role}:${caption.text}`),
+    onAgentName: (name) => names.push(name),
     onState: (state, reason) => states.push(reason ? `${state}:${reason}` : state),
   })
-  return { voice, fake, states, captions, loads: () => loads }
+  return { voice, fake, states, captions, names, loads: () => loads }
 }
 
 describe('voice model', () => {
+  it('offers no call once the server says voice is off here, and names the voice agent it is told', async () => {
+    const { voice, fake, names } = setup()
+    await voice.start()
+    fake.on()?.onAgentName('Front Desk')
+    expect(names).toEqual(['Front Desk'])
+    expect(voice.isOff.value).toBe(false)
+    fake.on()?.onState('ended', 'voice_off')
+    expect([voice.isOff.value, voice.failure.value]).toEqual([true, 'voice_off'])
+    expect(isTextFallback('voice_off')).toBe(true)
+  })
+
   it('continues the chat session it is given, and stands alone when there is none or it fails', async () => {
     const linked = setup({ continues: async () => ({ conversationId: 'c1', sessionToken: 't1' }) })
     await linked.voice.start()

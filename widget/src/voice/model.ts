@@ -5,6 +5,7 @@ export type { VoiceState }
 
 /** After these the panel points the visitor back to typing (anchors dead-end here). */
 export const isTextFallback = (failure: VoiceFailure | null) =>
+  failure === 'voice_off' ||
   failure === 'mic_denied' ||
   failure === 'no_device' ||
   failure === 'webrtc_blocked' ||
@@ -20,6 +21,7 @@ export type VoiceModelOptions = {
   /** The chat session the call continues, opened if need be; null: the call stands alone. */
   continues?: () => Promise<Continuation | null>
   onCaption: (caption: Caption) => void
+  onAgentName: (name: string) => void
   onState: (state: Exclude<VoiceState, 'idle'>, failure: VoiceFailure | null) => void
 }
 
@@ -29,18 +31,22 @@ export const createVoiceModel = ({
   isPushToTalk,
   continues = async () => null,
   onCaption,
+  onAgentName,
   onState,
   ...session
 }: VoiceModelOptions) => {
   const state = signal<VoiceState>('idle')
   const failure = signal<VoiceFailure | null>(null)
   const isMuted = signal(false)
+  /** No voice on this deployment (a session said so, or the server did): no microphone is offered. */
+  const isOff = signal(false)
   const chunk = signal<VoiceChunk | null>(null)
   const isActive = computed(() => state.value !== 'idle' && state.value !== 'ended')
   let call: VoiceCall | null = null
 
   const report = (next: Exclude<VoiceState, 'idle'>, why: VoiceFailure | null = null) => {
     if (next === 'ended') call = null
+    if (why === 'voice_off') isOff.value = true
     batch(() => {
       failure.value = why
       state.value = next
@@ -65,7 +71,7 @@ export const createVoiceModel = ({
       ...session,
       isMuted: isMuted.peek(),
       continues: continuation,
-      on: { onState: (next, why) => report(next, why), onCaption },
+      on: { onState: (next, why) => report(next, why), onCaption, onAgentName },
     })
   }
 
@@ -81,7 +87,7 @@ export const createVoiceModel = ({
     call?.setMuted(value)
   }
 
-  return { state, failure, isActive, isMuted, chunk, start, end, setMuted, dispose: end }
+  return { state, failure, isActive, isMuted, isOff, chunk, start, end, setMuted, dispose: end }
 }
 
 export type VoiceModel = ReturnType<typeof createVoiceModel>

@@ -11,6 +11,10 @@ const answers: Record<string, { status: number; body: unknown }> = {
   },
   broke: { status: 402, body: { detail: 'Insufficient credits', code: 'insufficient_credits' } },
   media: { status: 500, body: { detail: 'Failed to create the voice session', code: 'media_server_error' } },
+  off: {
+    status: 500,
+    body: { detail: 'Failed to create the voice session: voice is off on this server', code: 'voice_off' },
+  },
   text: { status: 400, body: { detail: 'Agent must be pipeline or realtime', code: 'not_voice_agent' } },
   garbled: { status: 200, body: { token: 42 } },
 }
@@ -46,13 +50,14 @@ const failureOf = (agentId: string, url = baseUrl) =>
 describe('voice session request', () => {
   it('posts the agent id with the widget key and returns where to connect', async () => {
     const session = await createVoiceSession({ baseUrl, apiKey: 'tk_widget_key', agentId: 'ok' })
-    expect(session).toEqual({ url: 'wss://media.example', token: 'jwt' })
+    expect(session).toEqual({ url: 'wss://media.example', token: 'jwt', agentName: 'Ava' })
     expect(seen.at(-1)).toEqual({ key: 'tk_widget_key', body: '{"agent_id":"ok"}' })
   })
 
   it('names each refusal by what the visitor is told: 402, 500, any other, a malformed answer, no server', async () => {
     expect(await failureOf('broke')).toBe('insufficient_credits')
     expect(await failureOf('media')).toBe('media_error')
+    expect(await failureOf('off')).toBe('voice_off')
     expect(await failureOf('text')).toBe('error')
     expect(await failureOf('garbled')).toBe('error')
     expect(await failureOf('ok', 'http://127.0.0.1:1')).toBe('network')

@@ -15,9 +15,16 @@ export class CallFailure extends Error {
 /** The wire shape with no field checked yet: nothing from the network is trusted as it comes. */
 type Unchecked<T> = { [K in keyof T]?: unknown }
 
-// 402 is the spec's "insufficient credits"; 500 (and a 502/503 from a proxy) the media server failing.
-const toFailure = (status: number): VoiceFailure =>
-  status === 402 ? 'insufficient_credits' : status >= 500 ? 'media_error' : 'error'
+// 402 is the spec's "insufficient credits"; 500 (and a 502/503 from a proxy) the media server
+// failing, or, with code voice_off, a deployment without voice.
+const toFailure = (status: number, code: unknown): VoiceFailure =>
+  code === 'voice_off'
+    ? 'voice_off'
+    : status === 402
+      ? 'insufficient_credits'
+      : status >= 500
+        ? 'media_error'
+        : 'error'
 
 export const createVoiceSession = async ({
   baseUrl,
@@ -29,7 +36,7 @@ export const createVoiceSession = async ({
   apiKey: string
   agentId: string
   continues?: Continuation | null
-}): Promise<{ url: string; token: string }> => {
+}): Promise<{ url: string; token: string; agentName: string }> => {
   let response: Response
   try {
     response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/voice-sessions`, {
@@ -46,8 +53,14 @@ export const createVoiceSession = async ({
   } catch {
     throw new CallFailure('network')
   }
-  if (!response.ok) throw new CallFailure(toFailure(response.status))
-  const body = (await response.json().catch(() => null)) as Unchecked<VoiceSession> | null
+  const body = (await response.json().catch(() => null)) as
+    | (Unchecked<VoiceSession> & { code?: unknown })
+    | null
+  if (!response.ok) throw new CallFailure(toFailure(response.status, body?.code))
   if (typeof body?.token !== 'string' || typeof body.livekit_url !== 'string') throw new CallFailure('error')
-  return { url: body.livekit_url, token: body.token }
+  return {
+    url: body.livekit_url,
+    token: body.token,
+    agentName: typeof body.agent_name === 'string' ? body.agent_name : '',
+  }
 }

@@ -185,6 +185,8 @@ export const ZEnvironment = z.object({
   BATCH_RETRY_BASE_MS: wholeNumber(9, 'milliseconds', 10).default(120_000),
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),
+  /** What each reply in flight reserves of the balance until its real cost settles it. */
+  CHAT_REPLY_HOLD_USD: usdAmount.default(0.01),
   SIGNIN_ATTEMPTS_PER_ACCOUNT: wholeNumber(6, 'attempts', 1).default(10),
   SIGNIN_ATTEMPTS_PER_ADDRESS: wholeNumber(6, 'attempts', 1).default(50),
   SIGNUPS_PER_ADDRESS: wholeNumber(6, 'sign-ups', 1).default(5),

@@ -96,6 +96,8 @@ export type Config = Readonly<{
   chatPlanCacheEntries: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
+  /** Reserved by each reply in flight (CHAT_REPLY_HOLD_USD), settled by its real cost. */
+  chatReplyHoldMicros: number
   /** How often each worker looks for batch work it was not told about (scheduled starts, retries due, lost claims). */
   batchTickMs: number
   /** A contact's retries wait base, 4×, 16×, … this (capped at an hour). */
@@ -247,6 +249,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
+    chatReplyHoldMicros: Math.round(vars.CHAT_REPLY_HOLD_USD * 1_000_000),
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,

@@ -1,4 +1,5 @@
 import * as agentStore from '../agents/store.ts'
+import { releaseHoldsOf } from '../billing/holds.ts'
 import { debitUsages, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
@@ -59,6 +60,11 @@ const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]
     const price = priceOf(call)
     return price > 0 ? [{ call, price }] : [] // a call row starts at cost 0 and is closed once
   })
+  // The real cost settles what the calls reserved: the holds go in the same transaction.
+  await releaseHoldsOf(
+    tx,
+    calls.map((call) => call.id),
+  )
   await store.setCallCosts(
     tx,
     charged.map(({ call, price }) => ({ id: call.id, costMicros: price })),

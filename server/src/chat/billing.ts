@@ -3,7 +3,7 @@ import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 
-const CHAT_CREDITS_MESSAGE = 'Insufficient credits: add credits to continue chatting'
+export const CHAT_CREDITS_MESSAGE = 'Insufficient credits: add credits to continue chatting'
 
 export type TokenUsage = { inputTokens: number; outputTokens: number }
 

@@ -2,12 +2,13 @@ import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
+import { releaseHold, requireHold } from '../billing/holds.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { trackReply } from './active-replies.ts'
-import { assertCredits, chargeReply } from './billing.ts'
+import { assertCredits, CHAT_CREDITS_MESSAGE, chargeReply } from './billing.ts'
 import {
   composePlan,
   isSamePlan,
@@ -73,6 +74,28 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
     throw error
   }
   return context ?? explainRefusedClaim(ctx, actor)
+}
+
+/**
+ * Reserves the reply's expected cost (CHAT_REPLY_HOLD_USD) before the claim: concurrent replies
+ * can never together spend what the balance does not cover. A refused hold first lets the session
+ * say what else is wrong with it (401, 404), then 402.
+ */
+const holdReply = async (ctx: AppContext, actor: ChatSessionActor) => {
+  try {
+    return await requireHold(ctx, {
+      organizationId: actor.organizationId,
+      amountMicros: ctx.config.chatReplyHoldMicros,
+      kind: 'reply',
+      reference: actor.conversationId,
+      ttlMs: STALE_REPLY_MS,
+      minBalanceMicros: ctx.config.chatMinBalanceMicros,
+      refusal: CHAT_CREDITS_MESSAGE,
+    })
+  } catch (error) {
+    if (error instanceof AppError && error.status === 402) await findActiveConversation(ctx, actor)
+    throw error
+  }
 }
 
 /** A reply already started from what the conversation's last reply here left (plan-cache.ts). */
@@ -183,11 +206,14 @@ export const sendMessage = async (
     return
   }
   const controller = new AbortController()
-  // Started before anything is read; used only if the claim's plan turns out the same.
+  // Started before anything is read; used only if the claim's plan turns out the same, and
+  // cancelled at once when the hold or the claim is refused.
   const guess = guessReply(ctx, actor, message, controller.signal)
+  let holdId: string | null = null
   let preparing: Promise<PreparedReply>
   let conversation: store.ConversationRow
   try {
+    holdId = await holdReply(ctx, actor)
     const context = await claimReply(ctx, actor, message)
     conversation = context.conversation
     preparing = settleReply(ctx, { context, message, guess, signal: controller.signal })
@@ -195,6 +221,7 @@ export const sendMessage = async (
     preparing.catch(() => undefined)
   } catch (error) {
     controller.abort('refused')
+    if (holdId) await releaseHold(ctx, holdId)
     // Refused: what this instance remembered of the session is no longer worth a guess, and the
     // key is free again (after fixing the cause it may be reused).
     forgetPlan(ctx, actor.conversationId)
@@ -234,6 +261,8 @@ export const sendMessage = async (
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
   } finally {
+    // Settled: recordReply debited the real cost (or the reply failed before any).
+    await releaseHold(ctx, holdId)
     reply.release()
     stream.close()
   }

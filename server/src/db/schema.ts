@@ -49,6 +49,16 @@ export interface CreditLedgerTable {
   created_at: Timestamp
 }
 
+export interface CreditHoldsTable {
+  id: string
+  organization_id: string
+  amount_micros: number
+  kind: 'reply' | 'call'
+  reference: string | null
+  created_at: Generated<Timestamp>
+  expires_at: Timestamp
+}
+
 export interface ApiKeysTable {
   id: string
   organization_id: string
@@ -305,6 +315,7 @@ export interface Database {
   memberships: MembershipsTable
   invitations: InvitationsTable
   credit_ledger: CreditLedgerTable
+  credit_holds: CreditHoldsTable
   api_keys: ApiKeysTable
   agents: AgentsTable
   organization_provider_keys: OrganizationProviderKeysTable

@@ -1,5 +1,7 @@
 import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
 import { findSessionAgent } from '../agents/service.ts'
+import { referHold, releaseHold, requireHold } from '../billing/holds.ts'
+import { estimateCallMicros } from '../calls/pricing.ts'
 import { deleteCallRoom } from '../calls/rooms.ts'
 import { closeCall, openCall } from '../calls/service.ts'
 import { assertCredits } from '../chat/billing.ts'
@@ -11,6 +13,20 @@ import type { ApiKeyActor } from '../http/types.ts'
 import { findKeyCreator } from '../keys/store.ts'
 import type { LiveKit } from '../providers/livekit.ts'
 import { agentRuntimeConfig, serializeDispatchMetadata } from './runtime-config.ts'
+
+const CALL_CREDITS_MESSAGE = 'Insufficient credits: add credits to start a voice session'
+/** A call's hold stops counting after this long should its close never come (its server died). */
+const CALL_HOLD_TTL_MS = 6 * 60 * 60 * 1000
+
+let lastRoomTimestamp = 0
+/**
+ * The room name's timestamp (milliseconds): never the same twice in this process, so two sessions
+ * of one key and agent opened in one millisecond get rooms of their own.
+ */
+const roomTimestamp = () => {
+  lastRoomTimestamp = Math.max(Date.now(), lastRoomTimestamp + 1)
+  return lastRoomTimestamp
+}
 
 /** A room nobody joins is closed by LiveKit after this long (and then its call by the webhook). */
 const EMPTY_ROOM_TIMEOUT_SECONDS = 120
@@ -78,13 +94,23 @@ export const createVoiceSession = async (
   const userId = await userIdOf(ctx, actor)
   const { agent, architecture } = await findVoiceAgent(ctx, actor, input.agent_id)
   const conversationId = await conversationToContinue(ctx, actor, input)
-  await assertCredits(ctx, actor.organizationId, 'Insufficient credits: add credits to start a voice session')
+  await assertCredits(ctx, actor.organizationId, CALL_CREDITS_MESSAGE)
   const livekit = requireLiveKit(ctx)
 
-  const roomName = `agent_${agent.id}_${userId}_${Date.now()}`
+  const roomName = `agent_${agent.id}_${userId}_${roomTimestamp()}`
+  // The call's expected cost is reserved before any room exists; its close settles the hold.
+  const holdId = await requireHold(ctx, {
+    organizationId: actor.organizationId,
+    amountMicros: estimateCallMicros(architecture),
+    kind: 'call',
+    ttlMs: CALL_HOLD_TTL_MS,
+    minBalanceMicros: ctx.config.chatMinBalanceMicros,
+    refusal: CALL_CREDITS_MESSAGE,
+  })
   try {
     await livekit.createRoom({ name: roomName, emptyTimeoutSeconds: EMPTY_ROOM_TIMEOUT_SECONDS })
   } catch (error) {
+    await releaseHold(ctx, holdId)
     throw mediaServerError(error)
   }
   const call = await openCall(ctx, {
@@ -97,6 +123,7 @@ export const createVoiceSession = async (
     direction: 'web',
     conversationId,
   })
+  await referHold(ctx.db, { id: holdId, reference: call.id })
   try {
     const metadata = serializeDispatchMetadata({
       version: DISPATCH_METADATA_VERSION,

@@ -1,4 +1,5 @@
 import * as agentStore from '../../agents/store.ts'
+import { heldMicros } from '../../billing/holds.ts'
 import { getBalanceMicros } from '../../billing/service.ts'
 import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
@@ -44,8 +45,12 @@ const findDialTarget = async (
     return {
       failure: `The agent ${agent.name} is inactive (agent_inactive): activate it, then retry the job`,
     }
-  const balance = await getBalanceMicros(ctx.db, job.organizationId)
-  if (balance < estimateCallMicros(agent.agentArchitecture))
+  // What replies and calls in flight hold is not there to spend (billing/holds.ts).
+  const [balance, held] = await Promise.all([
+    getBalanceMicros(ctx.db, job.organizationId),
+    heldMicros(ctx.db, job.organizationId),
+  ])
+  if (balance - held < estimateCallMicros(agent.agentArchitecture))
     return { failure: 'Credits ran out: the balance is below the cost of one average call' }
   return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent, job.organizationId), phoneNumber }
 }

@@ -14,6 +14,8 @@ import type { RedisClient } from './redis.ts'
 
 /** What every service needs, built once at boot and passed down explicitly. */
 export type AppContext = Readonly<{
+  /** This instance's id in server_instances (its heartbeat) and on the replies it streams. */
+  instanceId: string
   config: Config
   db: Kysely<Database>
   logger: Logger

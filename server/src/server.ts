@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
+import { ulid } from 'ulid'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/dialer/worker.ts'
@@ -15,6 +16,7 @@ import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
 import { createStreamRegistry } from './http/streams.ts'
 import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
+import { startHeartbeat } from './instances/liveness.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
@@ -80,6 +82,7 @@ export const start = async ({
     if (applied.length > 0) logger.info({ applied }, 'migrations applied')
     signals = await createSignals({ redis, logger })
     const ctx: AppContext = Object.freeze({
+      instanceId: ulid(),
       config,
       db: database.db,
       logger,
@@ -111,6 +114,7 @@ export const start = async ({
     const server = config.role === 'worker' ? null : await listen(app, config.port)
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)
+    const stopHeartbeat = await startHeartbeat(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
     if (!ctx.livekit)
       logger.warn(
@@ -123,6 +127,7 @@ export const start = async ({
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await waitForActiveReplies(ctx)
+        await stopHeartbeat()
         await dialer?.stop()
         await ctx.jobs.stop()
         await ctx.signals.close()

@@ -134,6 +134,10 @@ export const claimReply = async (
     keyId: string | null
     idleBefore: Date
     staleBefore: Date
+    /** The streaming instance must have beaten since then, or its reply is taken over. */
+    aliveAfter: Date
+    /** The instance taking the reply. */
+    instanceId: string
     minBalanceMicros: number
     historyLimit: number
     message: { id: string; content: string; tokenCount: number }
@@ -142,10 +146,13 @@ export const claimReply = async (
   const now = new Date()
   const { rows } = await sql<ClaimedRow>`
     with claimed as (
-      update conversations c set reply_started_at = ${now}, last_activity_at = ${now}
+      update conversations c set reply_started_at = ${now}, reply_instance_id = ${input.instanceId},
+        last_activity_at = ${now}
       where c.id = ${input.id} and c.organization_id = ${input.organizationId} and c.status = 'active'
         and c.last_activity_at >= ${input.idleBefore}
-        and (c.reply_started_at is null or c.reply_started_at < ${input.staleBefore})
+        and (c.reply_started_at is null or c.reply_started_at < ${input.staleBefore}
+          or not exists (select 1 from server_instances i
+            where i.id = c.reply_instance_id and i.last_seen_at >= ${input.aliveAfter}))
         and (${input.keyId}::text is null
           or exists (select 1 from api_keys k where k.id = ${input.keyId} and k.status = 'active'))
         and exists (select 1 from organizations o where o.id = c.organization_id

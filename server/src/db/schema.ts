@@ -49,6 +49,11 @@ export interface CreditLedgerTable {
   created_at: Timestamp
 }
 
+export interface ServerInstancesTable {
+  id: string
+  last_seen_at: Timestamp
+}
+
 export interface CreditHoldsTable {
   id: string
   organization_id: string
@@ -158,6 +163,8 @@ export interface ConversationsTable {
   output_tokens: Generated<number>
   cost_micros: Generated<number>
   reply_started_at: Timestamp | null
+  /** The instance streaming the reply in progress (its heartbeat says whether it lives). */
+  reply_instance_id: string | null
   analysis_summary: string | null
   analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
   analysis_outcome: string | null
@@ -316,6 +323,7 @@ export interface Database {
   invitations: InvitationsTable
   credit_ledger: CreditLedgerTable
   credit_holds: CreditHoldsTable
+  server_instances: ServerInstancesTable
   api_keys: ApiKeysTable
   agents: AgentsTable
   organization_provider_keys: OrganizationProviderKeysTable

@@ -45,6 +45,8 @@ export const startFakeLlm = async () => {
   let fallback: FakeReply | ((request: CompletionRequest) => FakeReply) = STANDARD_REPLY
 
   const write = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`)
+  /** Resolves once everything written so far has been handed to the socket. */
+  const flushed = (res: ServerResponse) => new Promise<void>((resolve) => res.write('', () => resolve()))
   const chunk = (model: string, delta: unknown, finish: string | null = null) => ({
     id: `chatcmpl-${sequence}`,
     object: 'chat.completion.chunk',
@@ -95,7 +97,9 @@ export const startFakeLlm = async () => {
         write(res, chunk(body.model, { content: text }))
       }
       if (reply.breakAfterText) {
-        // Let the written chunks reach the client before the connection drops.
+        // Let the written chunks reach the client before the connection drops: flushed to the
+        // socket, then a moment for the client to read them (under load a fixed sleep alone lost one).
+        await flushed(res)
         await sleep(50)
         res.destroy()
         return

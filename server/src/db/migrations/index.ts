@@ -13,6 +13,7 @@ import * as callPresence from './0011-call-presence.ts'
 import * as fallbackModel from './0014-fallback-model.ts'
 import * as oneConversation from './0019-one-conversation.ts'
 import * as creditHolds from './0020-credit-holds.ts'
+import * as instanceLiveness from './0021-instance-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0014-fallback-model': fallbackModel,
   '0019-one-conversation': oneConversation,
   '0020-credit-holds': creditHolds,
+  '0021-instance-liveness': instanceLiveness,
 }

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chatCall, createChatSession, readChatStream } from '../../test/helpers/chat.ts'
+import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+
+/**
+ * A reply belongs to the instance streaming it, and that instance's heartbeat says whether it
+ * lives: a reply whose instance died (kill -9, power loss) no longer holds the session for the
+ * 10-minute stale bound; one whose instance lives still does.
+ */
+let server: TestServer
+let llm: FakeLlm
+let team: Awaited<ReturnType<typeof createTeam>>
+let key: string
+
+beforeAll(async () => {
+  llm = await startFakeLlm()
+  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' } })
+  team = await createTeam(server)
+  key = await secretKeyFor(server, team.owner)
+})
+afterAll(async () => {
+  await server?.destroy()
+  await llm?.close()
+})
+
+/** A reply left in progress by `instanceId`, as its claim would have left it. */
+const replyInProgress = (conversationId: string, instanceId: string) =>
+  server.ctx.db
+    .updateTable('conversations')
+    .set({ reply_started_at: new Date(), reply_instance_id: instanceId })
+    .where('id', '=', conversationId)
+    .execute()
+
+describe('instance liveness', () => {
+  it('this instance beats: its row in server_instances is fresh', async () => {
+    const row = await server.ctx.db
+      .selectFrom('server_instances')
+      .selectAll()
+      .where('id', '=', server.ctx.instanceId)
+      .executeTakeFirstOrThrow()
+    expect(Date.now() - row.last_seen_at.getTime()).toBeLessThan(60_000)
+  })
+
+  it('takes over at once a reply whose instance is dead, and waits for one whose instance lives', async () => {
+    const agent = await makeAgent(server, team.owner)
+    const session = await createChatSession(server, { key, agentId: agent.id })
+
+    await server.ctx.db
+      .insertInto('server_instances')
+      .values({ id: 'alive-elsewhere', last_seen_at: new Date() })
+      .execute()
+    await replyInProgress(session.conversation_id, 'alive-elsewhere')
+    const busy = await chatCall(server, session, 'messages', { json: { message: 'hello?' } })
+    expect(busy.status).toBe(409)
+    await busy.text()
+
+    // Its instance died: no heartbeat since long ago (or never a row at all).
+    await server.ctx.db
+      .updateTable('server_instances')
+      .set({ last_seen_at: new Date(Date.now() - 60_000) })
+      .where('id', '=', 'alive-elsewhere')
+      .execute()
+    const taken = await chatCall(server, session, 'messages', { json: { message: 'hello again' } })
+    expect(taken.status).toBe(200)
+    expect((await readChatStream(taken)).at(-1)?.event).toBe('stream_end')
+
+    await replyInProgress(session.conversation_id, 'never-had-a-heartbeat')
+    const again = await chatCall(server, session, 'messages', { json: { message: 'and again' } })
+    expect(again.status).toBe(200)
+    await readChatStream(again)
+  })
+})

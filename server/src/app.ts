@@ -10,6 +10,7 @@ import { registerBatchRoutes } from './batch/routes.ts'
 import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
+import { registerConversationRoutes } from './conversations/routes.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
@@ -114,6 +115,7 @@ export const createApp = (
   registerPhoneNumberRoutes(routes, ctx)
   registerVoiceRoutes(routes, ctx)
   registerCallRoutes(routes, ctx)
+  registerConversationRoutes(routes, ctx)
   registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
   extend?.({ routes, app, ctx })

@@ -14,6 +14,7 @@ import * as fallbackModel from './0014-fallback-model.ts'
 import * as oneConversation from './0019-one-conversation.ts'
 import * as creditHolds from './0020-credit-holds.ts'
 import * as instanceLiveness from './0021-instance-liveness.ts'
+import * as conversationSearch from './0022-conversation-search.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0019-one-conversation': oneConversation,
   '0020-credit-holds': creditHolds,
   '0021-instance-liveness': instanceLiveness,
+  '0022-conversation-search': conversationSearch,
 }

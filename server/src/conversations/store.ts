@@ -1,0 +1,91 @@
+import type { ListConversationsQuery } from '@parley/shared'
+import { sql } from 'kysely'
+import type { Executor } from '../db/index.ts'
+
+/** Where the previous page ended: its last conversation's creation time and id (newest first). */
+export type Cursor = { createdAt: Date; id: string }
+
+const summaryColumns = sql`c.id, c.agent_id, c.agent_name, c.status, c.user_identifier, c.cost_micros,
+  c.created_at, c.last_activity_at, c.ended_at,
+  (select count(*) from chat_messages m where m.conversation_id = c.id) as message_count,
+  (select coalesce(json_agg(distinct m.channel), '[]'::json) from chat_messages m
+    where m.conversation_id = c.id) as channels`
+
+export type SummaryRow = {
+  id: string
+  agent_id: string
+  agent_name: string
+  status: 'active' | 'ended' | 'expired'
+  user_identifier: string | null
+  cost_micros: string | number
+  created_at: Date
+  last_activity_at: Date
+  ended_at: Date | null
+  message_count: string | number
+  channels: Array<'text' | 'voice'>
+}
+
+/**
+ * One page of an organization's conversations, newest first (keyset: creation time, then id),
+ * `limit + 1` rows so the caller knows whether another page follows.
+ */
+export const listConversations = async (
+  db: Executor,
+  {
+    organizationId,
+    query,
+    after,
+  }: { organizationId: string; query: ListConversationsQuery; after: Cursor | null },
+) => {
+  const filters = [sql`c.organization_id = ${organizationId}`]
+  if (after) filters.push(sql`(c.created_at, c.id) < (${after.createdAt}, ${after.id})`)
+  if (query.agentId) filters.push(sql`c.agent_id = ${query.agentId}`)
+  if (query.status) filters.push(sql`c.status = ${query.status}`)
+  if (query.userIdentifier) filters.push(sql`c.user_identifier = ${query.userIdentifier}`)
+  if (query.createdFrom) filters.push(sql`c.created_at >= ${new Date(query.createdFrom)}`)
+  if (query.createdTo) filters.push(sql`c.created_at < ${new Date(query.createdTo)}`)
+  if (query.channel)
+    filters.push(
+      sql`exists (select 1 from chat_messages m where m.conversation_id = c.id and m.channel = ${query.channel})`,
+    )
+  if (query.q)
+    filters.push(sql`exists (select 1 from chat_messages m where m.conversation_id = c.id
+      and to_tsvector('simple', m.content) @@ plainto_tsquery('simple', ${query.q}))`)
+  const { rows } = await sql<SummaryRow>`
+    select ${summaryColumns} from conversations c
+    where ${sql.join(filters, sql` and `)}
+    order by c.created_at desc, c.id desc
+    limit ${query.limit + 1}`.execute(db)
+  return rows
+}
+
+export const findConversation = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const { rows } = await sql<
+    SummaryRow & { metadata: Record<string, unknown>; input_tokens: number; output_tokens: number }
+  >`
+    select ${summaryColumns}, c.metadata, c.input_tokens, c.output_tokens from conversations c
+    where c.organization_id = ${organizationId} and c.id = ${id}`.execute(db)
+  return rows[0]
+}
+
+/** Every message, oldest first (ids are ULIDs: they order messages of one millisecond). */
+export const listMessages = (db: Executor, conversationId: string) =>
+  db
+    .selectFrom('chat_messages')
+    .select(['id', 'role', 'content', 'channel', 'call_id', 'status', 'model', 'fallback_from', 'created_at'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+
+/** The calls that continued the conversation (one conversation across text and voice). */
+export const listCalls = (db: Executor, conversationId: string) =>
+  db
+    .selectFrom('calls')
+    .select(['id', 'agent_id', 'status', 'duration_seconds', 'cost_micros', 'started_at'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('started_at')
+    .execute()

@@ -1,0 +1,92 @@
+import { z } from 'zod'
+import { ZIsoDateTime } from './common.ts'
+
+/** GET /v1/conversations: newest first, a page at a time, narrowed by any of the filters. */
+export const ZListConversationsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'The nextCursor of the previous page; absent for the first page' }),
+  agentId: z.string().min(1).max(100).optional(),
+  status: z.enum(['active', 'ended', 'expired']).optional(),
+  channel: z.enum(['text', 'voice']).optional().meta({
+    description: 'Conversations with at least one message typed (text) or spoken in a call (voice)',
+  }),
+  userIdentifier: z.string().min(1).max(200).optional(),
+  createdFrom: z.iso.datetime({ offset: true }).optional(),
+  createdTo: z.iso.datetime({ offset: true }).optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Words any message of the conversation contains (PostgreSQL full-text search)' }),
+})
+export type ListConversationsQuery = z.infer<typeof ZListConversationsQuery>
+
+export const ZConversationIdParams = z.object({ conversationId: z.string().min(1).max(100) })
+
+const ZConversationSummary = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  agentName: z.string(),
+  status: z.enum(['active', 'ended', 'expired']),
+  userIdentifier: z.string().nullable(),
+  messageCount: z.number().int(),
+  channels: z.array(z.enum(['text', 'voice'])),
+  costUsd: z.number().meta({ description: 'The replies’ cost; calls are billed on their own (see calls)' }),
+  createdAt: ZIsoDateTime,
+  lastActivityAt: ZIsoDateTime,
+  endedAt: ZIsoDateTime.nullable(),
+})
+
+export const ZConversationList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(ZConversationSummary),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as cursor for the next page; null: last page' }),
+  })
+  .meta({ id: 'ConversationList' })
+export type ConversationList = z.infer<typeof ZConversationList>
+
+export const ZConversationMessage = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  channel: z.enum(['text', 'voice']),
+  callId: z.string().nullable(),
+  status: z.enum(['complete', 'partial', 'stopped']),
+  model: z.string().nullable(),
+  fallbackFrom: z.string().nullable(),
+  createdAt: ZIsoDateTime,
+})
+
+export const ZConversationDetail = z
+  .object({
+    success: z.literal(true),
+    data: ZConversationSummary.extend({
+      metadata: z.record(z.string(), z.unknown()),
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      messages: z.array(ZConversationMessage),
+      calls: z.array(
+        z.object({
+          id: z.string(),
+          agentId: z.string(),
+          status: z.enum(['active', 'ended', 'failed']),
+          durationSeconds: z.number().int().nullable(),
+          costUsd: z.number(),
+          startedAt: ZIsoDateTime,
+        }),
+      ),
+    }),
+  })
+  .meta({ id: 'ConversationDetail' })
+export type ConversationDetail = z.infer<typeof ZConversationDetail>

@@ -28,6 +28,25 @@ export const ZListConversationsQuery = z.object({
 })
 export type ListConversationsQuery = z.infer<typeof ZListConversationsQuery>
 
+export const ZRecordDeleted = z
+  .object({ success: z.literal(true), data: z.object({ id: z.string(), deleted: z.literal(true) }) })
+  .meta({ id: 'RecordDeleted' })
+
+export const ZDeletionList = z
+  .object({
+    success: z.literal(true),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['conversation', 'call']),
+        targetId: z.string(),
+        deletedByKeyId: z.string().nullable(),
+        createdAt: ZIsoDateTime,
+      }),
+    ),
+  })
+  .meta({ id: 'DeletionList' })
+
 export const ZConversationIdParams = z.object({ conversationId: z.string().min(1).max(100) })
 
 const ZConversationSummary = z.object({

@@ -1,12 +1,16 @@
 import {
+  ZCallIdParams,
   ZConversationDetail,
   ZConversationIdParams,
   ZConversationList,
+  ZDeletionList,
   ZListConversationsQuery,
+  ZRecordDeleted,
 } from '@parley/shared'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
+import { deleteCall, deleteConversation, listDeletions } from './deletion.ts'
 import { getConversation, listConversations } from './service.ts'
 
 const TAG = 'Conversations'
@@ -39,5 +43,40 @@ export const registerConversationRoutes = (routes: RouteTable, ctx: AppContext) 
         organizationId: apiKeyActorOf(req).organizationId,
         conversationId: params.conversationId,
       }),
+  })
+
+  routes.add({
+    method: 'delete',
+    path: '/v1/conversations/{conversationId}',
+    summary: 'Delete a conversation and everything said in it (privacy requests); logged in /v1/deletions',
+    tag: TAG,
+    auth: 'apiKey',
+    params: ZConversationIdParams,
+    response: ZRecordDeleted,
+    errors: [404, 409],
+    handle: ({ params, req }) =>
+      deleteConversation(ctx, { actor: apiKeyActorOf(req), conversationId: params.conversationId }),
+  })
+
+  routes.add({
+    method: 'delete',
+    path: '/v1/calls/{callId}',
+    summary: 'Delete an ended call with its transcript (privacy requests); logged in /v1/deletions',
+    tag: 'Calls',
+    auth: 'apiKey',
+    params: ZCallIdParams,
+    response: ZRecordDeleted,
+    errors: [404, 409],
+    handle: ({ params, req }) => deleteCall(ctx, { actor: apiKeyActorOf(req), callId: params.callId }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/v1/deletions',
+    summary: 'The organization’s log of privacy deletions: what went, when and which key asked',
+    tag: TAG,
+    auth: 'apiKey',
+    response: ZDeletionList,
+    handle: ({ req }) => listDeletions(ctx, apiKeyActorOf(req).organizationId),
   })
 }

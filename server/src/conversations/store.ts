@@ -89,3 +89,36 @@ export const listCalls = (db: Executor, conversationId: string) =>
     .where('conversation_id', '=', conversationId)
     .orderBy('started_at')
     .execute()
+
+/** Records a privacy deletion (never the content), inside the deleting transaction. */
+export const logDeletion = (
+  db: Executor,
+  entry: {
+    id: string
+    organizationId: string
+    kind: 'conversation' | 'call'
+    targetId: string
+    keyId: string
+  },
+) =>
+  db
+    .insertInto('deletions')
+    .values({
+      id: entry.id,
+      organization_id: entry.organizationId,
+      kind: entry.kind,
+      target_id: entry.targetId,
+      deleted_by_key_id: entry.keyId,
+      created_at: new Date(),
+    })
+    .execute()
+
+export const listDeletions = (db: Executor, organizationId: string) =>
+  db
+    .selectFrom('deletions')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(500)
+    .execute()

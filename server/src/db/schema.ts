@@ -49,6 +49,15 @@ export interface CreditLedgerTable {
   created_at: Timestamp
 }
 
+export interface DeletionsTable {
+  id: string
+  organization_id: string
+  kind: 'conversation' | 'call'
+  target_id: string
+  deleted_by_key_id: string | null
+  created_at: Timestamp
+}
+
 export interface ServerInstancesTable {
   id: string
   last_seen_at: Timestamp
@@ -324,6 +333,7 @@ export interface Database {
   credit_ledger: CreditLedgerTable
   credit_holds: CreditHoldsTable
   server_instances: ServerInstancesTable
+  deletions: DeletionsTable
   api_keys: ApiKeysTable
   agents: AgentsTable
   organization_provider_keys: OrganizationProviderKeysTable

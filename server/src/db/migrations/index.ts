@@ -15,6 +15,7 @@ import * as oneConversation from './0019-one-conversation.ts'
 import * as creditHolds from './0020-credit-holds.ts'
 import * as instanceLiveness from './0021-instance-liveness.ts'
 import * as conversationSearch from './0022-conversation-search.ts'
+import * as deletions from './0023-deletions.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0020-credit-holds': creditHolds,
   '0021-instance-liveness': instanceLiveness,
   '0022-conversation-search': conversationSearch,
+  '0023-deletions': deletions,
 }

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chatCall, createChatSession, createTextAgent, sendChat } from '../../test/helpers/chat.ts'
+import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
+import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { startVoiceSession } from '../../test/helpers/voice.ts'
+
+const WORKER_TOKEN = randomBytes(24).toString('hex')
+let fake: FakeLiveKit
+let llm: FakeLlm
+let server: TestServer
+let key: string
+let strangerKey: string
+let textAgentId: string
+let voiceAgentId: string
+
+beforeAll(async () => {
+  fake = await startFakeLiveKit()
+  llm = await startFakeLlm()
+  server = await startTestServer({
+    env: {
+      ...fake.env,
+      WORKER_TOKEN,
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: 'test-llm-key',
+      DEEPGRAM_API_KEY: 'dg',
+      CARTESIA_API_KEY: 'ca',
+    },
+  })
+  const team = await createTeam(server)
+  key = await secretKeyFor(server, team.owner)
+  strangerKey = await secretKeyFor(server, (await createTeam(server)).owner)
+  textAgentId = await createTextAgent(server, key, 'Shop')
+  voiceAgentId = (await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })).id
+})
+afterAll(async () => {
+  await server?.destroy()
+  await llm?.close()
+  await fake?.close()
+})
+
+const api = (method: string, path: string, as = key) =>
+  server.request(path, { method, headers: { 'x-api-key': as } })
+
+/** A chat conversation continued by a call (both said something), the call ended by its agent. */
+const conversationWithCall = async () => {
+  const chat = await createChatSession(server, { key, agentId: textAgentId })
+  llm.queue({ text: ['Typed answer.'] })
+  await sendChat(server, chat, 'my address is 12 Baker Street')
+  const call = await startVoiceSession(server, { key, agentId: voiceAgentId, continues: chat })
+  const said = await server.request(`/v1/calls/${call.callId}/transcript`, {
+    method: 'POST',
+    token: WORKER_TOKEN,
+    json: { lines: [{ role: 'user', content: 'my card ends in 4242' }] },
+  })
+  expect(said.status).toBe(200)
+  return { chat, callId: call.callId }
+}
+
+const endCall = (callId: string) =>
+  server.request(`/v1/calls/${callId}/end`, {
+    method: 'POST',
+    token: WORKER_TOKEN,
+    json: { reason: 'agent_ended' },
+  })
+
+const count = async (table: 'chat_messages' | 'call_transcript_lines', column: string, value: string) =>
+  Number(
+    (
+      await server.ctx.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where(column as never, '=', value as never)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
+
+describe('privacy deletion', () => {
+  it('deletes a conversation with everything said in it, its calls’ transcripts too, and logs who asked', async () => {
+    const { chat, callId } = await conversationWithCall()
+    expect((await api('DELETE', `/v1/conversations/${chat.conversation_id}`, strangerKey)).status).toBe(404)
+    const deleted = await api('DELETE', `/v1/conversations/${chat.conversation_id}`)
+    expect(deleted.status).toBe(200)
+    expect(await deleted.json()).toEqual({ success: true, data: { id: chat.conversation_id, deleted: true } })
+    expect((await api('GET', `/v1/conversations/${chat.conversation_id}`)).status).toBe(404)
+    expect(await count('chat_messages', 'conversation_id', chat.conversation_id)).toBe(0)
+    expect(await count('call_transcript_lines', 'call_id', callId)).toBe(0)
+    // The visitor's session is gone with it.
+    expect((await chatCall(server, chat, 'history')).status).toBe(404)
+    expect((await api('DELETE', `/v1/conversations/${chat.conversation_id}`)).status).toBe(404)
+
+    const log = (await (await api('GET', '/v1/deletions')).json()) as {
+      data: { kind: string; targetId: string; deletedByKeyId: string | null }[]
+    }
+    expect(log.data[0]).toMatchObject({ kind: 'conversation', targetId: chat.conversation_id })
+    expect(log.data[0]?.deletedByKeyId).toBeTruthy()
+    expect(JSON.stringify(log)).not.toContain('Baker')
+    const theirs = (await (await api('GET', '/v1/deletions', strangerKey)).json()) as { data: unknown[] }
+    expect(theirs.data).toEqual([])
+  })
+
+  it('refuses a live call (409), then deletes the ended call with its transcript and its spoken messages', async () => {
+    const { chat, callId } = await conversationWithCall()
+    expect((await api('DELETE', `/v1/calls/${callId}`)).status).toBe(409)
+    expect((await endCall(callId)).status).toBe(200)
+    expect((await api('DELETE', `/v1/calls/${callId}`, strangerKey)).status).toBe(404)
+    expect((await api('DELETE', `/v1/calls/${callId}`)).status).toBe(200)
+    expect((await api('GET', `/v1/calls/${callId}`)).status).toBe(404)
+    expect(await count('call_transcript_lines', 'call_id', callId)).toBe(0)
+    // The typed part of the conversation stays; what was said in the call is gone.
+    const history = (await (await chatCall(server, chat, 'history')).json()) as {
+      messages: { content: string }[]
+    }
+    expect(history.messages.map((message) => message.content)).toEqual([
+      'my address is 12 Baker Street',
+      'Typed answer.',
+    ])
+  })
+})

@@ -1,4 +1,6 @@
 import {
+  ZAnalytics,
+  ZAnalyticsQuery,
   ZCallIdParams,
   ZConversationDetail,
   ZConversationIdParams,
@@ -10,6 +12,7 @@ import {
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
+import { getAnalytics } from './analytics.ts'
 import { deleteCall, deleteConversation, listDeletions } from './deletion.ts'
 import { getConversation, listConversations } from './service.ts'
 
@@ -68,6 +71,19 @@ export const registerConversationRoutes = (routes: RouteTable, ctx: AppContext) 
     response: ZRecordDeleted,
     errors: [404, 409],
     handle: ({ params, req }) => deleteCall(ctx, { actor: apiKeyActorOf(req), callId: params.callId }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/v1/analytics',
+    summary:
+      'Per agent and per day: conversations, messages, calls, minutes, cost, outcomes, time to first reply',
+    tag: TAG,
+    auth: 'apiKey',
+    query: ZAnalyticsQuery,
+    response: ZAnalytics,
+    handle: ({ query, req }) =>
+      getAnalytics(ctx, { organizationId: apiKeyActorOf(req).organizationId, query }),
   })
 
   routes.add({

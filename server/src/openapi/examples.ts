@@ -47,6 +47,18 @@ const LATER = '2026-11-24T09:34:12.000Z'
  * the leaf's type, pattern and format wins.
  */
 const byName: Record<string, unknown> = {
+  averageCallSeconds: 126.5,
+  averageFirstReplySeconds: 1.84,
+  callCostUsd: 0.0735,
+  callMinutes: 4.2,
+  calls: 3,
+  conversations: 18,
+  date: '2026-11-24',
+  from: '2026-11-01',
+  to: '2026-11-24',
+  messages: 96,
+  outcomes: 4,
+  replyCostUsd: 0.0813,
   '': 'event: chunk\ndata: {"delta":"Hello"}\n\n',
   active: true,
   agentId: ID.agent,
@@ -209,6 +221,7 @@ const byName: Record<string, unknown> = {
 
 const byFormat: Record<string, unknown> = {
   'date-time': WHEN,
+  date: '2026-11-24',
   email: 'ada@shop.example.com',
   uri: 'https://shop.example.com',
 }

@@ -1,0 +1,124 @@
+import type { Analytics, AnalyticsQuery } from '@parley/shared'
+import { sql } from 'kysely'
+import { toUsd } from '../billing/service.ts'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const MAX_DAYS = 366
+
+type ConversationDay = {
+  agent_id: string
+  day: string
+  conversations: string | number
+  messages: string | number | null
+  cost: string | number | null
+  first_reply: string | number | null
+}
+type CallDay = {
+  agent_id: string
+  day: string
+  calls: string | number
+  seconds: string | number | null
+  cost: string | number | null
+  average_seconds: string | number | null
+}
+type OutcomeDay = { agent_id: string; day: string; outcome: string; count: string | number }
+
+const number = (value: string | number | null) => (value === null ? 0 : Number(value))
+const rounded = (value: number) => Math.round(value * 100) / 100
+
+/**
+ * GET /v1/analytics: per agent and per UTC day, three grouped SQL reads over the same tables the
+ * API shows (conversations and their messages, calls), served by their organization-and-time
+ * indexes; the rows are merged here.
+ */
+export const getAnalytics = async (
+  ctx: AppContext,
+  { organizationId, query }: { organizationId: string; query: AnalyticsQuery },
+): Promise<Analytics> => {
+  const from = new Date(`${query.from}T00:00:00.000Z`)
+  const until = new Date(new Date(`${query.to}T00:00:00.000Z`).getTime() + DAY_MS)
+  if (until <= from) throw AppError.badRequest('to: must not be before from')
+  if ((until.getTime() - from.getTime()) / DAY_MS > MAX_DAYS)
+    throw AppError.badRequest(`to: at most ${MAX_DAYS} days after from`)
+  const agent = (column: string) => (query.agentId ? sql`and ${sql.ref(column)} = ${query.agentId}` : sql``)
+  const [conversations, calls, outcomes] = await Promise.all([
+    sql<ConversationDay>`
+      select c.agent_id, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+        count(*) as conversations, sum(mc.n) as messages, sum(c.cost_micros) as cost,
+        avg(fr.seconds) as first_reply
+      from conversations c
+      left join lateral (select count(*) as n from chat_messages m where m.conversation_id = c.id) mc on true
+      left join lateral (
+        select extract(epoch from (
+          (select min(a.created_at) from chat_messages a where a.conversation_id = c.id and a.role = 'assistant'
+            and a.created_at >= u.first_at) - u.first_at)) as seconds
+        from (select min(m.created_at) as first_at from chat_messages m
+          where m.conversation_id = c.id and m.role = 'user') u) fr on true
+      where c.organization_id = ${organizationId} and c.created_at >= ${from} and c.created_at < ${until}
+        ${agent('c.agent_id')}
+      group by 1, 2`.execute(ctx.db),
+    sql<CallDay>`
+      select agent_id, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as calls,
+        sum(duration_seconds) as seconds, sum(cost_micros) as cost, avg(duration_seconds) as average_seconds
+      from calls
+      where organization_id = ${organizationId} and started_at >= ${from} and started_at < ${until}
+        ${agent('agent_id')}
+      group by 1, 2`.execute(ctx.db),
+    sql<OutcomeDay>`
+      select agent_id, day, outcome, count(*) as count from (
+        select agent_id, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+          'call.' || coalesce(end_reason, status) as outcome
+        from calls where organization_id = ${organizationId} and started_at >= ${from} and started_at < ${until}
+          ${agent('agent_id')}
+        union all
+        select agent_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD'), 'conversation.' || status
+        from conversations where organization_id = ${organizationId} and created_at >= ${from}
+          and created_at < ${until} ${agent('agent_id')}
+      ) o
+      group by 1, 2, 3`.execute(ctx.db),
+  ])
+  const rows = new Map<string, Analytics['data'][number]>()
+  const rowOf = (agentId: string, date: string) => {
+    const id = `${date}|${agentId}`
+    let row = rows.get(id)
+    if (!row) {
+      row = {
+        date,
+        agentId,
+        conversations: 0,
+        messages: 0,
+        replyCostUsd: 0,
+        averageFirstReplySeconds: null,
+        calls: 0,
+        callMinutes: 0,
+        callCostUsd: 0,
+        averageCallSeconds: null,
+        outcomes: {},
+      }
+      rows.set(id, row)
+    }
+    return row
+  }
+  for (const day of conversations.rows) {
+    const row = rowOf(day.agent_id, day.day)
+    row.conversations = number(day.conversations)
+    row.messages = number(day.messages)
+    row.replyCostUsd = toUsd(number(day.cost))
+    row.averageFirstReplySeconds = day.first_reply === null ? null : rounded(Number(day.first_reply))
+  }
+  for (const day of calls.rows) {
+    const row = rowOf(day.agent_id, day.day)
+    row.calls = number(day.calls)
+    row.callMinutes = rounded(number(day.seconds) / 60)
+    row.callCostUsd = toUsd(number(day.cost))
+    row.averageCallSeconds = day.average_seconds === null ? null : rounded(Number(day.average_seconds))
+  }
+  for (const outcome of outcomes.rows)
+    rowOf(outcome.agent_id, outcome.day).outcomes[outcome.outcome] = number(outcome.count)
+  const data = [...rows.values()].sort(
+    (a, b) => a.date.localeCompare(b.date) || a.agentId.localeCompare(b.agentId),
+  )
+  return { success: true, data }
+}

@@ -410,4 +410,13 @@ export const ZWebhookDeliveryList = z
   })
   .meta({ id: 'WebhookDeliveryList' })
 
+export const ZWebhookDeliveryAnswer = z
+  .object({ success: z.literal(true), data: ZWebhookDelivery })
+  .meta({ id: 'WebhookDeliveryAnswer' })
+
+export const ZWebhookDeliveryParams = z.object({
+  agentId: z.string().min(1).max(100),
+  deliveryId: z.string().min(1).max(100),
+})
+
 export const ZPageQuery = ZListAgentsQuery.omit({ mode: true })

@@ -32,8 +32,11 @@ export const enqueueWebhook = async (ctx: AppContext, webhook: WebhookEvent) => 
 const describeFailure = (error: unknown) =>
   error instanceof OutboundError ? `${error.reason}: ${error.message}` : 'delivery failed'
 
-/** One attempt: sign, POST with a time-out (WEBHOOK_TIMEOUT_MS, the spec's 7 s), record the outcome, schedule the next try on failure. */
-export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
+/**
+ * One attempt: sign, POST with a time-out (WEBHOOK_TIMEOUT_MS, the spec's 7 s), record the
+ * outcome, schedule the next try on failure (not for a test ping: its one answer is the point).
+ */
+export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retries = true } = {}) => {
   const delivery = await store.findDelivery(ctx.db, deliveryId)
   if (delivery?.status !== 'pending') return
   const secret = await readWebhookSecret(ctx, {
@@ -68,7 +71,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
       error = describeFailure(caught)
     }
   }
-  const isFinal = error === null || secret === null || attempt >= WEBHOOK_MAX_ATTEMPTS
+  const isFinal = error === null || secret === null || !retries || attempt >= WEBHOOK_MAX_ATTEMPTS
   const nextAttemptAt = isFinal
     ? null
     : new Date(Date.now() + delayAfter(attempt, ctx.config.webhookRetryBaseMs))
@@ -81,6 +84,30 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string) => {
   })
   if (nextAttemptAt) await ctx.jobs.schedule(nextAttemptAt, WEBHOOK_JOB, { deliveryId: delivery.id })
 }
+
+/**
+ * Sends `event` now, once, and answers the delivery as its attempt left it (a test ping, a
+ * redelivery's first try); a failed redelivery goes on retrying like any delivery.
+ */
+export const sendNow = async (
+  ctx: AppContext,
+  webhook: WebhookEvent & { payload?: Record<string, unknown> },
+  { retries }: { retries: boolean },
+) => {
+  const id = ulid()
+  const payload = webhook.payload ?? {
+    event: webhook.event,
+    timestamp: new Date().toISOString(),
+    data: webhook.data,
+  }
+  await store.insertDelivery(ctx.db, { id, ...webhook, payload })
+  await deliverWebhook(ctx, id, { retries })
+  const delivery = await store.findDelivery(ctx.db, id)
+  if (!delivery) throw new Error(`delivery ${id} vanished`)
+  return delivery
+}
+
+export const findDelivery = store.findDelivery
 
 export const registerWebhookJobs = (ctx: AppContext) => {
   ctx.jobs.define<{ deliveryId: string }>(WEBHOOK_JOB, ({ deliveryId }) => deliverWebhook(ctx, deliveryId))

@@ -103,6 +103,75 @@ describe('deliveries', () => {
   })
 })
 
+describe('testing and redelivering', () => {
+  it('a test ping is signed, sent once, and its answer is the response; redeliver sends a delivery again', async () => {
+    const team = await createTeam(server)
+    const key = await secretKeyFor(server, team.owner)
+    const created = await server.request('/v1/agents', {
+      method: 'POST',
+      token: key,
+      json: {
+        name: 'Pinged',
+        agentArchitecture: 'text',
+        model: 'gpt-4o-mini',
+        systemPrompt: 'Hi',
+        webhookUrl: `${receiver.origin}/hook`,
+      },
+    })
+    const { data: agent } = await created.json()
+
+    const before = receiver.received.length
+    const ping = await server.request(`/v1/agents/${agent.id}/webhook/test`, { method: 'POST', token: key })
+    expect(ping.status).toBe(200)
+    const { data: pinged } = await ping.json()
+    expect(pinged).toMatchObject({ event: 'ping', status: 'succeeded', attempts: 1, lastStatusCode: 200 })
+    const sent = receiver.received.slice(before)
+    expect(sent).toHaveLength(1)
+    expect(
+      verifyWebhook({
+        secret: agent.webhookSecret,
+        body: sent[0]?.body ?? '',
+        header: String(sent[0]?.headers['x-parley-signature']),
+      }),
+    ).toBe(true)
+    expect(JSON.parse(sent[0]?.body ?? '{}')).toMatchObject({ event: 'ping', data: { agent_id: agent.id } })
+
+    // A failing endpoint: the ping says so at once and is not retried.
+    failuresLeft = 1
+    const failed = await (
+      await server.request(`/v1/agents/${agent.id}/webhook/test`, { method: 'POST', token: key })
+    ).json()
+    expect(failed.data).toMatchObject({ status: 'failed', lastStatusCode: 500, nextAttemptAt: null })
+
+    const again = await server.request(
+      `/v1/agents/${agent.id}/webhook-deliveries/${failed.data.id}/redeliver`,
+      {
+        method: 'POST',
+        token: key,
+      },
+    )
+    expect(again.status).toBe(200)
+    const { data: redelivered } = await again.json()
+    expect(redelivered.id).not.toBe(failed.data.id)
+    expect(redelivered).toMatchObject({ event: 'ping', status: 'succeeded', payload: failed.data.payload })
+
+    const stranger = await secretKeyFor(server, (await createTeam(server)).owner)
+    const theirs = await server.request(
+      `/v1/agents/${agent.id}/webhook-deliveries/${failed.data.id}/redeliver`,
+      {
+        method: 'POST',
+        token: stranger,
+      },
+    )
+    expect(theirs.status).toBe(404)
+    const unknown = await server.request(`/v1/agents/${agent.id}/webhook-deliveries/NOPE/redeliver`, {
+      method: 'POST',
+      token: key,
+    })
+    expect(unknown.status).toBe(404)
+  })
+})
+
 describe('webhook URLs when saved', () => {
   const textAgent = { name: 'Hooked', agentArchitecture: 'text', model: 'gpt-4o-mini', systemPrompt: 'Hi' }
   let key: string

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { ZCallSetupResponse } from '@parley/shared'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
-import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
-import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
-import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { startVoiceSession } from '../../test/helpers/voice.ts'
+import type { TestServer } from '../../test/helpers/test-server.ts'
+import { startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
 import { createApiKey } from '../keys/service.ts'
 
 /**
@@ -15,9 +13,9 @@ import { createApiKey } from '../keys/service.ts'
  * served with its provider keys; the configuration stays its owner's alone.
  */
 
-const WORKER_TOKEN = randomBytes(24).toString('hex')
 const SHOP_ORIGIN = 'https://shop.example.test'
-let fake: FakeLiveKit
+let stack: VoiceStack
+let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 let owner: Awaited<ReturnType<typeof createTeam>>
@@ -27,18 +25,8 @@ let callerKey: string
 let commercialTextId: string
 
 beforeAll(async () => {
-  fake = await startFakeLiveKit()
-  llm = await startFakeLlm()
-  server = await startTestServer({
-    env: {
-      ...fake.env,
-      WORKER_TOKEN,
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: 'platform-llm-key',
-      DEEPGRAM_API_KEY: 'dg-platform',
-      CARTESIA_API_KEY: 'cartesia-platform',
-    },
-  })
+  stack = await startVoiceStack({ env: { LLM_API_KEY: 'platform-llm-key' } })
+  ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
   owner = await createTeam(server)
   caller = await createTeam(server)
   ownerKey = await secretKeyFor(server, owner.owner)
@@ -51,11 +39,7 @@ beforeAll(async () => {
     })
   ).id
 })
-afterAll(async () => {
-  await server?.destroy()
-  await llm?.close()
-  await fake?.close()
-})
+afterAll(() => stack?.close())
 beforeEach(() => llm.reset())
 
 const get = (path: string, key: string) => server.request(path, { headers: { 'x-api-key': key } })

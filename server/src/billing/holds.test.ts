@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { chatCall, createChatSession, readChatStream } from '../../test/helpers/chat.ts'
-import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
-import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
-import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import type { TestServer } from '../../test/helpers/test-server.ts'
+import { startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
 import { estimateCallMicros } from '../calls/pricing.ts'
 import { getBalanceMicros } from './service.ts'
 
@@ -14,31 +13,17 @@ import { getBalanceMicros } from './service.ts'
  * balance minus what is already held covers them, and the real cost settles each hold.
  */
 
-const WORKER_TOKEN = randomBytes(24).toString('hex')
 const REPLY_HOLD = 10_000 // CHAT_REPLY_HOLD_USD 0.01
-let fake: FakeLiveKit
+let stack: VoiceStack
+let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 
 beforeAll(async () => {
-  fake = await startFakeLiveKit()
-  llm = await startFakeLlm()
-  server = await startTestServer({
-    env: {
-      ...fake.env,
-      WORKER_TOKEN,
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: 'test-llm-key',
-      CHAT_REPLY_HOLD_USD: '0.01',
-      CHAT_MIN_BALANCE_USD: '0.01',
-    },
-  })
+  stack = await startVoiceStack({ env: { CHAT_REPLY_HOLD_USD: '0.01', CHAT_MIN_BALANCE_USD: '0.01' } })
+  ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
 })
-afterAll(async () => {
-  await server?.destroy()
-  await llm?.close()
-  await fake?.close()
-})
+afterAll(() => stack?.close())
 
 const openHolds = (organizationId: string) =>
   server.ctx.db.selectFrom('credit_holds').selectAll().where('organization_id', '=', organizationId).execute()

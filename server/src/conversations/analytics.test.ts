@@ -1,29 +1,20 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChatSession, createTextAgent, sendChat } from '../../test/helpers/chat.ts'
-import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
-import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
-import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { backdateCall, startVoiceSession } from '../../test/helpers/voice.ts'
+import type { TestServer } from '../../test/helpers/test-server.ts'
+import { backdateCall, startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
 
-const WORKER_TOKEN = randomBytes(24).toString('hex')
-let fake: FakeLiveKit
+let stack: VoiceStack
+let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 
 beforeAll(async () => {
-  fake = await startFakeLiveKit()
-  llm = await startFakeLlm()
-  server = await startTestServer({
-    env: { ...fake.env, WORKER_TOKEN, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' },
-  })
+  stack = await startVoiceStack()
+  ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
 })
-afterAll(async () => {
-  await server?.destroy()
-  await llm?.close()
-  await fake?.close()
-})
+afterAll(() => stack?.close())
 
 const today = () => new Date().toISOString().slice(0, 10)
 

@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, createTextAgent, sendChat } from '../../test/helpers/chat.ts'
-import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
-import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
-import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { startVoiceSession } from '../../test/helpers/voice.ts'
+import type { TestServer } from '../../test/helpers/test-server.ts'
+import { startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
 
-const WORKER_TOKEN = randomBytes(24).toString('hex')
-let fake: FakeLiveKit
+let stack: VoiceStack
+let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 let key: string
@@ -17,29 +15,15 @@ let textAgentId: string
 let voiceAgentId: string
 
 beforeAll(async () => {
-  fake = await startFakeLiveKit()
-  llm = await startFakeLlm()
-  server = await startTestServer({
-    env: {
-      ...fake.env,
-      WORKER_TOKEN,
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: 'test-llm-key',
-      DEEPGRAM_API_KEY: 'dg',
-      CARTESIA_API_KEY: 'ca',
-    },
-  })
+  stack = await startVoiceStack()
+  ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
   const team = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
   strangerKey = await secretKeyFor(server, (await createTeam(server)).owner)
   textAgentId = await createTextAgent(server, key, 'Shop')
   voiceAgentId = (await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })).id
 })
-afterAll(async () => {
-  await server?.destroy()
-  await llm?.close()
-  await fake?.close()
-})
+afterAll(() => stack?.close())
 
 const api = (method: string, path: string, as = key) =>
   server.request(path, { method, headers: { 'x-api-key': as } })

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { type ChatHistory, ZCallSetupResponse } from '@parley/shared'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, createTextAgent, sendChat } from '../../test/helpers/chat.ts'
-import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
-import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
-import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
-import { startVoiceSession } from '../../test/helpers/voice.ts'
+import type { TestServer } from '../../test/helpers/test-server.ts'
+import { startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
 
 /**
  * One conversation across text and voice: a call that continues a chat session hears its turns
@@ -14,8 +12,8 @@ import { startVoiceSession } from '../../test/helpers/voice.ts'
  * the next typed message is answered with the spoken turns in context.
  */
 
-const WORKER_TOKEN = randomBytes(24).toString('hex')
-let fake: FakeLiveKit
+let stack: VoiceStack
+let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 let team: Awaited<ReturnType<typeof createTeam>>
@@ -24,29 +22,15 @@ let textAgentId: string
 let voiceAgentId: string
 
 beforeAll(async () => {
-  fake = await startFakeLiveKit()
-  llm = await startFakeLlm()
-  server = await startTestServer({
-    env: {
-      ...fake.env,
-      WORKER_TOKEN,
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: 'test-llm-key',
-      DEEPGRAM_API_KEY: 'dg-platform',
-      CARTESIA_API_KEY: 'cartesia-platform',
-    },
-  })
+  stack = await startVoiceStack()
+  ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
   team = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
   textAgentId = await createTextAgent(server, key, 'Shop Assistant')
   voiceAgentId = (await makeAgent(server, team.owner, { agentArchitecture: 'pipeline', name: 'Shop Voice' }))
     .id
 })
-afterAll(async () => {
-  await server?.destroy()
-  await llm?.close()
-  await fake?.close()
-})
+afterAll(() => stack?.close())
 beforeEach(() => llm.reset())
 
 const worker = (path: string, json?: unknown) =>

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { VoiceSession } from '@parley/shared'
 import { sql } from 'kysely'
-import type { TestServer } from './test-server.ts'
+import { startFakeLiveKit } from './fake-livekit.ts'
+import { startFakeLlm } from './fake-llm.ts'
+import { startTestServer, type TestServer } from './test-server.ts'
 
 /**
  * Starts a voice session through the API and returns it with the call row's id; `continues` names
@@ -103,3 +106,37 @@ export const addLookupOrderFunction = async (
     .execute()
   return id
 }
+
+/**
+ * The stack the voice and conversation tests share: a server with voice on (the fake LiveKit's
+ * Twirp API), the fake model behind LLM_BASE_URL, a worker token, and platform keys for the
+ * default STT and TTS, so calls can be set up; `env` adds or replaces variables.
+ */
+export const startVoiceStack = async ({ env = {} }: { env?: Record<string, string> } = {}) => {
+  const fake = await startFakeLiveKit()
+  const llm = await startFakeLlm()
+  const workerToken = randomBytes(24).toString('hex')
+  const server = await startTestServer({
+    env: {
+      ...fake.env,
+      WORKER_TOKEN: workerToken,
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: 'test-llm-key',
+      DEEPGRAM_API_KEY: 'dg-platform',
+      CARTESIA_API_KEY: 'cartesia-platform',
+      ...env,
+    },
+  })
+  return {
+    fake,
+    llm,
+    server,
+    workerToken,
+    close: async () => {
+      await server.destroy()
+      await llm.close()
+      await fake.close()
+    },
+  }
+}
+export type VoiceStack = Awaited<ReturnType<typeof startVoiceStack>>

@@ -252,6 +252,8 @@ export const sendMessage = async (
     const prepared = await preparing
     const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
     await recordReply(ctx, { conversation, prepared, outcome })
+    // Settled by the real cost just debited: freed before the client hears the reply is over.
+    await releaseHold(ctx, holdId)
     if (outcome.error) emit('error', { error: outcome.error })
     else
       emit('stream_end', {
@@ -264,10 +266,10 @@ export const sendMessage = async (
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
   } finally {
-    // Settled: recordReply debited the real cost (or the reply failed before any).
-    await releaseHold(ctx, holdId)
     reply.release()
     stream.close()
+    // A reply that failed before its cost was recorded frees its hold here (a no-op otherwise).
+    await releaseHold(ctx, holdId)
   }
 }
 

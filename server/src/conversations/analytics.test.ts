@@ -3,7 +3,12 @@ import { createChatSession, createTextAgent, sendChat } from '../../test/helpers
 import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import type { TestServer } from '../../test/helpers/test-server.ts'
-import { backdateCall, startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
+import {
+  backdateCall,
+  startVoiceSession,
+  startVoiceStack,
+  type VoiceStack,
+} from '../../test/helpers/voice.ts'
 
 let stack: VoiceStack
 let WORKER_TOKEN: string

@@ -16,24 +16,45 @@ import {
 } from './helpers/batch-dialer.ts'
 import { setBalanceMicros } from './helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
+import { type HttpTarget, startHttpTarget } from './helpers/http-target.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 let fake: FakeLiveKit
 let server: TestServer
 let tenant: BatchTenant
+let receiver: HttpTarget
 
 beforeAll(async () => {
   fake = await startFakeLiveKit()
+  receiver = await startHttpTarget((_request, response) => response.writeHead(200).end('ok'))
   server = await startTestServer({
-    env: { ...fake.env, BATCH_TICK_MS: '50', BATCH_RETRY_BASE_MS: '10' },
+    env: {
+      ...fake.env,
+      BATCH_TICK_MS: '50',
+      BATCH_RETRY_BASE_MS: '10',
+      OUTBOUND_ALLOW_HOSTS: receiver.hostAndPort,
+    },
   })
   tenant = await setUpBatchTenant(server)
+  // The agent's endpoint hears batch.completed (and the calls' call.ended).
+  await server.ctx.db
+    .updateTable('agents')
+    .set({ webhook_url: `${receiver.origin}/hooks` })
+    .where('id', '=', tenant.agent.id)
+    .execute()
 })
 afterAll(async () => {
   fake?.releaseSip()
   await server?.destroy()
   await fake?.close()
+  await receiver?.close()
 })
+
+/** The batch.completed events the agent's endpoint received for a job. */
+const completedEventsOf = (batchJobId: string) =>
+  receiver.received
+    .map((request) => JSON.parse(request.body) as { event: string; data: Record<string, unknown> })
+    .filter((payload) => payload.event === 'batch.completed' && payload.data.batch_job_id === batchJobId)
 
 const countAttempts = async (batchJobId: string) => (await attemptsOf(server, batchJobId)).length
 
@@ -79,6 +100,16 @@ describe('the dialer', () => {
       phones.map(() => ['completed', 1]),
     )
     for (const phone of phones) expect(fake.dialsTo(phone)).toBe(1)
+    await vi.waitFor(() => expect(completedEventsOf(batchJobId)).toHaveLength(1), { timeout: 15_000 })
+    expect(completedEventsOf(batchJobId)[0]?.data).toMatchObject({
+      agent_id: tenant.agent.id,
+      status: 'completed',
+      total_contacts: 7,
+      completed: 7,
+      failed: 0,
+      cancelled: 0,
+      finished_at: expect.any(String),
+    })
   })
 
   it('retries busy, unanswered and failed dials with back-off up to maxAttempts, recording each', async () => {

@@ -90,6 +90,31 @@ const postCallAnalysis = z.boolean().meta({
 })
 const webhookUrl = z.url({ message: 'webhookUrl must be an https URL' }).max(2000).nullable()
 
+/** The events an agent's webhook endpoint may receive. */
+export const webhookEventNames = [
+  'chat.ended',
+  'call.ended',
+  'conversation.analyzed',
+  'call.analyzed',
+  'batch.completed',
+] as const
+export const ZWebhookEventName = z.enum(webhookEventNames)
+export type WebhookEventName = z.infer<typeof ZWebhookEventName>
+const webhookEvents = z
+  .array(ZWebhookEventName)
+  .max(webhookEventNames.length)
+  .refine((events) => new Set(events).size === events.length, 'webhookEvents must not repeat an event')
+  .meta({ description: 'The events the webhook endpoint receives; every event when not given' })
+
+/**
+ * The agent's own analysis fields: a JSON Schema (an object schema whose properties the model
+ * fills from the transcript after a chat or a call). Checked to be a valid schema when saved.
+ */
+const analysisSchema = z.record(z.string(), z.unknown()).nullable().meta({
+  description:
+    "JSON Schema (type object) of structured fields post-call analysis fills, e.g. {type:'object', properties:{orderNumber:{type:'string'}}}",
+})
+
 const fallbackModel = catalogueId.nullable().meta({
   description:
     "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
@@ -118,6 +143,8 @@ const updateFields = {
   handoffAgentIds: ids.max(10),
   postCallAnalysis,
   fallbackModel,
+  webhookEvents,
+  analysisSchema,
   /** Present only to be refused: architecture is fixed after creation. */
   agentArchitecture: ZAgentArchitecture,
 }
@@ -158,6 +185,8 @@ const v1Fields = {
   handoffAgentIds: ids.max(10),
   postCallAnalysis,
   fallbackModel,
+  webhookEvents,
+  analysisSchema,
 }
 
 /** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
@@ -191,6 +220,8 @@ export const ZCreateAgentV1 = z
     handoffAgentIds: true,
     postCallAnalysis: true,
     fallbackModel: true,
+    webhookEvents: true,
+    analysisSchema: true,
   })
   .superRefine((agent, ctx) => {
     for (const field of requiredByArchitecture[agent.agentArchitecture]) {
@@ -280,6 +311,8 @@ export const ZAgent = z
     handoffAgentIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    webhookEvents: z.array(ZWebhookEventName),
+    analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     userId: z.string(),
     organizationId: z.string(),
     active: z.boolean(),
@@ -317,6 +350,8 @@ export const ZAgentV1 = z
     handoffAgentIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    webhookEvents: z.array(ZWebhookEventName),
+    analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     createdAt: ZIsoDateTime,
     updatedAt: ZIsoDateTime,
   })

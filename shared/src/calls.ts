@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ZPageQuery } from './agents.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
+import { ZAnalysis } from './conversations.ts'
 
 export const callStatuses = ['active', 'ended', 'failed'] as const
 export const ZCallStatus = z.enum(callStatuses)
@@ -24,6 +25,10 @@ export const ZCall = z
     phoneNumber: z.string().nullable(),
     batchJobId: z.string().nullable(),
     batchContactId: z.string().nullable(),
+    conversationId: z.string().nullable().meta({
+      description: 'The chat conversation this call continued, when the visitor switched from typing',
+    }),
+    analysis: ZAnalysis.nullable(),
     liveAgentId: z
       .string()
       .meta({ description: 'The agent answering now (after a handoff); agentId before any' }),
@@ -44,10 +49,36 @@ export const ZCallTranscriptLine = z
   .meta({ id: 'CallTranscriptLine' })
 export type CallTranscriptLine = z.infer<typeof ZCallTranscriptLine>
 
+/**
+ * GET /v1/calls: newest first, by page (page, limit) or by cursor (the nextCursor of the previous
+ * answer; steady while calls are added), narrowed by any of the filters.
+ */
 export const ZListCallsQuery = ZPageQuery.extend({
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'The nextCursor of the previous page; not with page' }),
   agentId: z.string().min(1).max(100).optional(),
   status: ZCallStatus.optional(),
+  direction: z.enum(['web', 'outbound']).optional(),
   batchJobId: z.string().min(1).max(100).optional(),
+  conversationId: z.string().min(1).max(100).optional(),
+  phoneNumber: z.string().min(1).max(32).optional(),
+  createdFrom: z.iso.datetime({ offset: true }).optional(),
+  createdTo: z.iso.datetime({ offset: true }).optional(),
+  hasAnalysis: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Words the call’s transcript contains (PostgreSQL full-text search)' }),
 })
 export type ListCallsQuery = z.infer<typeof ZListCallsQuery>
 
@@ -57,7 +88,11 @@ export const ZCallList = z
   .object({
     success: z.literal(true),
     data: z.array(ZCall),
-    pagination: ZPagination,
+    pagination: ZPagination.meta({ description: 'By page; total counts every call the filters match' }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as cursor for the next page; null: last page' }),
   })
   .meta({ id: 'CallList' })
 

@@ -18,6 +18,11 @@ export const ZListConversationsQuery = z.object({
   userIdentifier: z.string().min(1).max(200).optional(),
   createdFrom: z.iso.datetime({ offset: true }).optional(),
   createdTo: z.iso.datetime({ offset: true }).optional(),
+  hasAnalysis: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .meta({ description: 'true: only analysed conversations; false: only those not (yet) analysed' }),
   q: z
     .string()
     .trim()
@@ -47,6 +52,21 @@ export const ZDeletionList = z
   })
   .meta({ id: 'DeletionList' })
 
+/** Post-call analysis, written by the agent's model after a chat or a call ends. */
+export const ZAnalysis = z
+  .object({
+    summary: z.string(),
+    sentiment: z.enum(['positive', 'neutral', 'negative']),
+    outcome: z.string(),
+    data: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: "The values of the agent's analysisSchema; null without one" }),
+    analyzedAt: ZIsoDateTime,
+  })
+  .meta({ id: 'Analysis' })
+export type AnalysisResult = z.infer<typeof ZAnalysis>
+
 export const ZConversationIdParams = z.object({ conversationId: z.string().min(1).max(100) })
 
 const ZConversationSummary = z.object({
@@ -61,6 +81,11 @@ const ZConversationSummary = z.object({
   createdAt: ZIsoDateTime,
   lastActivityAt: ZIsoDateTime,
   endedAt: ZIsoDateTime.nullable(),
+  durationSeconds: z
+    .number()
+    .int()
+    .meta({ description: 'From creation to the end (or to the last activity while active)' }),
+  hasAnalysis: z.boolean(),
 })
 
 export const ZConversationList = z
@@ -95,6 +120,23 @@ export const ZConversationDetail = z
       inputTokens: z.number().int(),
       outputTokens: z.number().int(),
       messages: z.array(ZConversationMessage),
+      toolCalls: z
+        .array(
+          z.object({
+            id: z.string(),
+            kind: z.enum(['function', 'end_call', 'handoff', 'unknown']),
+            name: z.string(),
+            arguments: z.unknown(),
+            status: z.enum(['completed', 'failed']),
+            targetAgentId: z
+              .string()
+              .nullable()
+              .meta({ description: 'A handoff: the agent that answered from then on' }),
+            createdAt: ZIsoDateTime,
+          }),
+        )
+        .meta({ description: 'The tools the agent called and its handoffs, in order' }),
+      analysis: ZAnalysis.nullable(),
       calls: z.array(
         z.object({
           id: z.string(),

@@ -44,6 +44,8 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   handoffAgentIds: agent.handoffAgentIds,
   postCallAnalysis: agent.postCallAnalysis,
   fallbackModel: agent.fallbackModel,
+  webhookEvents: agent.webhookEvents,
+  analysisSchema: agent.analysisSchema,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),
 })

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto'
-import type {
-  AgentArchitecture,
-  CreateAgentV1,
-  ListAgentsQuery,
-  PatchAgentV1,
-  StudioUpdateAgent,
-  UpdateAgentV1,
+import {
+  type AgentArchitecture,
+  type CreateAgentV1,
+  type ListAgentsQuery,
+  type PatchAgentV1,
+  type StudioUpdateAgent,
+  type UpdateAgentV1,
+  webhookEventNames,
 } from '@parley/shared'
 import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
+import { validateObjectSchema } from '../functions/parameters.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
 import { validateOutboundUrl } from '../http/outbound.ts'
@@ -33,6 +35,17 @@ const checkWebhookUrl = async (ctx: AppContext, url: string | null | undefined) 
   if (!url) return
   const verdict = await validateOutboundUrl(url, { allowHosts: ctx.config.outboundAllowHosts })
   if (!verdict.ok) throw AppError.badRequest(`webhookUrl ${verdict.message}`)
+}
+
+const ANALYSIS_SCHEMA_MAX_BYTES = 16 * 1024
+
+/** An analysis schema is an object schema the model can fill, checked like a function's parameters. */
+const checkAnalysisSchema = (schema: Record<string, unknown> | null | undefined) => {
+  if (!schema) return
+  if (JSON.stringify(schema).length > ANALYSIS_SCHEMA_MAX_BYTES)
+    throw AppError.badRequest(`analysisSchema must be at most ${ANALYSIS_SCHEMA_MAX_BYTES} bytes of JSON`)
+  const problems = validateObjectSchema(schema, 'analysisSchema')
+  if (problems.length > 0) throw AppError.badRequest(problems.join('; '))
 }
 
 /** The agent if the actor may see it; another organization's or an invisible private agent is 404. */
@@ -146,6 +159,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
   if (!canSetMode(actor, input.mode))
     throw AppError.forbidden('Only owners and admins can create commercial agents')
   await checkWebhookUrl(ctx, input.webhookUrl)
+  checkAnalysisSchema(input.analysisSchema)
   const voiceProvider =
     input.agentArchitecture === 'realtime' ? (input.realtimeProvider ?? null) : (input.tts ?? null)
   const fields = clearUnusedFields<store.AgentFields>({
@@ -174,6 +188,8 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     handoffAgentIds: input.handoffAgentIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
     fallbackModel: input.fallbackModel ?? null,
+    webhookEvents: input.webhookEvents ?? [...webhookEventNames],
+    analysisSchema: input.analysisSchema ?? null,
   })
   checkAgentSettings(fields, ctx.catalogue)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })
@@ -236,6 +252,7 @@ export const updateAgent = async (
     throw AppError.forbidden('Only owners and admins can set mode to commercial')
   }
   await checkWebhookUrl(ctx, requested.webhookUrl)
+  checkAnalysisSchema(requested.analysisSchema)
   const merged = clearUnusedFields({ ...current, ...requested })
   checkAgentSettings(merged, ctx.catalogue)
   await checkReferences(ctx.db, {

@@ -1,4 +1,9 @@
-import type { AgentArchitecture, AgentMode } from '@parley/shared'
+import {
+  type AgentArchitecture,
+  type AgentMode,
+  type WebhookEventName,
+  webhookEventNames,
+} from '@parley/shared'
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
 import { countRows, newestFirstPage } from '../db/page-store.ts'
@@ -33,6 +38,10 @@ export type AgentRow = {
   postCallAnalysis: boolean
   /** Tried once when the model's provider fails before the first chunk. */
   fallbackModel: string | null
+  /** The webhook events the endpoint receives. */
+  webhookEvents: WebhookEventName[]
+  /** JSON Schema of the structured fields post-call analysis fills. */
+  analysisSchema: Record<string, unknown> | null
   createdAt: Date
   updatedAt: Date
 }
@@ -69,6 +78,8 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   handoffAgentIds: row.handoff_agent_ids,
   postCallAnalysis: row.post_call_analysis,
   fallbackModel: row.fallback_model ?? null,
+  webhookEvents: (row.webhook_events ?? [...webhookEventNames]) as WebhookEventName[],
+  analysisSchema: row.analysis_schema ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -112,6 +123,13 @@ const toColumns = (fields: Partial<AgentFields>) => {
     handoff_agent_ids: json(fields.handoffAgentIds),
     post_call_analysis: fields.postCallAnalysis,
     fallback_model: fields.fallbackModel,
+    webhook_events: json(fields.webhookEvents),
+    analysis_schema:
+      fields.analysisSchema === undefined
+        ? undefined
+        : fields.analysisSchema === null
+          ? null
+          : JSON.stringify(fields.analysisSchema),
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }

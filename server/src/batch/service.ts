@@ -1,13 +1,43 @@
 import type { BatchJobStatus, ListBatchContactsQuery, ListBatchJobsQuery } from '@parley/shared'
+import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
+import { notifyAgent } from '../webhooks/service.ts'
 import { toBatchContact, toBatchJob } from './present.ts'
 import * as store from './store.ts'
 
 /** Tells dashboards and every worker's dialer (through Redis when there are several instances). */
 export const announceJobChange = (ctx: AppContext, batchJobId: string) =>
   ctx.signals.publish('batch.changed', { batchJobId })
+
+/**
+ * `batch.completed` to the job's agent's endpoint (when it subscribes), with the job's outcome
+ * counts. The job is completed either way; a failure to queue is logged with the job to redo it.
+ */
+export const sendBatchCompleted = async (ctx: AppContext, batchJobId: string) => {
+  try {
+    const job = await store.findJobById(ctx.db, batchJobId)
+    if (!job) return
+    const agent = await agentStore.findAgent(ctx.db, { organizationId: job.organizationId, id: job.agentId })
+    if (!agent) return
+    const counters = await store.countContacts(ctx.db, job.id)
+    await notifyAgent(ctx, agent, 'batch.completed', {
+      batch_job_id: job.id,
+      name: job.name,
+      agent_id: job.agentId,
+      status: job.status,
+      total_contacts: counters.total,
+      completed: counters.completed,
+      failed: counters.failed,
+      cancelled: counters.cancelled,
+      started_at: job.startedAt?.toISOString() ?? null,
+      finished_at: job.finishedAt?.toISOString() ?? null,
+    })
+  } catch (error) {
+    ctx.logger.error({ err: error, batchJobId }, 'could not queue the batch.completed webhook')
+  }
+}
 
 /** Another organization's job answers 404, like one that does not exist. */
 export const requireJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {

@@ -1,10 +1,11 @@
 import * as agentStore from '../agents/store.ts'
+import { queueAnalysis } from '../analysis/jobs.ts'
 import { releaseHoldsOf } from '../billing/holds.ts'
 import { debitUsages, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { createWriteBatcher } from '../db/write-batcher.ts'
-import { enqueueWebhook } from '../webhooks/service.ts'
+import { notifyAgent, type WebhookSubscriber } from '../webhooks/service.ts'
 import { costUpTo } from './pricing.ts'
 import * as store from './store.ts'
 
@@ -109,7 +110,10 @@ const sendCallsEnded = async (ctx: AppContext, calls: store.CallRow[]) => {
       })
       for (const call of ofOrganization) {
         const agent = agents.find((candidate) => candidate.id === call.agentId)
-        if (agent?.webhookUrl) await sendCallEnded(ctx, call, { ...agent, webhookUrl: agent.webhookUrl })
+        if (!agent) continue
+        await sendCallEnded(ctx, call, agent)
+        if (agent.postCallAnalysis && call.status === 'ended')
+          await queueAnalysis(ctx, { kind: 'call', id: call.id })
       }
     } catch (error) {
       // The calls are closed and billed either way (callers go on to end their rooms); the log
@@ -122,32 +126,22 @@ const sendCallsEnded = async (ctx: AppContext, calls: store.CallRow[]) => {
   }
 }
 
-const sendCallEnded = (
-  ctx: AppContext,
-  call: store.CallRow,
-  agent: { id: string; name: string; webhookUrl: string },
-) =>
-  enqueueWebhook(ctx, {
-    organizationId: call.organizationId,
-    agentId: agent.id,
-    url: agent.webhookUrl,
-    event: 'call.ended',
-    data: {
-      call_id: call.id,
-      agent_id: call.agentId,
-      agent_name: agent.name,
-      room_name: call.roomName,
-      direction: call.direction,
-      status: call.status,
-      reason: call.endReason,
-      started_at: call.startedAt.toISOString(),
-      ended_at: call.endedAt?.toISOString() ?? null,
-      duration: call.durationSeconds ?? 0,
-      total_cost: toUsd(call.costMicros),
-      phone_number: call.phoneNumber,
-      batch_job_id: call.batchJobId,
-      batch_contact_id: call.batchContactId,
-    },
+const sendCallEnded = (ctx: AppContext, call: store.CallRow, agent: WebhookSubscriber & { name: string }) =>
+  notifyAgent(ctx, agent, 'call.ended', {
+    call_id: call.id,
+    agent_id: call.agentId,
+    agent_name: agent.name,
+    room_name: call.roomName,
+    direction: call.direction,
+    status: call.status,
+    reason: call.endReason,
+    started_at: call.startedAt.toISOString(),
+    ended_at: call.endedAt?.toISOString() ?? null,
+    duration: call.durationSeconds ?? 0,
+    total_cost: toUsd(call.costMicros),
+    phone_number: call.phoneNumber,
+    batch_job_id: call.batchJobId,
+    batch_contact_id: call.batchContactId,
   })
 
 /**

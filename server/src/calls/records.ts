@@ -1,14 +1,25 @@
 import type { AppendTranscript, Call, CallDetail, ListCallsQuery } from '@parley/shared'
 import { monotonicFactory } from 'ulid'
+import { presentAnalysis } from '../analysis/store.ts'
 import { toUsd } from '../billing/service.ts'
 import { forgetPlan } from '../chat/plan-cache.ts'
 import * as chatStore from '../chat/store.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import * as store from './store.ts'
 
-export const presentCall = (call: store.CallRow): Call => ({
+const analysisOf = (call: store.AnalysedCallRow) =>
+  presentAnalysis({
+    analysis_summary: call.analysisSummary,
+    analysis_sentiment: call.analysisSentiment,
+    analysis_outcome: call.analysisOutcome,
+    analysis_data: call.analysisData,
+    analyzed_at: call.analyzedAt,
+  })
+
+export const presentCall = (call: store.AnalysedCallRow): Call => ({
   id: call.id,
   agentId: call.agentId,
   userId: call.userId,
@@ -24,22 +35,31 @@ export const presentCall = (call: store.CallRow): Call => ({
   phoneNumber: call.phoneNumber,
   batchJobId: call.batchJobId,
   batchContactId: call.batchContactId,
+  conversationId: call.conversationId,
+  analysis: analysisOf(call),
   liveAgentId: call.liveAgentId ?? call.agentId,
   createdAt: call.createdAt.toISOString(),
 })
 
 export const listCalls = async (ctx: AppContext, organizationId: string, query: ListCallsQuery) => {
+  checkCreatedRange(query)
+  if (query.cursor && query.page !== 1) throw AppError.badRequest('cursor: send cursor or page, not both')
+  const { cursor, createdFrom, createdTo, page, limit, ...filters } = query
   const { calls, total } = await store.listCalls(ctx.db, {
+    ...filters,
     organizationId,
-    agentId: query.agentId,
-    status: query.status,
-    batchJobId: query.batchJobId,
+    createdFrom: createdFrom ? new Date(createdFrom) : undefined,
+    createdTo: createdTo ? new Date(createdTo) : undefined,
+    after: cursor ? decodeCursor(cursor) : null,
     ...pageWindow(query),
   })
+  const shown = calls.slice(0, query.limit)
+  const last = shown.at(-1)
   return {
     success: true as const,
-    data: calls.map(presentCall),
+    data: shown.map(presentCall),
     pagination: paginationOf(query, total),
+    nextCursor: calls.length > query.limit && last ? encodeCursor(last) : null,
   }
 }
 

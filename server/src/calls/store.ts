@@ -128,10 +128,10 @@ export const insertCalls = async (db: Executor, calls: NewCall[]): Promise<void>
 export const findCall = (
   db: Executor,
   { organizationId, id }: { organizationId: string; id: string },
-): Promise<CallRow | undefined> =>
+): Promise<AnalysedCallRow | undefined> =>
   db
     .selectFrom('calls')
-    .select(callColumns)
+    .select([...callColumns, ...analysisColumns])
     .where('id', '=', id)
     .where('organization_id', '=', organizationId)
     .executeTakeFirst()
@@ -330,32 +330,87 @@ export type CallFilter = {
   organizationId: string
   agentId?: string | undefined
   status?: CallRow['status'] | undefined
+  direction?: CallRow['direction'] | undefined
   batchJobId?: string | undefined
+  conversationId?: string | undefined
+  phoneNumber?: string | undefined
+  createdFrom?: Date | undefined
+  createdTo?: Date | undefined
+  hasAnalysis?: boolean | undefined
+  q?: string | undefined
 }
+
+/** Where the previous page ended: its last call's creation time and id (newest first). */
+export type CallCursor = { createdAt: Date; id: string }
+
+/** A call as the owner reads it: the call and its post-call analysis. */
+export type AnalysedCallRow = CallRow & AnalysisColumns
+
+type AnalysisColumns = {
+  analysisSummary: string | null
+  analysisSentiment: 'positive' | 'neutral' | 'negative' | null
+  analysisOutcome: string | null
+  analysisData: Record<string, unknown> | null
+  analyzedAt: Date | null
+}
+
+const analysisColumns = [
+  'analysis_summary as analysisSummary',
+  'analysis_sentiment as analysisSentiment',
+  'analysis_outcome as analysisOutcome',
+  'analysis_data as analysisData',
+  'analyzed_at as analyzedAt',
+] as const
 
 const filtered = (db: Executor, filter: CallFilter) => {
   let query = db.selectFrom('calls').where('organization_id', '=', filter.organizationId)
   if (filter.agentId) query = query.where('agent_id', '=', filter.agentId)
   if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.direction) query = query.where('direction', '=', filter.direction)
   if (filter.batchJobId) query = query.where('batch_job_id', '=', filter.batchJobId)
+  if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId)
+  if (filter.phoneNumber) query = query.where('phone_number', '=', filter.phoneNumber)
+  if (filter.createdFrom) query = query.where('created_at', '>=', filter.createdFrom)
+  if (filter.createdTo) query = query.where('created_at', '<', filter.createdTo)
+  if (filter.hasAnalysis !== undefined)
+    query = query.where('analyzed_at', filter.hasAnalysis ? 'is not' : 'is', null)
+  const words = filter.q
+  if (words)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('call_transcript_lines as line')
+          .select('line.id')
+          .whereRef('line.call_id', '=', 'calls.id')
+          .where(sql<boolean>`to_tsvector('simple', line.content) @@ plainto_tsquery('simple', ${words})`),
+      ),
+    )
   return query
 }
 
-/** Newest first, one page of an organization's calls and the total for its pagination. */
+/**
+ * Newest first, one page of an organization's calls: by offset with the total for its pagination,
+ * or after a cursor (keyset: creation time, then id). `limit + 1` rows, so the caller knows
+ * whether another page follows.
+ */
 export const listCalls = async (
   db: Executor,
-  filter: CallFilter & { limit: number; offset: number },
-): Promise<{ calls: CallRow[]; total: number }> => {
-  const calls = await filtered(db, filter)
-    .select(callColumns)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute()
-  const counted = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<string>().as('total'))
-    .executeTakeFirstOrThrow()
+  filter: CallFilter & { limit: number; offset: number; after: CallCursor | null },
+): Promise<{ calls: AnalysedCallRow[]; total: number }> => {
+  let page = filtered(db, filter)
+  const { after } = filter
+  if (after) page = page.where(sql<boolean>`(created_at, id) < (${after.createdAt}, ${after.id})`)
+  const [calls, counted] = await Promise.all([
+    page
+      .select([...callColumns, ...analysisColumns])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1)
+      .offset(after ? 0 : filter.offset)
+      .execute(),
+    filtered(db, filter)
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
   return { calls, total: Number(counted.total) }
 }
 

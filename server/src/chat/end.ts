@@ -1,9 +1,9 @@
 import * as agentStore from '../agents/store.ts'
+import { queueAnalysis } from '../analysis/jobs.ts'
 import { toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { ingestMemory } from '../memory/service.ts'
-import { enqueueWebhook } from '../webhooks/service.ts'
-import { CHAT_ANALYSIS_JOB, registerAnalysisJob } from './analysis.ts'
+import { notifyAgent } from '../webhooks/service.ts'
 import { forgetPlan } from './plan-cache.ts'
 import * as store from './store.ts'
 
@@ -58,32 +58,20 @@ export const endConversation = async (
     organizationId: closed.organizationId,
     id: closed.agentId,
   })
-  if (agent?.postCallAnalysis)
-    // A job: the model call may take seconds and must survive a restart; a failure is logged.
-    await ctx.jobs
-      .now(CHAT_ANALYSIS_JOB, { conversationId })
-      .catch((error: unknown) =>
-        ctx.logger.error({ err: error, conversationId }, 'could not queue the post-call analysis'),
-      )
+  if (agent?.postCallAnalysis) await queueAnalysis(ctx, { kind: 'conversation', id: conversationId })
 
-  if (agent?.webhookUrl) {
+  if (agent) {
     const endedAt = closed.endedAt ?? new Date()
     try {
-      await enqueueWebhook(ctx, {
-        organizationId: closed.organizationId,
-        agentId: agent.id,
-        url: agent.webhookUrl,
-        event: 'chat.ended',
-        data: {
-          conversation_id: closed.id,
-          agent_id: closed.agentId,
-          agent_name: closed.agentName,
-          duration: Math.max(0, Math.round((endedAt.getTime() - closed.createdAt.getTime()) / 1000)),
-          message_count: await store.countMessages(ctx.db, conversationId),
-          input_tokens: closed.inputTokens,
-          output_tokens: closed.outputTokens,
-          total_cost: toUsd(closed.costMicros),
-        },
+      await notifyAgent(ctx, agent, 'chat.ended', {
+        conversation_id: closed.id,
+        agent_id: closed.agentId,
+        agent_name: closed.agentName,
+        duration: Math.max(0, Math.round((endedAt.getTime() - closed.createdAt.getTime()) / 1000)),
+        message_count: await store.countMessages(ctx.db, conversationId),
+        input_tokens: closed.inputTokens,
+        output_tokens: closed.outputTokens,
+        total_cost: toUsd(closed.costMicros),
       })
     } catch (error) {
       // The session is ended either way; the failure is logged with the conversation to redo it.
@@ -97,7 +85,6 @@ export const endConversation = async (
 }
 
 export const registerChatJobs = (ctx: AppContext) => {
-  registerAnalysisJob(ctx)
   ctx.jobs.define<{ conversationId: string }>(CHAT_EXPIRY_JOB, async ({ conversationId }) => {
     const expired = await endConversation(ctx, {
       conversationId,

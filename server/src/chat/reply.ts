@@ -33,6 +33,27 @@ export type ReplyOutcome = {
   model: string
   /** Set when the reply switched to the agent's fallback model: the model whose provider failed. */
   fallbackFrom: string | null
+  /** The tools called and handoffs made, in order, for the owner's record of the conversation. */
+  toolCalls: ToolCallRecord[]
+}
+
+export type ToolCallRecord = {
+  kind: 'function' | 'end_call' | 'handoff' | 'unknown'
+  name: string
+  arguments: unknown
+  status: 'completed' | 'failed'
+  targetAgentId: string | null
+  at: Date
+}
+
+/** A tool's answer that is a JSON object with an `error` says the call failed. */
+const failed = (result: string) => {
+  try {
+    const parsed: unknown = JSON.parse(result)
+    return typeof parsed === 'object' && parsed !== null && 'error' in parsed
+  } catch {
+    return false
+  }
 }
 
 const parseArguments = (text: string): unknown => {
@@ -82,6 +103,7 @@ export const runReply = async ({
     agent: prepared.agent,
     model: prepared.agent.model ?? 'offline',
     fallbackFrom: null,
+    toolCalls: [],
   }
   let { agent, toolset } = prepared
   // Whether the current agent's replies now come from its fallback model.
@@ -175,6 +197,15 @@ export const runReply = async ({
           emit('handoff', { from_agent: agent.name, to_agent: action.target.name })
           result = JSON.stringify({ transferred_to: action.target.name })
         }
+        outcome.toolCalls.push({
+          kind: action?.kind ?? 'unknown',
+          name: action?.name ?? call.name,
+          arguments: parseArguments(call.arguments),
+          status: failed(result) ? 'failed' : 'completed',
+          targetAgentId:
+            action?.kind === 'handoff' && handoffTarget === action.target ? action.target.id : null,
+          at: new Date(),
+        })
         messages.push({ role: 'tool', tool_call_id: call.id, content: result })
       }
       if (outcome.endSession) {

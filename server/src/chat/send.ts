@@ -149,16 +149,20 @@ const recordReply = async (
   },
 ) => {
   const isStored = outcome.text !== '' || outcome.status !== 'complete'
-  if (isStored)
-    await store.insertMessage(ctx.db, {
-      id: ulid(),
-      conversationId: conversation.id,
-      role: 'assistant',
-      content: outcome.text,
-      tokenCount: outcome.outputTokens,
-      status: outcome.status,
-      model: outcome.model,
-      fallbackFrom: outcome.fallbackFrom,
+  if (isStored || outcome.toolCalls.length > 0)
+    await ctx.db.transaction().execute(async (tx) => {
+      if (isStored)
+        await store.insertMessage(tx, {
+          id: ulid(),
+          conversationId: conversation.id,
+          role: 'assistant',
+          content: outcome.text,
+          tokenCount: outcome.outputTokens,
+          status: outcome.status,
+          model: outcome.model,
+          fallbackFrom: outcome.fallbackFrom,
+        })
+      await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
     })
   const charged = await chargeReply(ctx, {
     organizationId: conversation.organizationId,

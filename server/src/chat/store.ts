@@ -1,6 +1,10 @@
 import { type Selectable, sql } from 'kysely'
+import { monotonicFactory } from 'ulid'
 import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
+
+/** Tool calls of one reply share a millisecond: their ids keep the order they were made in. */
+const toolCallId = monotonicFactory()
 
 export type ConversationStatus = 'active' | 'ended' | 'expired'
 
@@ -259,6 +263,42 @@ export const insertMessage = async (
  * the time each line was spoken); the conversation's activity moves on with them, so a long call
  * does not let the chat session expire under it.
  */
+/** The tool calls and handoffs of one reply, kept for the owner's view of the conversation. */
+export const insertToolCalls = async (
+  db: Executor,
+  {
+    conversationId,
+    calls,
+  }: {
+    conversationId: string
+    calls: Array<{
+      kind: 'function' | 'end_call' | 'handoff' | 'unknown'
+      name: string
+      arguments: unknown
+      status: 'completed' | 'failed'
+      targetAgentId: string | null
+      at: Date
+    }>
+  },
+) => {
+  if (calls.length === 0) return
+  await db
+    .insertInto('chat_tool_calls')
+    .values(
+      calls.map((call) => ({
+        id: toolCallId(),
+        conversation_id: conversationId,
+        kind: call.kind,
+        name: call.name,
+        arguments: JSON.stringify(call.arguments ?? {}),
+        status: call.status,
+        target_agent_id: call.targetAgentId,
+        created_at: call.at,
+      })),
+    )
+    .execute()
+}
+
 export const insertSpokenMessages = async (
   db: Executor,
   {

@@ -1,24 +1,10 @@
 import type { ConversationDetail, ConversationList, ListConversationsQuery } from '@parley/shared'
+import { presentAnalysis } from '../analysis/store.ts'
 import { toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import * as store from './store.ts'
-
-/** An opaque cursor: the last row's creation time and id, base64url. */
-const encodeCursor = ({ createdAt, id }: store.Cursor) =>
-  Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url')
-
-const decodeCursor = (cursor: string): store.Cursor => {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[]
-    const date = new Date(String(createdAt))
-    if (typeof id === 'string' && id.length > 0 && id.length <= 100 && !Number.isNaN(date.getTime()))
-      return { createdAt: date, id }
-  } catch {
-    // Falls through to the one answer for every malformed cursor.
-  }
-  throw AppError.badRequest('cursor: is not a cursor this API gave (use nextCursor as it came)')
-}
 
 const presentSummary = (row: store.SummaryRow) => ({
   id: row.id,
@@ -32,14 +18,18 @@ const presentSummary = (row: store.SummaryRow) => ({
   createdAt: row.created_at.toISOString(),
   lastActivityAt: row.last_activity_at.toISOString(),
   endedAt: row.ended_at?.toISOString() ?? null,
+  durationSeconds: Math.max(
+    0,
+    Math.round(((row.ended_at ?? row.last_activity_at).getTime() - row.created_at.getTime()) / 1000),
+  ),
+  hasAnalysis: row.has_analysis,
 })
 
 export const listConversations = async (
   ctx: AppContext,
   { organizationId, query }: { organizationId: string; query: ListConversationsQuery },
 ): Promise<ConversationList> => {
-  if (query.createdFrom && query.createdTo && new Date(query.createdFrom) >= new Date(query.createdTo))
-    throw AppError.badRequest('createdTo: must be later than createdFrom')
+  checkCreatedRange(query)
   const after = query.cursor ? decodeCursor(query.cursor) : null
   const rows = await store.listConversations(ctx.db, { organizationId, query, after })
   const page = rows.slice(0, query.limit)
@@ -59,8 +49,9 @@ export const getConversation = async (
 ): Promise<ConversationDetail> => {
   const row = await store.findConversation(ctx.db, { organizationId, id: conversationId })
   if (!row) throw AppError.notFound('conversation')
-  const [messages, calls] = await Promise.all([
+  const [messages, toolCalls, calls] = await Promise.all([
     store.listMessages(ctx.db, row.id),
+    store.listToolCalls(ctx.db, row.id),
     store.listCalls(ctx.db, row.id),
   ])
   return {
@@ -81,6 +72,16 @@ export const getConversation = async (
         fallbackFrom: message.fallback_from,
         createdAt: message.created_at.toISOString(),
       })),
+      toolCalls: toolCalls.map((call) => ({
+        id: call.id,
+        kind: call.kind,
+        name: call.name,
+        arguments: call.arguments,
+        status: call.status,
+        targetAgentId: call.target_agent_id,
+        createdAt: call.created_at.toISOString(),
+      })),
+      analysis: presentAnalysis(row),
       calls: calls.map((call) => ({
         id: call.id,
         agentId: call.agent_id,

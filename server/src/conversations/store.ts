@@ -2,11 +2,18 @@ import type { ListConversationsQuery } from '@parley/shared'
 import { sql } from 'kysely'
 import type { Executor } from '../db/index.ts'
 
-/** Where the previous page ended: its last conversation's creation time and id (newest first). */
-export type Cursor = { createdAt: Date; id: string }
+export type AnalysisColumns = {
+  analysis_summary: string | null
+  analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
+  analysis_outcome: string | null
+  analysis_data: Record<string, unknown> | null
+  analyzed_at: Date | null
+}
+
+import type { Cursor } from '../http/cursor.ts'
 
 const summaryColumns = sql`c.id, c.agent_id, c.agent_name, c.status, c.user_identifier, c.cost_micros,
-  c.created_at, c.last_activity_at, c.ended_at,
+  c.created_at, c.last_activity_at, c.ended_at, c.analyzed_at is not null as has_analysis,
   (select count(*) from chat_messages m where m.conversation_id = c.id) as message_count,
   (select coalesce(json_agg(distinct m.channel), '[]'::json) from chat_messages m
     where m.conversation_id = c.id) as channels`
@@ -21,6 +28,7 @@ export type SummaryRow = {
   created_at: Date
   last_activity_at: Date
   ended_at: Date | null
+  has_analysis: boolean
   message_count: string | number
   channels: Array<'text' | 'voice'>
 }
@@ -44,6 +52,8 @@ export const listConversations = async (
   if (query.userIdentifier) filters.push(sql`c.user_identifier = ${query.userIdentifier}`)
   if (query.createdFrom) filters.push(sql`c.created_at >= ${new Date(query.createdFrom)}`)
   if (query.createdTo) filters.push(sql`c.created_at < ${new Date(query.createdTo)}`)
+  if (query.hasAnalysis !== undefined)
+    filters.push(query.hasAnalysis ? sql`c.analyzed_at is not null` : sql`c.analyzed_at is null`)
   if (query.channel)
     filters.push(
       sql`exists (select 1 from chat_messages m where m.conversation_id = c.id and m.channel = ${query.channel})`,
@@ -64,9 +74,15 @@ export const findConversation = async (
   { organizationId, id }: { organizationId: string; id: string },
 ) => {
   const { rows } = await sql<
-    SummaryRow & { metadata: Record<string, unknown>; input_tokens: number; output_tokens: number }
+    SummaryRow & {
+      metadata: Record<string, unknown>
+      input_tokens: number
+      output_tokens: number
+    } & AnalysisColumns
   >`
-    select ${summaryColumns}, c.metadata, c.input_tokens, c.output_tokens from conversations c
+    select ${summaryColumns}, c.metadata, c.input_tokens, c.output_tokens, c.analysis_summary,
+      c.analysis_sentiment, c.analysis_outcome, c.analysis_data, c.analyzed_at
+    from conversations c
     where c.organization_id = ${organizationId} and c.id = ${id}`.execute(db)
   return rows[0]
 }
@@ -76,6 +92,16 @@ export const listMessages = (db: Executor, conversationId: string) =>
   db
     .selectFrom('chat_messages')
     .select(['id', 'role', 'content', 'channel', 'call_id', 'status', 'model', 'fallback_from', 'created_at'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+
+/** The tools the agent called during the conversation's replies, and its handoffs, in order. */
+export const listToolCalls = (db: Executor, conversationId: string) =>
+  db
+    .selectFrom('chat_tool_calls')
+    .selectAll()
     .where('conversation_id', '=', conversationId)
     .orderBy('created_at')
     .orderBy('id')

@@ -118,6 +118,10 @@ export interface AgentsTable {
   handoff_agent_ids: Json<string[]>
   post_call_analysis: Generated<boolean>
   fallback_model: string | null
+  /** The webhook events the agent's endpoint receives. */
+  webhook_events: ColumnType<string[], string | undefined, string>
+  /** JSON Schema of the values post-call analysis fills; null: none. */
+  analysis_schema: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -177,6 +181,7 @@ export interface ConversationsTable {
   analysis_summary: string | null
   analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
   analysis_outcome: string | null
+  analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   analyzed_at: Timestamp | null
 }
 
@@ -247,6 +252,23 @@ export interface CallsTable {
   live_agent_id: string | null
   /** The chat conversation this call continues, when the visitor switched from typing. */
   conversation_id: string | null
+  analysis_summary: string | null
+  analysis_sentiment: 'positive' | 'neutral' | 'negative' | null
+  analysis_outcome: string | null
+  analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  analyzed_at: Timestamp | null
+}
+
+/** A tool the agent called during a chat reply, or a handoff to another agent. */
+export interface ChatToolCallsTable {
+  id: string
+  conversation_id: string
+  kind: 'function' | 'end_call' | 'handoff' | 'unknown'
+  name: string
+  arguments: Json<unknown>
+  status: 'completed' | 'failed'
+  target_agent_id: string | null
+  created_at: Timestamp
 }
 
 export interface CallTranscriptLinesTable {
@@ -345,6 +367,7 @@ export interface Database {
   memory_summaries: MemorySummariesTable
   calls: CallsTable
   call_transcript_lines: CallTranscriptLinesTable
+  chat_tool_calls: ChatToolCallsTable
   phone_numbers: PhoneNumbersTable
   batch_jobs: BatchJobsTable
   batch_contacts: BatchContactsTable

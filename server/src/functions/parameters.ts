@@ -44,38 +44,41 @@ const describeErrors = (errors: ErrorObject[] | null | undefined, root: string) 
 ]
 
 /**
- * Checks a custom function's `parameters` at save time: `{type: 'object', properties, required?}`
- * with property types limited to the spec's five, valid against the JSON Schema meta-schema, and
- * compilable. Returns readable problems; an empty list means the schema is fine.
+ * Checks an object schema at save time (a custom function's `parameters`, an agent's
+ * `analysisSchema`): `{type: 'object', properties, required?}` with property types limited to the
+ * spec's five, valid against the JSON Schema meta-schema, and compilable. Returns readable
+ * problems, each starting with `root`; an empty list means the schema is fine.
  */
-export const validateFunctionParameters = (schema: unknown): string[] => {
-  if (!isPlainObject(schema)) return ['parameters must be a JSON Schema object']
+export const validateObjectSchema = (schema: unknown, root: string): string[] => {
+  if (!isPlainObject(schema)) return [`${root} must be a JSON Schema object`]
   const problems: string[] = []
-  if (schema.type !== 'object') problems.push("parameters.type must be 'object'")
+  if (schema.type !== 'object') problems.push(`${root}.type must be 'object'`)
   if (!isPlainObject(schema.properties)) {
-    problems.push('parameters.properties must be an object')
+    problems.push(`${root}.properties must be an object`)
   } else {
     for (const [name, property] of Object.entries(schema.properties)) {
-      problems.push(...checkProperty({ path: `parameters.properties.${name}`, property }))
+      problems.push(...checkProperty({ path: `${root}.properties.${name}`, property }))
     }
     if (Array.isArray(schema.required)) {
       const properties = schema.properties
       for (const name of schema.required) {
         if (typeof name === 'string' && !(name in properties)) {
-          problems.push(`parameters.required names "${name}", which is not a property`)
+          problems.push(`${root}.required names "${name}", which is not a property`)
         }
       }
     }
   }
   if (problems.length > 0) return problems
-  if (!ajv.validateSchema(schema)) return describeErrors(ajv.errors, 'parameters')
+  if (!ajv.validateSchema(schema)) return describeErrors(ajv.errors, root)
   try {
     compileArgumentsValidator(schema)
   } catch (error) {
-    return [`parameters cannot be compiled: ${(error as Error).message}`]
+    return [`${root} cannot be compiled: ${(error as Error).message}`]
   }
   return []
 }
+
+export const validateFunctionParameters = (schema: unknown) => validateObjectSchema(schema, 'parameters')
 
 // By schema identity: a function's parameters object is compiled once while it is held.
 const compiled = new WeakMap<object, ValidateFunction>()
@@ -94,7 +97,15 @@ const compileArgumentsValidator = (schema: Record<string, unknown>) => {
 export type ArgumentsCheck = { ok: true; args: Record<string, unknown> } | { ok: false; error: string }
 
 /** Validates the model's arguments against `parameters`, defaults applied to a copy. */
-export const checkArguments = ({ schema, args }: { schema: unknown; args: unknown }): ArgumentsCheck => {
+export const checkArguments = ({
+  schema,
+  args,
+  dataVar = 'arguments',
+}: {
+  schema: unknown
+  args: unknown
+  dataVar?: string
+}): ArgumentsCheck => {
   if (!isPlainObject(schema)) return { ok: false, error: 'The function has no valid parameters schema' }
   if (!isPlainObject(args)) return { ok: false, error: 'Invalid arguments: arguments must be a JSON object' }
   let validate: ValidateFunction
@@ -107,7 +118,7 @@ export const checkArguments = ({ schema, args }: { schema: unknown; args: unknow
   if (!validate(copy)) {
     return {
       ok: false,
-      error: `Invalid arguments: ${ajv.errorsText(validate.errors, { dataVar: 'arguments', separator: '; ' })}`,
+      error: `Invalid ${dataVar}: ${ajv.errorsText(validate.errors, { dataVar, separator: '; ' })}`,
     }
   }
   return { ok: true, args: copy }

@@ -159,6 +159,35 @@ export class RouteTable {
     private readonly authentication: Record<AuthKind, RequestHandler[]>,
   ) {}
 
+  /**
+   * Documents an event Parley sends to customers' endpoints (OpenAPI 3.1 `webhooks`): its name,
+   * what it means, its signed JSON body.
+   */
+  addWebhook({ event, summary, payload }: { event: string; summary: string; payload: z.ZodType }) {
+    this.registry.registerWebhook({
+      method: 'post',
+      path: event,
+      operationId: operationIdOf('receive', event),
+      summary,
+      tags: ['Webhooks'],
+      // The receiver checks X-Parley-Signature; Parley presents no credential of its own.
+      security: [],
+      request: {
+        headers: z.object({
+          'x-parley-signature': z
+            .string()
+            .meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256(webhookSecret, t + "." + body)>' }),
+          'x-parley-event': z.string().meta({ description: 'The event name' }),
+          'x-parley-delivery': z.string().meta({ description: 'The delivery id (GET …/webhook-deliveries)' }),
+        }),
+        body: { content: { 'application/json': { schema: payload } } },
+      },
+      responses: {
+        200: { description: 'Any 2xx answer counts as delivered; others are retried (5 attempts)' },
+      },
+    })
+  }
+
   add<
     Params extends AnyObject | undefined = undefined,
     Query extends AnyObject | undefined = undefined,

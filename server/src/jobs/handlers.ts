@@ -1,3 +1,4 @@
+import { registerAnalysisJobs } from '../analysis/jobs.ts'
 import { registerBatchJobs } from '../batch/dialer/jobs.ts'
 import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
@@ -8,6 +9,7 @@ import { registerWebhookJobs } from '../webhooks/service.ts'
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
+  registerAnalysisJobs(ctx)
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { webhookEventNames } from '@parley/shared'
 import { ulid } from 'ulid'
 import * as agents from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
@@ -51,6 +52,8 @@ const seedDemoTenant = async (ctx: AppContext): Promise<DemoTenant> => {
     handoffAgentIds: [],
     postCallAnalysis: false,
     fallbackModel: null,
+    webhookEvents: [...webhookEventNames],
+    analysisSchema: null,
   }
   const textAgentId = ulid()
   await agents.insertAgent(ctx.db, {

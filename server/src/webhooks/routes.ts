@@ -1,4 +1,5 @@
 import {
+  webhookEventSchemas,
   ZAgentIdParams,
   ZPageQuery,
   ZWebhookDeliveryAnswer,
@@ -30,6 +31,9 @@ const presentDelivery = ({
 })
 
 export const registerWebhookRoutes = (routes: RouteTable, ctx: AppContext) => {
+  for (const { schema, summary } of webhookEventSchemas)
+    routes.addWebhook({ event: schema.shape.event.value, summary, payload: schema })
+
   routes.add({
     method: 'get',
     path: '/v1/agents/{agentId}/webhook-deliveries',

@@ -1,3 +1,4 @@
+import type { WebhookEventName } from '@parley/shared'
 import { ulid } from 'ulid'
 import { readWebhookSecret } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
@@ -18,6 +19,34 @@ export type WebhookEvent = {
   url: string
   event: string
   data: Record<string, unknown>
+}
+
+/** The agent fields that decide whether an event is sent, and where. */
+export type WebhookSubscriber = {
+  id: string
+  organizationId: string
+  webhookUrl: string | null
+  webhookEvents: readonly WebhookEventName[]
+}
+
+/**
+ * Queues `event` for the agent's endpoint when it has one and subscribes to the event (every
+ * event unless the agent named fewer); answers the delivery id, or null when nothing is sent.
+ */
+export const notifyAgent = async (
+  ctx: AppContext,
+  agent: WebhookSubscriber,
+  event: WebhookEventName,
+  data: Record<string, unknown>,
+) => {
+  if (!agent.webhookUrl || !agent.webhookEvents.includes(event)) return null
+  return enqueueWebhook(ctx, {
+    organizationId: agent.organizationId,
+    agentId: agent.id,
+    url: agent.webhookUrl,
+    event,
+    data,
+  })
 }
 
 /** Records the delivery and queues its first attempt; the caller never waits on the customer. */

@@ -5,6 +5,7 @@ import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/store.ts'
 import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
+import { sendBatchCompleted } from '../service.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
@@ -79,8 +80,12 @@ export const runClaimRound = async (
   // Announced at its create: start it here rather than wait for the queue to run batch.start.
   if (job?.status === 'pending') return store.startJob(ctx.db, { id: jobId, now })
   if (!job || (job.status !== 'running' && job.status !== 'paused')) return false
-  if (claimed.length === 0)
-    return (job.status === 'paused' || isDrained) && store.completeJobIfDone(ctx.db, { jobId, now })
+  if (claimed.length === 0) {
+    const completed =
+      (job.status === 'paused' || isDrained) && (await store.completeJobIfDone(ctx.db, { jobId, now }))
+    if (completed) await sendBatchCompleted(ctx, jobId)
+    return completed
+  }
 
   const cached = targets.get(jobId)
   const target =

@@ -1,0 +1,140 @@
+import { z } from 'zod'
+import type { AgentRow } from '../agents/store.ts'
+import { placeHold, releaseHold } from '../billing/holds.ts'
+import { chargeReply, priceReply } from '../chat/billing.ts'
+import { completionSourceFor } from '../chat/llm.ts'
+import { estimateTokens } from '../chat/prompt.ts'
+import type { AppContext } from '../context.ts'
+import { checkArguments } from '../functions/parameters.ts'
+import { hasLlmProvider } from '../providers/registry.ts'
+import type { Analysis, Subject } from './store.ts'
+
+const ANALYSIS_TIMEOUT_MS = 60_000
+
+const instructionsFor = (
+  schema: Record<string, unknown> | null,
+) => `You review a finished conversation between a user and an assistant (typed, spoken, or both).
+Answer with one JSON object and nothing else:
+{"summary": "<two or three sentences>", "sentiment": "positive" | "neutral" | "negative", "outcome": "<what the conversation achieved, a few words>"${schema ? ', "data": <an object valid against the JSON Schema below, filled from the conversation>' : ''}}
+sentiment is the user's overall mood.${schema ? `\nJSON Schema of data:\n${JSON.stringify(schema)}` : ''}`
+
+const ZAnswer = z.object({
+  summary: z.string().trim().min(1).max(4000),
+  sentiment: z.enum(['positive', 'neutral', 'negative']),
+  outcome: z.string().trim().min(1).max(500),
+  data: z.unknown().optional(),
+})
+
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The JSON object in a model's answer (which may wrap it in prose or a code fence). The schema's
+ * values are kept only when they are valid against it: a wrong answer is not passed on as data.
+ */
+const parseAnswer = (
+  ctx: AppContext,
+  { text, schema, subject }: { text: string; schema: Record<string, unknown> | null; subject: Subject },
+): Analysis => {
+  const start = text.indexOf('{')
+  const end = text.lastIndexOf('}')
+  const parsed = ZAnswer.safeParse(start >= 0 && end > start ? safeJson(text.slice(start, end + 1)) : null)
+  if (!parsed.success)
+    throw new Error(`the model's analysis is not the JSON asked for: ${text.slice(0, 200)}`)
+  const { data: values, ...analysis } = parsed.data
+  if (!schema) return { ...analysis, data: null }
+  const checked = checkArguments({ schema, args: values ?? {}, dataVar: 'data' })
+  if (!checked.ok)
+    ctx.logger.warn(
+      { ...subject, problem: checked.error },
+      "the model's analysis data does not fit the agent's schema",
+    )
+  return { ...analysis, data: checked.ok ? checked.args : null }
+}
+
+/** Without a language model the analysis says so instead of pretending. */
+const offlineAnalysis = (transcript: { role: string }[]): Analysis => ({
+  summary: `[Offline analysis] ${transcript.length} messages (${transcript.filter((m) => m.role === 'user').length} from the user). No language model is configured, so no real summary was written.`,
+  sentiment: 'neutral',
+  outcome: 'unknown (offline model)',
+  data: null,
+})
+
+/**
+ * Post-call analysis of a transcript by the agent's model: summary, sentiment, outcome, and the
+ * values of the agent's analysis schema. Paid like a reply: a hold of a reply's expected cost
+ * before the model is asked (none: no analysis, null), the real token cost debited after.
+ */
+export const analyzeTranscript = async (
+  ctx: AppContext,
+  {
+    subject,
+    organizationId,
+    agent,
+    transcript,
+  }: {
+    subject: Subject
+    organizationId: string
+    agent: Pick<AgentRow, 'model' | 'analysisSchema'> | undefined
+    transcript: Array<{ role: string; content: string }>
+  },
+): Promise<Analysis | null> => {
+  const model = agent?.model ?? 'offline'
+  if (model === 'offline' || !hasLlmProvider(ctx.config)) return offlineAnalysis(transcript)
+
+  const hold = await placeHold(ctx, {
+    organizationId,
+    amountMicros: ctx.config.chatReplyHoldMicros,
+    kind: 'reply',
+    reference: subject.id,
+    ttlMs: ANALYSIS_TIMEOUT_MS * 2,
+  })
+  if (!hold) {
+    ctx.logger.warn({ ...subject, organizationId }, 'post-call analysis skipped: the credits do not cover it')
+    return null
+  }
+  try {
+    const schema = agent?.analysisSchema ?? null
+    const instructions = instructionsFor(schema)
+    const complete = await completionSourceFor(ctx, { organizationId, model })
+    const transcriptText = transcript.map((m) => `${m.role}: ${m.content}`).join('\n')
+    let answer = ''
+    let usage = { inputTokens: estimateTokens(instructions + transcriptText), outputTokens: 0 }
+    let isReported = false
+    try {
+      for await (const event of complete({
+        model,
+        messages: [
+          { role: 'system', content: instructions },
+          { role: 'user', content: transcriptText },
+        ],
+        tools: [],
+        temperature: 0,
+        signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
+      })) {
+        if (event.type === 'text') answer += event.delta
+        else if (event.type === 'usage') {
+          usage = event
+          isReported = true
+        }
+      }
+    } finally {
+      // A request the provider refused before answering cost nothing; one cut off did.
+      if (isReported || answer !== '')
+        await chargeReply(ctx, {
+          organizationId,
+          conversationId: subject.id,
+          costMicros: priceReply(ctx.config, { model, usage }),
+          reason: subject.kind === 'call' ? 'Call post-call analysis' : 'Chat post-call analysis',
+        })
+    }
+    return parseAnswer(ctx, { text: answer, schema, subject })
+  } finally {
+    await releaseHold(ctx, hold)
+  }
+}

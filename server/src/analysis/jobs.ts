@@ -1,0 +1,90 @@
+import * as agentStore from '../agents/store.ts'
+import * as callStore from '../calls/store.ts'
+import * as chatStore from '../chat/store.ts'
+import type { AppContext } from '../context.ts'
+import { notifyAgent } from '../webhooks/service.ts'
+import { analyzeTranscript } from './analyze.ts'
+import { type Analysis, isAnalyzed, type Subject, saveAnalysis } from './store.ts'
+
+export const CHAT_ANALYSIS_JOB = 'chat.analyze'
+export const CALL_ANALYSIS_JOB = 'call.analyze'
+const TRANSCRIPT_ROWS = 500
+
+const eventData = (analysis: Analysis) => ({
+  summary: analysis.summary,
+  sentiment: analysis.sentiment,
+  outcome: analysis.outcome,
+  data: analysis.data,
+})
+
+/**
+ * A chat session's analysis (the agenda job of an ended session whose agent asks for it): the
+ * whole conversation, typed and spoken, then `conversation.analyzed` to the agent's endpoint.
+ */
+export const analyzeConversation = async (ctx: AppContext, conversationId: string) => {
+  const subject: Subject = { kind: 'conversation', id: conversationId }
+  const conversation = await chatStore.findConversation(ctx.db, conversationId)
+  if (!conversation || (await isAnalyzed(ctx.db, subject))) return
+  const agent = await agentStore.findAgent(ctx.db, {
+    organizationId: conversation.organizationId,
+    id: conversation.agentId,
+  })
+  const transcript = await chatStore.listMessages(ctx.db, {
+    conversationId,
+    limit: TRANSCRIPT_ROWS,
+    offset: 0,
+  })
+  const analysis = await analyzeTranscript(ctx, {
+    subject,
+    organizationId: conversation.organizationId,
+    agent,
+    transcript,
+  })
+  if (!analysis || !(await saveAnalysis(ctx.db, { subject, analysis })) || !agent) return
+  await notifyAgent(ctx, agent, 'conversation.analyzed', {
+    conversation_id: conversationId,
+    agent_id: agent.id,
+    ...eventData(analysis),
+  })
+}
+
+/** A call's analysis (queued when a call of an agent that asks for it ends), then `call.analyzed`. */
+export const analyzeCall = async (ctx: AppContext, callId: string) => {
+  const subject: Subject = { kind: 'call', id: callId }
+  const call = await callStore.findCallById(ctx.db, callId)
+  if (!call || (await isAnalyzed(ctx.db, subject))) return
+  const agent = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: call.agentId })
+  const transcript = await callStore.listTranscript(ctx.db, callId)
+  if (transcript.length === 0) return // an unanswered or silent call has nothing to analyse
+  const analysis = await analyzeTranscript(ctx, {
+    subject,
+    organizationId: call.organizationId,
+    agent,
+    transcript,
+  })
+  if (!analysis || !(await saveAnalysis(ctx.db, { subject, analysis })) || !agent) return
+  await notifyAgent(ctx, agent, 'call.analyzed', {
+    call_id: callId,
+    agent_id: agent.id,
+    conversation_id: call.conversationId,
+    batch_job_id: call.batchJobId,
+    ...eventData(analysis),
+  })
+}
+
+/** Queues an analysis; the model call may take seconds and must survive a restart. */
+export const queueAnalysis = (ctx: AppContext, subject: Subject) =>
+  ctx.jobs
+    .now(subject.kind === 'call' ? CALL_ANALYSIS_JOB : CHAT_ANALYSIS_JOB, {
+      [subject.kind === 'call' ? 'callId' : 'conversationId']: subject.id,
+    })
+    .catch((error: unknown) =>
+      ctx.logger.error({ err: error, ...subject }, 'could not queue the post-call analysis'),
+    )
+
+export const registerAnalysisJobs = (ctx: AppContext) => {
+  ctx.jobs.define<{ conversationId: string }>(CHAT_ANALYSIS_JOB, ({ conversationId }) =>
+    analyzeConversation(ctx, conversationId),
+  )
+  ctx.jobs.define<{ callId: string }>(CALL_ANALYSIS_JOB, ({ callId }) => analyzeCall(ctx, callId))
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod'
+import { ZIsoDateTime } from './common.ts'
+
+/**
+ * What an agent's webhook endpoint receives: `{event, timestamp, data}`, signed in
+ * `X-Parley-Signature` (t=<unix>,v1=<HMAC-SHA256 of "t.body">). The server builds these payloads;
+ * the schemas document them (OpenAPI `webhooks`) and let receivers type them.
+ */
+const envelope = <Event extends string, Data extends z.ZodRawShape>(event: Event, data: Data, id: string) =>
+  z.object({ event: z.literal(event), timestamp: ZIsoDateTime, data: z.object(data) }).meta({ id })
+
+const analysis = {
+  summary: z.string(),
+  sentiment: z.enum(['positive', 'neutral', 'negative']),
+  outcome: z.string(),
+  data: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: "The values of the agent's analysisSchema; null without one" }),
+}
+
+export const ZChatEndedEvent = envelope(
+  'chat.ended',
+  {
+    conversation_id: z.string(),
+    agent_id: z.string(),
+    agent_name: z.string(),
+    duration: z.number().int().meta({ description: 'Seconds from the session’s start to its end' }),
+    message_count: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    total_cost: z.number().meta({ description: 'USD' }),
+  },
+  'ChatEndedEvent',
+)
+
+export const ZCallEndedEvent = envelope(
+  'call.ended',
+  {
+    call_id: z.string(),
+    agent_id: z.string(),
+    agent_name: z.string(),
+    room_name: z.string(),
+    direction: z.enum(['web', 'outbound']),
+    status: z.enum(['active', 'ended', 'failed']),
+    reason: z.string().nullable(),
+    started_at: ZIsoDateTime,
+    ended_at: ZIsoDateTime.nullable(),
+    duration: z.number().int(),
+    total_cost: z.number().meta({ description: 'USD' }),
+    phone_number: z.string().nullable(),
+    batch_job_id: z.string().nullable(),
+    batch_contact_id: z.string().nullable(),
+  },
+  'CallEndedEvent',
+)
+
+export const ZConversationAnalyzedEvent = envelope(
+  'conversation.analyzed',
+  { conversation_id: z.string(), agent_id: z.string(), ...analysis },
+  'ConversationAnalyzedEvent',
+)
+
+export const ZCallAnalyzedEvent = envelope(
+  'call.analyzed',
+  {
+    call_id: z.string(),
+    agent_id: z.string(),
+    conversation_id: z.string().nullable(),
+    batch_job_id: z.string().nullable(),
+    ...analysis,
+  },
+  'CallAnalyzedEvent',
+)
+
+export const ZBatchCompletedEvent = envelope(
+  'batch.completed',
+  {
+    batch_job_id: z.string(),
+    name: z.string(),
+    agent_id: z.string(),
+    status: z.literal('completed'),
+    total_contacts: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+    started_at: ZIsoDateTime.nullable(),
+    finished_at: ZIsoDateTime.nullable(),
+  },
+  'BatchCompletedEvent',
+)
+
+export const ZPingEvent = envelope(
+  'ping',
+  { agent_id: z.string(), agent_name: z.string(), message: z.string() },
+  'PingEvent',
+)
+
+/** Every event, with what it says; `ping` is sent only by POST /v1/agents/{id}/webhook/test. */
+export const webhookEventSchemas = [
+  { schema: ZChatEndedEvent, summary: 'A chat session ended (by the visitor, the agent, or idleness)' },
+  { schema: ZCallEndedEvent, summary: 'A voice session or outbound call ended, billed' },
+  {
+    schema: ZConversationAnalyzedEvent,
+    summary: 'Post-call analysis of an ended chat conversation (typed and spoken turns) is ready',
+  },
+  { schema: ZCallAnalyzedEvent, summary: 'Post-call analysis of an ended call is ready' },
+  { schema: ZBatchCompletedEvent, summary: 'Every contact of a batch job reached its end' },
+  { schema: ZPingEvent, summary: 'A test ping (POST /v1/agents/{agentId}/webhook/test)' },
+] as const

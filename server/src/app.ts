@@ -11,6 +11,7 @@ import { registerCallRoutes } from './calls/routes.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerConversationRoutes } from './conversations/routes.ts'
+import { registerExportRoutes } from './export/routes.ts'
 import { registerFunctionRoutes } from './functions/routes.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
@@ -109,6 +110,7 @@ export const createApp = (
   registerV1AgentRoutes(routes, ctx)
   registerFunctionRoutes(routes, ctx)
   registerWebhookRoutes(routes, ctx)
+  registerExportRoutes(routes, ctx)
   registerKeyRoutes(routes, ctx)
   registerChatRoutes(routes, ctx)
   registerBatchControlRoutes(routes, ctx)

@@ -184,6 +184,8 @@ export const ZEnvironment = z.object({
   BATCH_TICK_MS: wholeNumber(9, 'milliseconds', 10).default(1000),
   BATCH_RETRY_BASE_MS: wholeNumber(9, 'milliseconds', 10).default(120_000),
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),
+  /** An export with more records than this is refused up front (POST /api/export). */
+  EXPORT_MAX_ROWS: wholeNumber(9, 'rows', 1).default(2_000_000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),
   /** What each reply in flight reserves of the balance until its real cost settles it. */
   CHAT_REPLY_HOLD_USD: usdAmount.default(0.01),

@@ -104,6 +104,8 @@ export type Config = Readonly<{
   batchRetryBaseMs: number
   /** A dial claim this old whose worker never recorded a result is resolved by another worker. */
   batchStaleClaimMs: number
+  /** Exports of more records are refused when asked for (EXPORT_MAX_ROWS). */
+  exportMaxRows: number
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
@@ -253,6 +255,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
+    exportMaxRows: vars.EXPORT_MAX_ROWS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,

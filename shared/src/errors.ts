@@ -97,5 +97,8 @@ export const errorCodes = [
   'call_ended',
   'invalid_handoff_target',
   'provider_not_configured',
+  // data exports (POST /api/export)
+  'export_too_large',
+  'export_not_ready',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

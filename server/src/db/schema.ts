@@ -271,6 +271,32 @@ export interface ChatToolCallsTable {
   created_at: Timestamp
 }
 
+export interface ExportsTable {
+  id: string
+  organization_id: string
+  requested_by: string
+  kind: 'conversations' | 'calls' | 'batch_contacts' | 'ledger'
+  format: 'ndjson' | 'csv'
+  from_at: Timestamp | null
+  to_at: Timestamp | null
+  status: 'queued' | 'running' | 'completed' | 'failed'
+  rows_total: number
+  rows_done: Generated<number>
+  /** bigint: read as a string by pg. */
+  bytes: ColumnType<string | number, number | undefined, number>
+  chunks: Generated<number>
+  error: string | null
+  created_at: Timestamp
+  completed_at: Timestamp | null
+  expires_at: Timestamp
+}
+
+export interface ExportChunksTable {
+  export_id: string
+  seq: number
+  data: Buffer
+}
+
 export interface CallTranscriptLinesTable {
   id: string
   call_id: string
@@ -368,6 +394,8 @@ export interface Database {
   calls: CallsTable
   call_transcript_lines: CallTranscriptLinesTable
   chat_tool_calls: ChatToolCallsTable
+  exports: ExportsTable
+  export_chunks: ExportChunksTable
   phone_numbers: PhoneNumbersTable
   batch_jobs: BatchJobsTable
   batch_contacts: BatchContactsTable

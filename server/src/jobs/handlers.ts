@@ -3,6 +3,7 @@ import { registerBatchJobs } from '../batch/dialer/jobs.ts'
 import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
+import { registerExportJobs } from '../export/service.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'
 
 /** Every job type the workers run; each domain registers its own. */
@@ -12,4 +13,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerAnalysisJobs(ctx)
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
+  registerExportJobs(ctx)
 }

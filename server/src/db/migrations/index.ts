@@ -16,6 +16,7 @@ import * as creditHolds from './0020-credit-holds.ts'
 import * as instanceLiveness from './0021-instance-liveness.ts'
 import * as conversationSearch from './0022-conversation-search.ts'
 import * as deletions from './0023-deletions.ts'
+import * as exportsTable from './0024-exports.ts'
 import * as ownerData from './0026-owner-data.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '0021-instance-liveness': instanceLiveness,
   '0022-conversation-search': conversationSearch,
   '0023-deletions': deletions,
+  '0024-exports': exportsTable,
   '0026-owner-data': ownerData,
 }

@@ -5,6 +5,7 @@ const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = 
   auth: () => import('./auth.ts'),
   batch: () => import('./batch.ts'),
   chat: () => import('./chat.ts'),
+  history: () => import('./history.ts'),
   widget: () => import('./widget.ts'),
 }
 

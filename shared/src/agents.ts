@@ -430,6 +430,10 @@ export const ZWebhookDelivery = z
     attempts: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     lastError: z.string().nullable(),
+    lastResponse: z
+      .string()
+      .nullable()
+      .meta({ description: "The start (1,000 characters) of the endpoint's last answer" }),
     payload: z.record(z.string(), z.unknown()),
     createdAt: ZIsoDateTime,
     lastAttemptAt: ZIsoDateTime.nullable(),

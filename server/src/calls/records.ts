@@ -59,7 +59,10 @@ export const listCalls = async (ctx: AppContext, organizationId: string, query: 
     success: true as const,
     data: shown.map(presentCall),
     pagination: paginationOf(query, total),
-    nextCursor: calls.length > query.limit && last ? encodeCursor(last) : null,
+    nextCursor:
+      calls.length > query.limit && last?.cursorAt
+        ? encodeCursor({ createdAt: last.cursorAt, id: last.id })
+        : null,
   }
 }
 

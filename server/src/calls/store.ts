@@ -1,4 +1,5 @@
 import { type RawBuilder, sql, type UpdateObject } from 'kysely'
+import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Database, Executor } from '../db/index.ts'
 
 export type CallRow = {
@@ -340,11 +341,11 @@ export type CallFilter = {
   q?: string | undefined
 }
 
-/** Where the previous page ended: its last call's creation time and id (newest first). */
-export type CallCursor = { createdAt: Date; id: string }
+/** Where the previous page ended: its last call's creation time (exact) and id (newest first). */
+export type CallCursor = { createdAt: string; id: string }
 
 /** A call as the owner reads it: the call and its post-call analysis. */
-export type AnalysedCallRow = CallRow & AnalysisColumns
+export type AnalysedCallRow = CallRow & AnalysisColumns & { cursorAt?: string }
 
 type AnalysisColumns = {
   analysisSummary: string | null
@@ -398,10 +399,11 @@ export const listCalls = async (
 ): Promise<{ calls: AnalysedCallRow[]; total: number }> => {
   let page = filtered(db, filter)
   const { after } = filter
-  if (after) page = page.where(sql<boolean>`(created_at, id) < (${after.createdAt}, ${after.id})`)
+  if (after)
+    page = page.where(sql<boolean>`(created_at, id) < (${atExactTime(after.createdAt)}, ${after.id})`)
   const [calls, counted] = await Promise.all([
     page
-      .select([...callColumns, ...analysisColumns])
+      .select([...callColumns, ...analysisColumns, exactTime('created_at').as('cursorAt')])
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(filter.limit + 1)

@@ -30,8 +30,8 @@ const rounded = (value: number) => Math.round(value * 100) / 100
 
 /**
  * GET /v1/analytics: per agent and per UTC day, three grouped SQL reads over the same tables the
- * API shows (conversations and their messages, calls), served by their organization-and-time
- * indexes; the rows are merged here.
+ * API shows (conversations, whose message counters a trigger keeps, and calls), served by their
+ * organization-and-time indexes; the rows are merged here.
  */
 export const getAnalytics = async (
   ctx: AppContext,
@@ -45,19 +45,12 @@ export const getAnalytics = async (
   const agent = (column: string) => (query.agentId ? sql`and ${sql.ref(column)} = ${query.agentId}` : sql``)
   const [conversations, calls, outcomes] = await Promise.all([
     sql<ConversationDay>`
-      select c.agent_id, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
-        count(*) as conversations, sum(mc.n) as messages, sum(c.cost_micros) as cost,
-        avg(fr.seconds) as first_reply
-      from conversations c
-      left join lateral (select count(*) as n from chat_messages m where m.conversation_id = c.id) mc on true
-      left join lateral (
-        select extract(epoch from (
-          (select min(a.created_at) from chat_messages a where a.conversation_id = c.id and a.role = 'assistant'
-            and a.created_at >= u.first_at) - u.first_at)) as seconds
-        from (select min(m.created_at) as first_at from chat_messages m
-          where m.conversation_id = c.id and m.role = 'user') u) fr on true
-      where c.organization_id = ${organizationId} and c.created_at >= ${from} and c.created_at < ${until}
-        ${agent('c.agent_id')}
+      select agent_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+        count(*) as conversations, sum(message_count) as messages, sum(cost_micros) as cost,
+        avg(first_reply_seconds) as first_reply
+      from conversations
+      where organization_id = ${organizationId} and created_at >= ${from} and created_at < ${until}
+        ${agent('agent_id')}
       group by 1, 2`.execute(ctx.db),
     sql<CallDay>`
       select agent_id, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as calls,

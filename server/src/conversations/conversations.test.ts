@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, createTextAgent, sendChat } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
@@ -76,6 +77,26 @@ describe('GET /v1/conversations', () => {
     expect(idsOf((await list('?q=karachi')).body)).toEqual([ids[3]])
     const future = new Date(Date.now() + 60_000).toISOString()
     expect(idsOf((await list(`?createdFrom=${encodeURIComponent(future)}`)).body)).toEqual([])
+  })
+
+  it('pages rows made within one millisecond exactly once (the cursor keeps microseconds)', async () => {
+    const team = await createTeam(server)
+    const ownKey = await secretKeyFor(server, team.owner)
+    const agent = await createTextAgent(server, ownKey, 'Burst')
+    // Seven conversations written in the same millisecond, microseconds apart, as now() writes them.
+    await sql`insert into conversations (id, organization_id, agent_id, agent_name, created_at, last_activity_at)
+      select 'burst-' || n, ${team.organizationId}, ${agent}, 'Burst',
+        timestamptz '2026-03-01T10:00:00.123000Z' + make_interval(secs => n / 1000000.0), now()
+      from generate_series(1, 7) n`.execute(server.ctx.db)
+    const seen: string[] = []
+    let cursor = ''
+    for (let page = 0; page < 10; page++) {
+      const { body } = await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`, ownKey)
+      seen.push(...idsOf(body))
+      if (!body.nextCursor) break
+      cursor = body.nextCursor as string
+    }
+    expect(seen).toEqual(['burst-7', 'burst-6', 'burst-5', 'burst-4', 'burst-3', 'burst-2', 'burst-1'])
   })
 
   it('answers 400 naming the field for an unknown filter or a malformed cursor', async () => {

@@ -38,7 +38,7 @@ export const listConversations = async (
     success: true,
     data: page.map(presentSummary),
     nextCursor:
-      rows.length > query.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+      rows.length > query.limit && last ? encodeCursor({ createdAt: last.cursor_at, id: last.id }) : null,
   }
 }
 

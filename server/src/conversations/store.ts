@@ -1,5 +1,6 @@
 import type { ListConversationsQuery } from '@parley/shared'
 import { sql } from 'kysely'
+import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
 
 export type AnalysisColumns = {
@@ -13,8 +14,8 @@ export type AnalysisColumns = {
 import type { Cursor } from '../http/cursor.ts'
 
 const summaryColumns = sql`c.id, c.agent_id, c.agent_name, c.status, c.user_identifier, c.cost_micros,
-  c.created_at, c.last_activity_at, c.ended_at, c.analyzed_at is not null as has_analysis,
-  (select count(*) from chat_messages m where m.conversation_id = c.id) as message_count,
+  c.created_at, ${exactTime('c.created_at')} as cursor_at, c.last_activity_at, c.ended_at, c.analyzed_at is not null as has_analysis,
+  c.message_count,
   (select coalesce(json_agg(distinct m.channel), '[]'::json) from chat_messages m
     where m.conversation_id = c.id) as channels`
 
@@ -26,6 +27,8 @@ export type SummaryRow = {
   user_identifier: string | null
   cost_micros: string | number
   created_at: Date
+  /** created_at to the microsecond, for the cursor. */
+  cursor_at: string
   last_activity_at: Date
   ended_at: Date | null
   has_analysis: boolean
@@ -46,7 +49,7 @@ export const listConversations = async (
   }: { organizationId: string; query: ListConversationsQuery; after: Cursor | null },
 ) => {
   const filters = [sql`c.organization_id = ${organizationId}`]
-  if (after) filters.push(sql`(c.created_at, c.id) < (${after.createdAt}, ${after.id})`)
+  if (after) filters.push(sql`(c.created_at, c.id) < (${atExactTime(after.createdAt)}, ${after.id})`)
   if (query.agentId) filters.push(sql`c.agent_id = ${query.agentId}`)
   if (query.status) filters.push(sql`c.status = ${query.status}`)
   if (query.userIdentifier) filters.push(sql`c.user_identifier = ${query.userIdentifier}`)

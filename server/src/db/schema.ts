@@ -183,6 +183,10 @@ export interface ConversationsTable {
   analysis_outcome: string | null
   analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   analyzed_at: Timestamp | null
+  /** Kept by a trigger on chat_messages (migration 0027). */
+  message_count: Generated<number>
+  first_user_at: Timestamp | null
+  first_reply_seconds: number | null
 }
 
 export interface ChatMessagesTable {
@@ -220,6 +224,8 @@ export interface WebhookDeliveriesTable {
   attempts: Generated<number>
   last_status_code: number | null
   last_error: string | null
+  /** The start of the endpoint's last answer (RESPONSE_EXCERPT characters). */
+  last_response: string | null
   created_at: Timestamp
   last_attempt_at: Timestamp | null
   next_attempt_at: Timestamp | null

@@ -1,13 +1,14 @@
 import type { ExportKind } from '@parley/shared'
 import { sql } from 'kysely'
 import { toUsd } from '../billing/service.ts'
+import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
 
 /** What an export reads: an organization's records created in [from, to). */
 export type Scope = { organizationId: string; from: Date | null; to: Date | null }
 
 /** Where the previous page ended (records are read oldest first: creation time, then id). */
-export type After = { createdAt: Date; id: string } | null
+export type After = { createdAt: string; id: string } | null
 
 /** One record of an export: an NDJSON line as it is, or a CSV row by `columns`. */
 export type ExportRecord = Record<string, unknown>
@@ -38,14 +39,16 @@ const within = (column: string, { from, to }: Scope) =>
   )
 
 const afterKey = (created: string, id: string, after: After) =>
-  after ? sql`(${sql.ref(created)}, ${sql.ref(id)}) > (${after.createdAt}, ${after.id})` : sql`true`
+  after
+    ? sql`(${sql.ref(created)}, ${sql.ref(id)}) > (${atExactTime(after.createdAt)}, ${after.id})`
+    : sql`true`
 
 const iso = (value: Date | string | null) =>
   value === null ? null : value instanceof Date ? value.toISOString() : new Date(value).toISOString()
 
-const lastOf = (rows: Array<{ id: string; created_at: Date }>): After => {
+const lastOf = (rows: Array<{ id: string; cursor_at: string }>): After => {
   const last = rows.at(-1)
-  return last ? { createdAt: last.created_at, id: last.id } : null
+  return last ? { createdAt: last.cursor_at, id: last.id } : null
 }
 
 /** Lines of a transcript as one readable cell: "user: …" under each other. */
@@ -68,6 +71,7 @@ const countOf = async (query: Promise<{ rows: Array<{ count: string | number }> 
   Number((await query).rows[0]?.count ?? 0)
 
 type ConversationRow = {
+  cursor_at: string
   id: string
   agent_id: string
   agent_name: string
@@ -109,6 +113,7 @@ const conversations: Source = {
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<ConversationRow>`
       select id, agent_id, agent_name, status, user_identifier, metadata, cost_micros, created_at,
+        ${exactTime('created_at')} as cursor_at,
         ended_at, analysis_summary, analysis_sentiment, analysis_outcome, analysis_data
       from conversations
       where organization_id = ${scope.organizationId} and ${within('created_at', scope)}
@@ -186,6 +191,7 @@ const conversations: Source = {
 }
 
 type CallRow = {
+  cursor_at: string
   id: string
   agent_id: string
   direction: string
@@ -233,7 +239,8 @@ const calls: Source = {
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<CallRow>`
       select id, agent_id, direction, status, phone_number, batch_job_id, conversation_id, started_at,
-        ended_at, duration_seconds, cost_micros, end_reason, created_at, analysis_summary,
+        ended_at, duration_seconds, cost_micros, end_reason, created_at, ${exactTime('created_at')} as cursor_at,
+        analysis_summary,
         analysis_sentiment, analysis_outcome, analysis_data
       from calls
       where organization_id = ${scope.organizationId} and ${within('created_at', scope)}
@@ -305,6 +312,7 @@ const calls: Source = {
 }
 
 type ContactRow = {
+  cursor_at: string
   id: string
   batch_job_id: string
   job_name: string
@@ -345,7 +353,8 @@ const batchContacts: Source = {
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<ContactRow>`
       select c.id, c.batch_job_id, j.name as job_name, c.position, c.phone, c.name, c.fields, c.status,
-        c.attempts, c.last_outcome, c.last_error, c.call_id, c.updated_at, j.created_at
+        c.attempts, c.last_outcome, c.last_error, c.call_id, c.updated_at, j.created_at,
+        ${exactTime('j.created_at')} as cursor_at
       from batch_contacts c join batch_jobs j on j.id = c.batch_job_id
       where c.organization_id = ${scope.organizationId} and ${within('j.created_at', scope)}
         and ${afterKey('j.created_at', 'c.id', after)}
@@ -385,6 +394,7 @@ const batchContacts: Source = {
 }
 
 type LedgerRow = {
+  cursor_at: string
   id: string
   amount_micros: string | number
   balance_after_micros: string | number
@@ -403,7 +413,9 @@ const ledger: Source = {
     ),
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<LedgerRow>`
-      select id, amount_micros, balance_after_micros, kind, reason, reference, created_at from credit_ledger
+      select id, amount_micros, balance_after_micros, kind, reason, reference, created_at,
+        ${exactTime('created_at')} as cursor_at
+      from credit_ledger
       where organization_id = ${scope.organizationId} and ${within('created_at', scope)}
         and ${afterKey('created_at', 'id', after)}
       order by created_at, id limit ${limit}`.execute(db)

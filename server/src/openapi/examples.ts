@@ -150,6 +150,7 @@ const byName: Record<string, unknown> = {
   lastError: 'busy',
   lastMessage: 'Thanks for calling. Goodbye!',
   lastOutcome: 'answered',
+  lastResponse: '{"received":true}',
   lastStatusCode: 200,
   limit: 20,
   liveAgentId: ID.agent,

@@ -9,6 +9,8 @@ import * as store from './store.ts'
 
 export const WEBHOOK_JOB = 'webhook.deliver'
 export const WEBHOOK_MAX_ATTEMPTS = 5
+/** How much of an endpoint's answer a delivery keeps, for the owner reading why it failed. */
+const RESPONSE_EXCERPT = 1000
 
 /** Exponential back-off: base, 4×, 16×, 64× (10 s … about 11 min with the default base). */
 const delayAfter = (attempt: number, baseMs: number) => baseMs * 4 ** (attempt - 1)
@@ -75,6 +77,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retr
   const attempt = delivery.attempts + 1
   let statusCode: number | null = null
   let error: string | null = null
+  let answer: string | null = null
   if (secret === null) {
     error = 'the agent was deleted'
   } else {
@@ -95,6 +98,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retr
         allowHosts: [...ctx.config.outboundAllowHosts],
       })
       statusCode = response.status
+      answer = response.bodyText.slice(0, RESPONSE_EXCERPT)
       if (response.status < 200 || response.status >= 300) error = `the endpoint answered ${response.status}`
     } catch (caught) {
       error = describeFailure(caught)
@@ -109,6 +113,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retr
     status: error === null ? 'succeeded' : isFinal ? 'failed' : 'pending',
     statusCode,
     error,
+    response: answer,
     nextAttemptAt,
   })
   if (nextAttemptAt) await ctx.jobs.schedule(nextAttemptAt, WEBHOOK_JOB, { deliveryId: delivery.id })

@@ -13,6 +13,7 @@ export type DeliveryRow = {
   attempts: number
   lastStatusCode: number | null
   lastError: string | null
+  lastResponse: string | null
   createdAt: Date
   lastAttemptAt: Date | null
   nextAttemptAt: Date | null
@@ -29,6 +30,7 @@ const toRow = (row: Selectable<Database['webhook_deliveries']>): DeliveryRow => 
   attempts: row.attempts,
   lastStatusCode: row.last_status_code,
   lastError: row.last_error,
+  lastResponse: row.last_response ?? null,
   createdAt: row.created_at,
   lastAttemptAt: row.last_attempt_at,
   nextAttemptAt: row.next_attempt_at,
@@ -64,6 +66,7 @@ export const recordAttempt = async (
     status: DeliveryRow['status']
     statusCode: number | null
     error: string | null
+    response: string | null
     nextAttemptAt: Date | null
   },
 ) => {
@@ -74,6 +77,7 @@ export const recordAttempt = async (
       attempts: sql`attempts + 1`,
       last_status_code: attempt.statusCode,
       last_error: attempt.error,
+      last_response: attempt.response,
       last_attempt_at: sql`now()`,
       next_attempt_at: attempt.nextAttemptAt,
     })

@@ -124,7 +124,13 @@ describe('testing and redelivering', () => {
     const ping = await server.request(`/v1/agents/${agent.id}/webhook/test`, { method: 'POST', token: key })
     expect(ping.status).toBe(200)
     const { data: pinged } = await ping.json()
-    expect(pinged).toMatchObject({ event: 'ping', status: 'succeeded', attempts: 1, lastStatusCode: 200 })
+    expect(pinged).toMatchObject({
+      event: 'ping',
+      status: 'succeeded',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastResponse: '{"ok":true}',
+    })
     const sent = receiver.received.slice(before)
     expect(sent).toHaveLength(1)
     expect(

@@ -6,6 +6,7 @@ import { type Kysely, sql } from 'kysely'
  *   define an analysis schema (JSON Schema) whose values the model fills after a session;
  * - calls get the post-call analysis conversations have, and both keep the schema's values;
  * - calls are searchable by what was said in them (GET /v1/calls?q=);
+ * - a webhook delivery keeps the start of the endpoint's last answer;
  * - the tool calls and handoffs of chat replies are kept, so a conversation shows what its agent did.
  */
 export const up = async (db: Kysely<unknown>): Promise<void> => {
@@ -21,6 +22,7 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
     .addColumn('analysis_schema', 'jsonb')
     .execute()
   await db.schema.alterTable('conversations').addColumn('analysis_data', 'jsonb').execute()
+  await db.schema.alterTable('webhook_deliveries').addColumn('last_response', 'text').execute()
   await db.schema
     .alterTable('calls')
     .addColumn('analysis_summary', 'text')
@@ -62,6 +64,7 @@ export const down = async (db: Kysely<unknown>): Promise<void> => {
     .dropColumn('analysis_data')
     .dropColumn('analyzed_at')
     .execute()
+  await db.schema.alterTable('webhook_deliveries').dropColumn('last_response').execute()
   await db.schema.alterTable('conversations').dropColumn('analysis_data').execute()
   await db.schema.alterTable('agents').dropColumn('webhook_events').dropColumn('analysis_schema').execute()
 }

@@ -18,6 +18,7 @@ import * as conversationSearch from './0022-conversation-search.ts'
 import * as deletions from './0023-deletions.ts'
 import * as exportsTable from './0024-exports.ts'
 import * as ownerData from './0026-owner-data.ts'
+import * as conversationCounters from './0027-conversation-counters.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0023-deletions': deletions,
   '0024-exports': exportsTable,
   '0026-owner-data': ownerData,
+  '0027-conversation-counters': conversationCounters,
 }

@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os'
 import * as attemptStore from '../server/src/batch/dialer/attempt-store.ts'
 import * as dialerStore from '../server/src/batch/dialer/store.ts'
 import { closeCall, openCalls } from '../server/src/calls/service.ts'
+import { aliveAfter } from '../server/src/instances/liveness.ts'
 import { type RunningServer, start } from '../server/src/server.ts'
 import { startFakeLiveKit } from '../server/test/helpers/fake-livekit.ts'
 import { benchConfig } from './bench-config.ts'
@@ -68,6 +69,7 @@ const measureBookkeepingPerContact = async (
     const [claim] = await dialerStore.claimContacts(db, {
       jobId,
       now,
+      instanceId: server.ctx.instanceId,
       scanFactor: 1,
       choose: (candidates) => ({ claim: candidates.slice(0, 1).map(({ id }) => id), defer: [] }),
     })
@@ -88,6 +90,7 @@ const measureBookkeepingPerContact = async (
     await attemptStore.completeAttemptsOfClosedCalls(db, {
       calls: [{ callId, contactId: claim.contactId }],
       now,
+      aliveAfter: aliveAfter(server.ctx),
     })
   }
   const perContact = (performance.now() - started) / BOOKKEEPING_CONTACTS

@@ -104,6 +104,8 @@ export type Config = Readonly<{
   batchRetryBaseMs: number
   /** A dial claim this old whose worker never recorded a result is resolved by another worker. */
   batchStaleClaimMs: number
+  /** How often an instance beats (INSTANCE_HEARTBEAT_MS); three missed beats and it is dead. */
+  instanceHeartbeatMs: number
   /** Exports of more records are refused when asked for (EXPORT_MAX_ROWS). */
   exportMaxRows: number
   /** Null: the built-in catalogue of models, voices and functions. */
@@ -256,6 +258,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
     exportMaxRows: vars.EXPORT_MAX_ROWS,
+    instanceHeartbeatMs: vars.INSTANCE_HEARTBEAT_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,

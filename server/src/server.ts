@@ -98,6 +98,9 @@ export const start = async ({
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
+    // Beating before any work starts: a dial claim or a reply names this instance, and another
+    // instance takes them over once its heartbeat stops.
+    const stopHeartbeat = await startHeartbeat(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
@@ -114,7 +117,6 @@ export const start = async ({
     const server = config.role === 'worker' ? null : await listen(app, config.port)
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)
-    const stopHeartbeat = await startHeartbeat(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
     if (!ctx.livekit)
       logger.warn(

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as attemptStore from '../src/batch/dialer/attempt-store.ts'
 import { roomNameFor } from '../src/batch/dialer/dial-contact.ts'
@@ -17,7 +16,8 @@ import {
 import { type FakeLiveKit, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
-// No sweep runs unless the test calls tick(): the "crashed worker" below claims undisturbed.
+// No sweep runs unless the test calls tick(): the "crashed worker" below claims undisturbed. Claims
+// are never old enough to be stale (an hour): what gives them away is their instance's silence.
 let fake: FakeLiveKit
 let server: TestServer
 let tenant: BatchTenant
@@ -25,7 +25,7 @@ let tenant: BatchTenant
 beforeAll(async () => {
   fake = await startFakeLiveKit()
   server = await startTestServer({
-    env: { ...fake.env, BATCH_TICK_MS: '3600000', BATCH_STALE_CLAIM_MS: '1000' },
+    env: { ...fake.env, BATCH_TICK_MS: '3600000', BATCH_STALE_CLAIM_MS: '3600000' },
   })
   tenant = await setUpBatchTenant(server)
 })
@@ -47,10 +47,12 @@ describe('claims of a worker that stopped before dialling', () => {
       .where('id', '=', batchJobId)
       .execute()
 
-    // A worker claims both, opens the first one's call row, and dies before tying it to the attempt.
+    // A worker claims both, opens the first one's call row, and dies before tying it to the attempt
+    // (an instance that never beat, as one whose heartbeat stopped).
     const claimed = await dialerStore.claimContacts(server.ctx.db, {
       jobId: batchJobId,
       now: new Date(),
+      instanceId: 'crashed-instance',
       scanFactor: 1,
       choose: (candidates) => ({ claim: candidates.map(({ id }) => id), defer: [] }),
     })
@@ -68,10 +70,6 @@ describe('claims of a worker that stopped before dialling', () => {
       batchJobId,
       batchContactId: first.contactId,
     })
-    await sql`update batch_attempts set started_at = now() - interval '10 seconds' where batch_job_id = ${batchJobId}`.execute(
-      server.ctx.db,
-    )
-
     await server.dialer?.tick()
     // The dead worker, were it alive after all, could no longer dial: its tie is refused.
     expect(

@@ -18,7 +18,14 @@ import { canRunTwoInstances, startTestServer, type TestServer } from './helpers/
 /** A worker in another process needs a database server; the embedded PGlite is single-process. */
 const canSpawnWorkers = Boolean(process.env.TEST_DATABASE_URL)
 
-const dialerEnv = { BATCH_TICK_MS: '50', BATCH_RETRY_BASE_MS: '10', BATCH_STALE_CLAIM_MS: '1500' }
+// Claims are never stale by age here (an hour): a killed worker is found out by its silence, three
+// missed heartbeats of 100 ms.
+const dialerEnv = {
+  BATCH_TICK_MS: '50',
+  BATCH_RETRY_BASE_MS: '10',
+  BATCH_STALE_CLAIM_MS: '3600000',
+  INSTANCE_HEARTBEAT_MS: '100',
+}
 let fake: FakeLiveKit
 let server: TestServer
 let second: TestServer

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { ChatSessionActor } from '../http/types.ts'
-import { DEAD_AFTER_MS } from '../instances/liveness.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import { trackReply } from './active-replies.ts'
 import { assertCredits, CHAT_CREDITS_MESSAGE, chargeReply } from './billing.ts'
 import {
@@ -66,7 +66,7 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
       keyId: actor.keyId,
       idleBefore: new Date(Date.now() - ctx.config.chatIdleTimeoutMs),
       staleBefore: new Date(Date.now() - STALE_REPLY_MS),
-      aliveAfter: new Date(Date.now() - DEAD_AFTER_MS),
+      aliveAfter: aliveAfter(ctx),
       instanceId: ctx.instanceId,
       minBalanceMicros: ctx.config.chatMinBalanceMicros,
       historyLimit: HISTORY_ROWS - 1,

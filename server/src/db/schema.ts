@@ -377,6 +377,8 @@ export interface BatchAttemptsTable {
   sip_status: number | null
   call_id: string | null
   error: string | null
+  /** The instance that claimed it (its heartbeat says whether the dial's worker lives). */
+  instance_id: string | null
 }
 
 export interface Database {

@@ -1,9 +1,14 @@
 import type { AppContext } from '../context.ts'
 
-/** How often an instance says it is alive. */
-export const HEARTBEAT_MS = 2_000
-/** An instance silent this long is dead: its replies are taken over (three missed heartbeats). */
-export const DEAD_AFTER_MS = 3 * HEARTBEAT_MS
+/**
+ * An instance silent this long (three missed heartbeats, INSTANCE_HEARTBEAT_MS each) is dead: its
+ * replies and dial claims are taken over.
+ */
+export const deadAfterMs = (config: { instanceHeartbeatMs: number }) => 3 * config.instanceHeartbeatMs
+
+/** Heartbeats since this moment say an instance lives. */
+export const aliveAfter = (ctx: Pick<AppContext, 'config'>, now = Date.now()) =>
+  new Date(now - deadAfterMs(ctx.config))
 
 const beat = (ctx: AppContext) =>
   ctx.db
@@ -13,7 +18,7 @@ const beat = (ctx: AppContext) =>
     .execute()
 
 /**
- * Writes this instance's heartbeat now and every HEARTBEAT_MS, and removes instances silent for
+ * Writes this instance's heartbeat now and every INSTANCE_HEARTBEAT_MS, and removes instances silent for
  * an hour (nothing refers to them for longer). A graceful stop deletes the row: its replies have
  * finished by then. Returns the function that stops it.
  */
@@ -28,7 +33,7 @@ export const startHeartbeat = async (ctx: AppContext): Promise<() => Promise<voi
           .execute(),
       )
       .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not write the instance heartbeat'))
-  }, HEARTBEAT_MS)
+  }, ctx.config.instanceHeartbeatMs)
   timer.unref()
   return async () => {
     clearInterval(timer)

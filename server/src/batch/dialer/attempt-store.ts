@@ -205,6 +205,8 @@ export type AttemptOfClosedCall = {
   startedAt: Date
   finishedAt: Date | null
   isCompleted: boolean
+  /** Whether the instance that claimed the attempt still beats (it records the dial's result). */
+  isWorkerAlive: boolean
 }
 
 /**
@@ -215,14 +217,18 @@ export type AttemptOfClosedCall = {
  */
 export const completeAttemptsOfClosedCalls = async (
   db: Executor,
-  { calls, now }: { calls: Array<{ callId: string; contactId: string }>; now: Date },
+  {
+    calls,
+    now,
+    aliveAfter,
+  }: { calls: Array<{ callId: string; contactId: string }>; now: Date; aliveAfter: Date },
 ): Promise<AttemptOfClosedCall[]> => {
   if (calls.length === 0) return []
   const callIds = calls.map((call) => call.callId)
   const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
     with attempt as (
-      select id, call_id, batch_job_id, outcome, started_at, finished_at from batch_attempts
+      select id, call_id, batch_job_id, outcome, started_at, finished_at, instance_id from batch_attempts
       where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
     ),
     completed as (
@@ -237,7 +243,9 @@ export const completeAttemptsOfClosedCalls = async (
     )
     select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
       attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
-      completed.id is not null as "isCompleted"
+      completed.id is not null as "isCompleted",
+      (attempt.instance_id is null or exists (select 1 from server_instances i
+        where i.id = attempt.instance_id and i.last_seen_at >= ${aliveAfter})) as "isWorkerAlive"
     from attempt left join completed on completed.id = attempt.id
   `.execute(db)
   return rows
@@ -279,7 +287,7 @@ export type StaleAttempt = {
 /** Attempts claimed before `claimedBefore` whose dial result was never recorded. */
 export const listStaleAttempts = async (
   db: Executor,
-  { claimedBefore, limit }: { claimedBefore: Date; limit: number },
+  { claimedBefore, aliveAfter, limit }: { claimedBefore: Date; aliveAfter: Date; limit: number },
 ): Promise<StaleAttempt[]> =>
   db
     .selectFrom('batch_attempts')
@@ -292,7 +300,23 @@ export const listStaleAttempts = async (
     ])
     .where('finished_at', 'is', null)
     .where('outcome', 'is', null)
-    .where('started_at', '<', claimedBefore)
+    .where(({ or, and, eb, not, exists, selectFrom }) =>
+      or([
+        eb('started_at', '<', claimedBefore),
+        // The claiming instance stopped beating: it will never record the dial's result.
+        and([
+          eb('instance_id', 'is not', null),
+          not(
+            exists(
+              selectFrom('server_instances')
+                .select('server_instances.id')
+                .whereRef('server_instances.id', '=', 'batch_attempts.instance_id')
+                .where('server_instances.last_seen_at', '>=', aliveAfter),
+            ),
+          ),
+        ]),
+      ]),
+    )
     .orderBy('started_at')
     .limit(limit)
     .execute()

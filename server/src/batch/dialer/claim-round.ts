@@ -74,6 +74,7 @@ export const runClaimRound = async (
     jobId,
     now,
     scanFactor: SCAN_FACTOR,
+    instanceId: ctx.instanceId,
     choose: (candidates, freeSlots, { callingWindow, timezone }) =>
       chooseContacts({ candidates, freeSlots, window: callingWindow, jobZone: timezone, now }),
   })

@@ -1,6 +1,7 @@
 import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
 import type { Executor } from '../../db/index.ts'
+import { aliveAfter } from '../../instances/liveness.ts'
 import { announceJobChange } from '../service.ts'
 import * as store from './attempt-store.ts'
 import { nextAttemptAt } from './backoff.ts'
@@ -30,6 +31,7 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
   const now = ctx.clock.now()
   const stale = await store.listStaleAttempts(ctx.db, {
     claimedBefore: new Date(now.getTime() - ctx.config.batchStaleClaimMs),
+    aliveAfter: aliveAfter(ctx),
     limit: STALE_ROWS_PER_TICK,
   })
   const changed = new Set<string>()
@@ -101,15 +103,20 @@ export const settleClosingCalls =
       calls: calls.filter((call) => call.endReason === 'agent_unavailable').flatMap(ofContact),
       now,
     })
-    const attempts = await store.completeAttemptsOfClosedCalls(tx, { calls: ofContacts, now })
+    const attempts = await store.completeAttemptsOfClosedCalls(tx, {
+      calls: ofContacts,
+      now,
+      aliveAfter: aliveAfter(ctx),
+    })
     const staleBefore = now.getTime() - ctx.config.batchStaleClaimMs
-    // An unresolved attempt of a live worker gets its result from that worker.
+    // An unresolved attempt of a live worker gets its result from that worker; one whose worker
+    // died (or went silent past BATCH_STALE_CLAIM_MS) is resolved now that its call is over.
     const lost = attempts.filter(
       (attempt) =>
         !attempt.isCompleted &&
         attempt.outcome === null &&
         attempt.finishedAt === null &&
-        attempt.startedAt.getTime() < staleBefore,
+        (!attempt.isWorkerAlive || attempt.startedAt.getTime() < staleBefore),
     )
     const changed = new Set([
       ...retried,

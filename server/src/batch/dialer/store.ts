@@ -100,6 +100,8 @@ type ClaimInput = {
   scanFactor: number
   /** Picks among the due contacts of a job with a calling window (without one: the first due). */
   choose: (candidates: ClaimCandidate[], freeSlots: number, job: DialerJob) => ClaimChoice
+  /** The instance claiming: its heartbeat vouches for the claims while it dials. */
+  instanceId: string
 }
 
 /** Contact columns and attempt rows of a claim, written by one data-modifying statement. */
@@ -108,9 +110,9 @@ const claimedRows = sql`
     select claimed.*, row_number() over (order by claimed.position) as n from claimed
   ),
   attempt as (
-    insert into batch_attempts (id, batch_contact_id, batch_job_id, attempt_number, started_at)
+    insert into batch_attempts (id, batch_contact_id, batch_job_id, attempt_number, started_at, instance_id)
     select (ids.attempt_ids)[claimed_rows.n], claimed_rows.id, claimed_rows.batch_job_id,
-      claimed_rows.attempts, claimed_rows.updated_at
+      claimed_rows.attempts, claimed_rows.updated_at, ids.instance_id
     from claimed_rows cross join ids
     returning id, batch_contact_id
   )
@@ -134,7 +136,7 @@ const claimedColumns = sql`
  */
 export const claimRound = async (
   db: Executor,
-  { jobId, now, scanFactor, choose }: ClaimInput,
+  { jobId, now, scanFactor, choose, instanceId }: ClaimInput,
 ): Promise<ClaimRound> =>
   db.transaction().execute(async (trx) => {
     const locked = await trx
@@ -148,11 +150,17 @@ export const claimRound = async (
     if (job.status !== 'running') return { job, claimed: [], isDrained: false }
     const attemptIds = Array.from({ length: concurrentCallLimit }, () => newAttemptId())
     return job.callingWindow
-      ? claimChosen(trx, { job, concurrentCallLimit, attemptIds, now, scanFactor, choose })
-      : claimFirstDue(trx, { job, concurrentCallLimit, attemptIds, now })
+      ? claimChosen(trx, { job, concurrentCallLimit, attemptIds, now, instanceId, scanFactor, choose })
+      : claimFirstDue(trx, { job, concurrentCallLimit, attemptIds, now, instanceId })
   })
 
-type Claiming = { job: DialerJob; concurrentCallLimit: number; attemptIds: string[]; now: Date }
+type Claiming = {
+  job: DialerJob
+  concurrentCallLimit: number
+  attemptIds: string[]
+  now: Date
+  instanceId: string
+}
 
 /**
  * The in-flight count, the first due contacts for the free slots, their claim and attempt rows:
@@ -161,7 +169,7 @@ type Claiming = { job: DialerJob; concurrentCallLimit: number; attemptIds: strin
  */
 const claimFirstDue = async (
   trx: Executor,
-  { job, concurrentCallLimit, attemptIds, now }: Claiming,
+  { job, concurrentCallLimit, attemptIds, now, instanceId }: Claiming,
 ): Promise<ClaimRound> => {
   const { rows } = await sql<
     ClaimedContact & { inFlight: number; isWaiting: boolean; contactId: string | null }
@@ -180,7 +188,7 @@ const claimFirstDue = async (
       where id in (select id from due) and status = 'pending'
       returning id, batch_job_id, position, attempts, phone, name, fields, updated_at
     ),
-    ids as (select ${attemptIds}::text[] as attempt_ids),
+    ids as (select ${attemptIds}::text[] as attempt_ids, ${instanceId}::text as instance_id),
     ${claimedRows}
     select flight.n as "inFlight",
       exists (select 1 from batch_contacts where batch_job_id = ${job.id} and status = 'pending') as "isWaiting",
@@ -205,6 +213,7 @@ const claimChosen = async (
     concurrentCallLimit,
     attemptIds,
     now,
+    instanceId,
     scanFactor,
     choose,
   }: Claiming & Pick<ClaimInput, 'scanFactor' | 'choose'>,
@@ -246,7 +255,7 @@ const claimChosen = async (
       where id = any(${chosen}::text[]) and status = 'pending'
       returning id, batch_job_id, position, attempts, phone, name, fields, updated_at
     ),
-    ids as (select ${attemptIds}::text[] as attempt_ids),
+    ids as (select ${attemptIds}::text[] as attempt_ids, ${instanceId}::text as instance_id),
     ${claimedRows}
     select ${claimedColumns}
     from claimed_rows join attempt on attempt.batch_contact_id = claimed_rows.id

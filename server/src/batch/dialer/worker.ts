@@ -85,9 +85,13 @@ export const startDialer = (ctx: AppContext): Dialer => {
     return round
   }
 
-  // Looking for lost claims scans unfinished attempts; a claim is only stale after
-  // BATCH_STALE_CLAIM_MS, so looking a few times per that period is soon enough.
-  const recoveryEveryMs = Math.max(ctx.config.batchTickMs, ctx.config.batchStaleClaimMs / 4)
+  // Looking for lost claims scans unfinished attempts. A claim is lost once its instance stops
+  // beating (three missed heartbeats) or after BATCH_STALE_CLAIM_MS, so looking once a heartbeat
+  // finds a dead worker's claims within a heartbeat of its death being known.
+  const recoveryEveryMs = Math.max(
+    ctx.config.batchTickMs,
+    Math.min(ctx.config.batchStaleClaimMs / 4, ctx.config.instanceHeartbeatMs),
+  )
   let nextRecoveryAt = 0
   const sweep = async () => {
     const now = ctx.clock.now()

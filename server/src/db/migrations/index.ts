@@ -19,6 +19,7 @@ import * as deletions from './0023-deletions.ts'
 import * as exportsTable from './0024-exports.ts'
 import * as ownerData from './0026-owner-data.ts'
 import * as conversationCounters from './0027-conversation-counters.ts'
+import * as dialLiveness from './0028-dial-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0024-exports': exportsTable,
   '0026-owner-data': ownerData,
   '0027-conversation-counters': conversationCounters,
+  '0028-dial-liveness': dialLiveness,
 }

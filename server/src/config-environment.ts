@@ -186,6 +186,8 @@ export const ZEnvironment = z.object({
   BATCH_STALE_CLAIM_MS: wholeNumber(9, 'milliseconds', 100).default(120_000),
   /** An export with more records than this is refused up front (POST /api/export). */
   EXPORT_MAX_ROWS: wholeNumber(9, 'rows', 1).default(2_000_000),
+  /** How often a streaming reply's text so far is stored (a crash loses at most this much). */
+  CHAT_CHECKPOINT_MS: wholeNumber(6, 'milliseconds', 50).default(1000),
   /** How often an instance says it is alive; silent for three beats, its work is taken over. */
   INSTANCE_HEARTBEAT_MS: wholeNumber(6, 'milliseconds', 50).default(2000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),

@@ -104,6 +104,8 @@ export type Config = Readonly<{
   batchRetryBaseMs: number
   /** A dial claim this old whose worker never recorded a result is resolved by another worker. */
   batchStaleClaimMs: number
+  /** How often a streaming reply's text is stored as a partial message (CHAT_CHECKPOINT_MS). */
+  chatCheckpointMs: number
   /** How often an instance beats (INSTANCE_HEARTBEAT_MS); three missed beats and it is dead. */
   instanceHeartbeatMs: number
   /** Exports of more records are refused when asked for (EXPORT_MAX_ROWS). */
@@ -259,6 +261,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
     exportMaxRows: vars.EXPORT_MAX_ROWS,
     instanceHeartbeatMs: vars.INSTANCE_HEARTBEAT_MS,
+    chatCheckpointMs: vars.CHAT_CHECKPOINT_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,
     webhookRetryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,

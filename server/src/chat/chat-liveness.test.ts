@@ -16,7 +16,9 @@ let key: string
 
 beforeAll(async () => {
   llm = await startFakeLlm()
-  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' } })
+  server = await startTestServer({
+    env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key', CHAT_CHECKPOINT_MS: '50' },
+  })
   team = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
 })
@@ -70,5 +72,39 @@ describe('instance liveness', () => {
     const again = await chatCall(server, session, 'messages', { json: { message: 'and again' } })
     expect(again.status).toBe(200)
     await readChatStream(again)
+  })
+
+  it('checkpoints a streaming reply as partial text: the owner sees it, the visitor’s history follows the stream instead', async () => {
+    const agent = await makeAgent(server, team.owner)
+    const session = await createChatSession(server, { key, agentId: agent.id })
+    llm.queue({ text: ['Your parcel ', 'left the depot'], hang: true })
+    const streaming = await chatCall(server, session, 'messages', { json: { message: 'Where is it?' } })
+    const reading = readChatStream(streaming).catch(() => [])
+
+    const stored = () =>
+      server.ctx.db
+        .selectFrom('chat_messages')
+        .select(['role', 'content', 'status'])
+        .where('conversation_id', '=', session.conversation_id)
+        .where('role', '=', 'assistant')
+        .execute()
+    await expect
+      .poll(stored, { timeout: 10_000 })
+      .toEqual([{ role: 'assistant', content: 'Your parcel left the depot', status: 'partial' }])
+    const history = await (await chatCall(server, session, 'history')).json()
+    expect(history.messages.map((message: { role: string }) => message.role)).toEqual(['user'])
+    expect(history.count).toBe(1)
+
+    // Stopped: the checkpoint becomes the reply's record, stored once.
+    expect((await chatCall(server, session, 'messages/stop')).status).toBe(200)
+    await reading
+    await expect
+      .poll(stored, { timeout: 10_000 })
+      .toEqual([{ role: 'assistant', content: 'Your parcel left the depot', status: 'stopped' }])
+    const after = await (await chatCall(server, session, 'history')).json()
+    expect(after.messages.map((message: { content: string }) => message.content)).toEqual([
+      'Where is it?',
+      'Your parcel left the depot',
+    ])
   })
 })

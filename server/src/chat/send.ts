@@ -10,6 +10,7 @@ import type { ChatSessionActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
 import { trackReply } from './active-replies.ts'
 import { assertCredits, CHAT_CREDITS_MESSAGE, chargeReply } from './billing.ts'
+import { startCheckpoints } from './checkpoint.ts'
 import {
   composePlan,
   isSamePlan,
@@ -142,10 +143,13 @@ const recordReply = async (
     conversation,
     prepared,
     outcome,
+    messageId,
   }: {
     conversation: store.ConversationRow
     prepared: PreparedReply
     outcome: Awaited<ReturnType<typeof runReply>>
+    /** The id its checkpoints already used. */
+    messageId: string
   },
 ) => {
   const isStored = outcome.text !== '' || outcome.status !== 'complete'
@@ -153,7 +157,7 @@ const recordReply = async (
     await ctx.db.transaction().execute(async (tx) => {
       if (isStored)
         await store.insertMessage(tx, {
-          id: ulid(),
+          id: messageId,
           conversationId: conversation.id,
           role: 'assistant',
           content: outcome.text,
@@ -246,16 +250,20 @@ export const sendMessage = async (
   stream.onClose(() => reply.leave())
   let lastId = 0
   const log = replyLogOf(ctx)
+  const messageId = ulid()
+  const checkpoints = startCheckpoints(ctx, { conversationId: conversation.id, messageId })
   const emit: Emit = (event, data) => {
     const id = ++lastId
     stream.send(event, data, id)
     if (scope) log.append(scope, { id, event, data })
+    if (event === 'chunk') checkpoints.add((data as { delta: string }).delta)
   }
 
   try {
     const prepared = await preparing
     const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
-    await recordReply(ctx, { conversation, prepared, outcome })
+    await checkpoints.finish()
+    await recordReply(ctx, { conversation, prepared, outcome, messageId })
     // Settled by the real cost just debited: freed before the client hears the reply is over.
     await releaseHold(ctx, holdId)
     if (outcome.error) emit('error', { error: outcome.error })
@@ -270,6 +278,7 @@ export const sendMessage = async (
     emit('error', { error: 'The reply could not be completed; please try again' })
     await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
   } finally {
+    await checkpoints.finish()
     reply.release()
     stream.close()
     // A reply that failed before its cost was recorded frees its hold here (a no-op otherwise).

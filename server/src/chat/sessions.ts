@@ -10,6 +10,7 @@ import { findSessionAgent } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import { assertCredits } from './billing.ts'
 import { endConversation, scheduleExpiry } from './end.ts'
 import { readPlanParts } from './plan.ts'
@@ -122,8 +123,8 @@ export const readHistory = async (
 ): Promise<ChatHistory> => {
   const conversation = await findActiveConversation(ctx, actor)
   const [rows, count] = await Promise.all([
-    store.listMessages(ctx.db, { conversationId: conversation.id, ...query }),
-    store.countMessages(ctx.db, conversation.id),
+    store.listMessages(ctx.db, { conversationId: conversation.id, ...query, aliveAfter: aliveAfter(ctx) }),
+    store.countMessages(ctx.db, conversation.id, aliveAfter(ctx)),
   ])
   return {
     messages: rows.map((row) => ({

@@ -255,14 +255,47 @@ export const insertMessage = async (
       fallback_from: message.fallbackFrom ?? null,
       created_at: new Date(),
     })
+    // A reply's checkpoints (checkpointReply) wrote it before: the reply as it ended replaces them.
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        content: eb.ref('excluded.content'),
+        token_count: eb.ref('excluded.token_count'),
+        status: eb.ref('excluded.status'),
+        model: eb.ref('excluded.model'),
+        fallback_from: eb.ref('excluded.fallback_from'),
+      })),
+    )
     .execute()
 }
 
 /**
- * What was said in a call that continues the conversation, as its messages (channel `voice`, at
- * the time each line was spoken); the conversation's activity moves on with them, so a long call
- * does not let the chat session expire under it.
+ * The text of a reply still streaming, stored as a `partial` assistant message under the id its
+ * final record will have: an instance that dies mid-reply leaves what it had streamed up to its
+ * last checkpoint, and the session goes on from there.
  */
+export const checkpointReply = async (
+  db: Executor,
+  { id, conversationId, content }: { id: string; conversationId: string; content: string },
+) => {
+  await db
+    .insertInto('chat_messages')
+    .values({
+      id,
+      conversation_id: conversationId,
+      role: 'assistant',
+      content,
+      status: 'partial',
+      created_at: new Date(),
+    })
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({ content: eb.ref('excluded.content') }))
+        .where('chat_messages.status', '=', 'partial'),
+    )
+    .execute()
+}
+
 /** The tool calls and handoffs of one reply, kept for the owner's view of the conversation. */
 export const insertToolCalls = async (
   db: Executor,
@@ -299,6 +332,11 @@ export const insertToolCalls = async (
     .execute()
 }
 
+/**
+ * What was said in a call that continues the conversation, as its messages (channel `voice`, at
+ * the time each line was spoken); the conversation's activity moves on with them, so a long call
+ * does not let the chat session expire under it.
+ */
 export const insertSpokenMessages = async (
   db: Executor,
   {
@@ -346,15 +384,34 @@ const messageColumns = [
   'created_at as createdAt',
 ] as const
 
-/** Oldest first; ids are ULIDs, so they order messages of the same millisecond. */
+/**
+ * Not the checkpoint of a reply still streaming on a live instance (its reader follows the stream
+ * instead); once that instance is dead, the checkpoint is the reply's partial text, shown.
+ */
+const notStreaming = (aliveAfter: Date) =>
+  sql<boolean>`not exists (select 1 from conversations c join server_instances i on i.id = c.reply_instance_id
+    where c.id = chat_messages.conversation_id and c.reply_started_at is not null
+      and chat_messages.status = 'partial' and chat_messages.created_at >= c.reply_started_at
+      and i.last_seen_at >= ${aliveAfter})`
+
+/**
+ * Oldest first; ids are ULIDs, so they order messages of the same millisecond. With `aliveAfter`,
+ * the checkpoint of the reply streaming now is left out (see notStreaming).
+ */
 export const listMessages = (
   db: Executor,
-  { conversationId, limit, offset }: { conversationId: string; limit: number; offset: number },
+  {
+    conversationId,
+    limit,
+    offset,
+    aliveAfter,
+  }: { conversationId: string; limit: number; offset: number; aliveAfter?: Date },
 ): Promise<HistoryRow[]> =>
   db
     .selectFrom('chat_messages')
     .select(messageColumns)
     .where('conversation_id', '=', conversationId)
+    .$if(aliveAfter !== undefined, (query) => query.where(notStreaming(aliveAfter as Date)))
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)
@@ -382,11 +439,12 @@ export const listTurnsBefore = async (
   return latest.reverse().map(({ role, content, channel }) => ({ role, content, channel }))
 }
 
-export const countMessages = async (db: Executor, conversationId: string) => {
+export const countMessages = async (db: Executor, conversationId: string, aliveAfter?: Date) => {
   const row = await db
     .selectFrom('chat_messages')
     .select((eb) => eb.fn.countAll<string>().as('count'))
     .where('conversation_id', '=', conversationId)
+    .$if(aliveAfter !== undefined, (query) => query.where(notStreaming(aliveAfter as Date)))
     .executeTakeFirstOrThrow()
   return Number(row.count)
 }

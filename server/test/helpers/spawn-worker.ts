@@ -7,7 +7,12 @@ import type { TestServer } from './test-server.ts'
 
 const script = resolve(fileURLToPath(new URL('.', import.meta.url)), 'worker-process.ts')
 
-export type WorkerProcess = { child: ChildProcess; kill: () => Promise<void> }
+export type WorkerProcess = {
+  child: ChildProcess
+  /** Where it serves HTTP (a ROLE=worker process listens nowhere: its URL is unused). */
+  url: string
+  kill: () => Promise<void>
+}
 
 /**
  * Starts `node --import tsx worker-process.ts` as ROLE=worker on the server's database and Redis,
@@ -32,14 +37,16 @@ export const spawnWorker = async (
   child.stderr?.on('data', (chunk: Buffer) => {
     errors += chunk.toString()
   })
-  await new Promise<void>((resolveReady, reject) => {
+  const url = await new Promise<string>((resolveReady, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolveReady()
+      const ready = chunk.toString().match(/ready (\S+)/)
+      if (ready?.[1]) resolveReady(ready[1])
     })
     child.once('exit', (code) => reject(new Error(`worker exited (${code}) before ready: ${errors}`)))
   })
   return {
     child,
+    url,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       await exited

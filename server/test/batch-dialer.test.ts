@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
 import { endCallsWithoutAgent } from '../src/calls/jobs.ts'
+import { estimateCallMicros } from '../src/calls/pricing.ts'
 import {
   agentJoinsAnswered,
   attemptsOf,
@@ -436,6 +437,55 @@ describe('the dialer', () => {
     })
     expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
     expect(fake.dialsTo('+14155556001')).toBe(0)
+  })
+
+  it('holds each dial’s expected cost: a balance that covers three dials places three, the rest wait, and the job fails with the reason', async () => {
+    const own = await setUpBatchTenant(server, { number: '+14155550114' })
+    const callMicros = estimateCallMicros('pipeline')
+    await setBalanceMicros(server, {
+      organizationId: own.organizationId,
+      micros: callMicros * 3 + callMicros / 2,
+      reason: 'test: three dials',
+    })
+    const phones = phonesFor(8, 6100)
+    for (const phone of phones) fake.scriptSip(phone, { result: 'answered', hold: true })
+    const batchJobId = await createBatchJob(server, own, {
+      contacts: phones.map((phone) => ({ phone })),
+      concurrentCallLimit: 8,
+    })
+    await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'), {
+      timeout: 15_000,
+    })
+    expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
+    const holds = await server.ctx.db
+      .selectFrom('credit_holds')
+      .select(['amount_micros', 'kind'])
+      .where('organization_id', '=', own.organizationId)
+      .execute()
+    expect(holds).toEqual(Array.from({ length: 3 }, () => ({ amount_micros: callMicros, kind: 'call' })))
+    expect(phones.filter((phone) => fake.dialsTo(phone) === 1)).toHaveLength(3)
+    expect(phones.reduce((dials, phone) => dials + fake.dialsTo(phone), 0)).toBe(3)
+    const contacts = await contactsOf(server, batchJobId)
+    expect(contacts.filter((contact) => contact.status === 'in_progress')).toHaveLength(3)
+
+    // The three calls end: their real cost settles their holds.
+    for (const phone of phones) fake.releaseSip(phone)
+    await vi.waitFor(
+      async () =>
+        expect((await attemptsOf(server, batchJobId)).filter((a) => a.outcome === 'answered')).toHaveLength(
+          3,
+        ),
+      { timeout: 15_000 },
+    )
+    await hangUpAnswered(server, fake, batchJobId)
+    await vi.waitFor(async () => {
+      const left = await server.ctx.db
+        .selectFrom('credit_holds')
+        .select('id')
+        .where('organization_id', '=', own.organizationId)
+        .execute()
+      expect(left).toEqual([])
+    })
   })
 
   it('fails the job, dialling no one, when its agent was made inactive after the job was created', async () => {

@@ -81,6 +81,53 @@ export const releaseHold = async (ctx: AppContext, id: string) => {
     .catch((error: unknown) => ctx.logger.warn({ err: error, holdId: id }, 'a credit hold was not released'))
 }
 
+/**
+ * Places one hold of `amountMicros` for each reference, in order, as many as the balance minus the
+ * open holds covers (placeHold for a batch of dials: one lock, one statement). Answers the
+ * references held; those left out are not.
+ */
+export const placeHolds = async (
+  ctx: AppContext,
+  holds: {
+    organizationId: string
+    amountMicros: number
+    kind: HoldKind
+    references: string[]
+    ttlMs: number
+  },
+): Promise<string[]> => {
+  if (holds.references.length === 0) return []
+  const now = new Date()
+  try {
+    return await ctx.db.transaction().execute(async (tx) => {
+      await tx
+        .selectFrom('organizations')
+        .select('id')
+        .where('id', '=', holds.organizationId)
+        .forUpdate()
+        .executeTakeFirst()
+      const { rows } = await sql<{ reference: string }>`
+        with free as (
+          select o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h
+            where h.organization_id = o.id and h.expires_at > ${now}), 0) as micros
+          from organizations o where o.id = ${holds.organizationId} and o.credit_balance_micros > 0
+        ),
+        wanted as (
+          select reference, n from unnest(${holds.references}::text[]) with ordinality as w(reference, n)
+        )
+        insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at)
+        select ${ulid()} || '-' || wanted.n, ${holds.organizationId}, ${holds.amountMicros}, ${holds.kind},
+          wanted.reference, ${now}, ${new Date(now.getTime() + holds.ttlMs)}
+        from wanted, free
+        where wanted.n * ${holds.amountMicros} <= free.micros
+        returning reference`.execute(tx)
+      return rows.map((row) => row.reference)
+    })
+  } catch (error) {
+    throw AppError.unavailable('Billing service unavailable', error)
+  }
+}
+
 /** Ties a hold to what it pays for (a call's id), so the call's close settles it. */
 export const referHold = (db: Executor, { id, reference }: { id: string; reference: string }) =>
   db.updateTable('credit_holds').set({ reference }).where('id', '=', id).execute()

@@ -20,6 +20,8 @@ const SCAN_FACTOR = 4
  */
 const TARGET_TTL_MS = 1000
 
+const CREDITS_RAN_OUT = 'Credits ran out: the balance is below the cost of one average call'
+
 /** Per worker: the dial target of each job it dials, while fresh. */
 export type TargetCache = Map<string, { target: DialTarget; expiresAt: number }>
 
@@ -51,8 +53,7 @@ const findDialTarget = async (
     getBalanceMicros(ctx.db, job.organizationId),
     heldMicros(ctx.db, job.organizationId),
   ])
-  if (balance - held < estimateCallMicros(agent.agentArchitecture))
-    return { failure: 'Credits ran out: the balance is below the cost of one average call' }
+  if (balance - held < estimateCallMicros(agent.agentArchitecture)) return { failure: CREDITS_RAN_OUT }
   return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent, job.organizationId), phoneNumber }
 }
 
@@ -99,6 +100,12 @@ export const runClaimRound = async (
     return true
   }
   if (target !== cached?.target) targets.set(jobId, { target, expiresAt: performance.now() + TARGET_TTL_MS })
-  for (const dial of await openDials(ctx, { target: { ...target, job }, contacts: claimed })) launch(dial)
+  const { dials, creditsRanOut } = await openDials(ctx, { target: { ...target, job }, contacts: claimed })
+  for (const dial of dials) launch(dial)
+  if (creditsRanOut) {
+    targets.delete(jobId)
+    await store.failJob(ctx.db, { jobId, reason: CREDITS_RAN_OUT, now })
+    ctx.logger.warn({ batchJobId: jobId, reason: CREDITS_RAN_OUT }, 'batch job failed')
+  }
   return true
 }

@@ -1,5 +1,7 @@
 import type { AgentRuntimeConfig } from '@parley/shared'
 import type { AgentRow } from '../../agents/store.ts'
+import { placeHolds } from '../../billing/holds.ts'
+import { estimateCallMicros } from '../../calls/pricing.ts'
 import { deleteCallRoom } from '../../calls/rooms.ts'
 import { closeCall, openCalls } from '../../calls/service.ts'
 import type { AppContext } from '../../context.ts'
@@ -10,6 +12,9 @@ import * as attemptStore from './attempt-store.ts'
 import { nextAttemptAt } from './backoff.ts'
 import { buildDispatchMetadata, sipIdentityOf } from './metadata.ts'
 import * as store from './store.ts'
+
+/** A dial's hold stops counting after this long should its call's close never come. */
+const DIAL_HOLD_TTL_MS = 6 * 60 * 60 * 1000
 
 /** How long LiveKit lets the phone ring before it answers CreateSIPParticipant with no-answer. */
 export const RINGING_TIMEOUT_SECONDS = 30
@@ -56,10 +61,15 @@ export type TiedDial = {
  * and only then, in dialContact, room, agent and SIP dial. One statement each for the whole round.
  * Answers the dials whose tie held; a claim that recovery released first is not dialled.
  */
+/**
+ * Opens the claimed contacts' calls, reserves each dial's expected cost (a hold per call, settled
+ * by the call's close), and ties them to their attempts. A contact whose dial the credits no
+ * longer cover is released undialled, and `creditsRanOut` says so: the job fails with the reason.
+ */
 export const openDials = async (
   ctx: AppContext,
   { target, contacts }: { target: DialTarget; contacts: store.ClaimedContact[] },
-): Promise<TiedDial[]> => {
+): Promise<{ dials: TiedDial[]; creditsRanOut: boolean }> => {
   const { job, agent, runtimeConfig, phoneNumber } = target
   const roomNames = contacts.map((contact) => roomNameFor({ jobId: job.id, attemptId: contact.attemptId }))
   let callIds: string[]
@@ -83,8 +93,42 @@ export const openDials = async (
     for (const contact of contacts) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
     throw error
   }
+  // No dial without its paid-for hold (billing/holds.ts): the contacts past what the credits cover wait again.
+  const held = new Set(
+    await placeHolds(ctx, {
+      organizationId: job.organizationId,
+      amountMicros: estimateCallMicros(agent.agentArchitecture === 'realtime' ? 'realtime' : 'pipeline'),
+      kind: 'call',
+      references: callIds,
+      ttlMs: DIAL_HOLD_TTL_MS,
+    }).catch(async (error: unknown) => {
+      const now = ctx.clock.now()
+      for (const contact of contacts) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
+      await Promise.all(
+        roomNames.map((roomName) => closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })),
+      )
+      throw error
+    }),
+  )
+  const unpaid = contacts.filter((_, index) => !held.has(callIds[index] ?? ''))
+  if (unpaid.length > 0) {
+    const now = ctx.clock.now()
+    for (const contact of unpaid) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
+    await Promise.all(
+      unpaid.map((contact) =>
+        closeCall(ctx, {
+          roomName: roomNameFor({ jobId: job.id, attemptId: contact.attemptId }),
+          reason: 'insufficient_credits',
+          status: 'failed',
+        }),
+      ),
+    )
+  }
+  const paid = contacts.flatMap((contact, index) =>
+    held.has(callIds[index] ?? '') ? [{ contact, index }] : [],
+  )
   const unknown = new Set<string>()
-  const dials = contacts.map((contact, index) => {
+  const dials = paid.map(({ contact, index }) => {
     const callId = callIds[index] ?? ''
     const roomName = roomNames[index] ?? ''
     const { metadata, unknownPlaceholders } = buildDispatchMetadata({
@@ -112,7 +156,10 @@ export const openDials = async (
   await Promise.all(
     released.map(({ roomName }) => closeCall(ctx, { roomName, reason: 'claim_released', status: 'failed' })),
   )
-  return dials.filter(({ contact }) => tied.has(contact.attemptId))
+  return {
+    dials: dials.filter(({ contact }) => tied.has(contact.attemptId)),
+    creditsRanOut: unpaid.length > 0,
+  }
 }
 
 const answerers = new WeakMap<AppContext, (answer: attemptStore.AnsweredDial) => Promise<boolean>>()

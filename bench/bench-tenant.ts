@@ -63,6 +63,12 @@ export const prepareBatchTenant = async (
       systemPrompt: 'Call {{name}} about {{plan}}.',
     },
   })
+  // Agents are created inactive; a phone number takes only a live one.
+  await callJson(`${base}/v1/agents/${(agent.data as { id: string }).id}`, {
+    method: 'PATCH',
+    token: key,
+    json: { active: true },
+  })
   const number = await callJson(`${base}/v1/phone-numbers`, {
     method: 'POST',
     token: key,

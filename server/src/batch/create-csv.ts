@@ -140,7 +140,8 @@ export const readCsvContacts = async (file: Buffer): Promise<CsvReadout> => {
   const rows: CsvContact[] = []
   let malformedRows = 0
   for (const [at, record] of records.entries()) {
-    if (at % 1000 === 999) await setImmediate()
+    // A row of 100 columns takes a few microseconds a column: a turn of the event loop every 200.
+    if (at % 200 === 199) await setImmediate()
     if (record.length !== names.length) {
       malformedRows += 1
       continue

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { webcrypto } from 'node:crypto'
 import { batchLimits } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
 import multer from 'multer'
@@ -46,8 +46,13 @@ export const acceptCsvOrJson: RequestHandler = (req, res, next) => {
   )
 }
 
-/** For Idempotency-Key: the form fields plus the uploaded file's hash, so another file is another request. */
-export const uploadFingerprintOf = (req: Request) => ({
+/**
+ * For Idempotency-Key: the form fields plus the uploaded file's hash, so another file is another
+ * request. Web Crypto hashes on libuv's thread pool: 10 MiB never holds up the event loop.
+ */
+export const uploadFingerprintOf = async (req: Request) => ({
   fields: req.body ?? null,
-  fileSha256: req.file ? createHash('sha256').update(req.file.buffer).digest('hex') : null,
+  fileSha256: req.file
+    ? Buffer.from(await webcrypto.subtle.digest('SHA-256', new Uint8Array(req.file.buffer))).toString('hex')
+    : null,
 })

@@ -75,7 +75,7 @@ export const idempotent =
     if (!KEY_FORM.test(key))
       throw AppError.badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters')
     const scope = { organizationId: scopeOf(req), key }
-    const first = await claimOrFind(ctx, scope, hashRequest(req, fingerprintOf(req)))
+    const first = await claimOrFind(ctx, scope, hashRequest(req, await fingerprintOf(req)))
     if (first) {
       res.set('Idempotent-Replayed', 'true')
       res

@@ -1,4 +1,5 @@
-import { once } from 'node:events'
+import { createHash } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import { setImmediate } from 'node:timers/promises'
 import type { ErrorCode } from '@parley/shared'
 import { batchLimits } from '@parley/shared'
@@ -27,8 +28,6 @@ export const MAX_CSV_HEADER_BYTES = 16 * 1024
 export const MAX_CSV_ROW_CHARS = 64 * 1024
 /** Characters of one cell. */
 export const MAX_CSV_FIELD_CHARS = 4 * 1024
-/** The file is fed to the parser in slices this large, with a turn of the event loop between. */
-const SLICE_BYTES = 32 * 1024
 
 const limitError = (code: ErrorCode, detail: string) => AppError.badRequest(`Invalid CSV: ${detail}`, code)
 
@@ -46,52 +45,68 @@ const checkRecord = (record: string[], isHeader: boolean) => {
     throw limitError('csv_field_too_large', `a cell is longer than ${MAX_CSV_FIELD_CHARS} characters`)
 }
 
+/** A CSV read as its bytes arrived: every record (the header first), and the file's hash and size. */
+export type ParsedCsv = { records: string[][]; sha256: string; bytes: number }
+
 /**
- * Every cell as text, rows of any width (judged against the header below). The file is parsed
- * by csv-parse's stream API a slice at a time, yielding to the event loop between slices, and
- * every limit (columns, header, row and cell size, rows) is checked as records arrive, so a wide
- * or huge file is refused early and never stalls other requests.
+ * Parses an uploaded CSV from its stream, as the bytes arrive (csv-parse's stream API, fed chunk
+ * by chunk with back-pressure), checking every limit as records come: columns, header size, row
+ * and cell size, and the number of rows. A file that breaks one is refused at that record, before
+ * the rest of it is read; the event loop only ever parses one chunk at a time. Every cell is text,
+ * rows of any width (judged against the header later). Hashes the bytes on the way (for
+ * Idempotency-Key).
  */
-const readRecords = async (file: Buffer): Promise<string[][]> => {
-  const parser = parse({
-    bom: true,
-    // A stray quote inside an unquoted cell (5" screen) is text, as spreadsheets write it.
-    relax_quotes: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    max_record_size: MAX_CSV_ROW_CHARS,
-  })
-  const records: string[][] = []
-  let failure: unknown = null
-  parser.on('readable', () => {
-    try {
-      for (let record = parser.read(); record !== null; record = parser.read()) {
-        checkRecord(record, records.length === 0)
-        // The header, the rows allowed, and one more to tell that the file goes on.
-        if (records.length <= MAX_CSV_ROWS + 1) records.push(record)
-      }
-    } catch (error) {
-      failure ??= error
+export const parseCsvStream = (stream: Readable): Promise<ParsedCsv> =>
+  new Promise((resolve, reject) => {
+    const parser = parse({
+      bom: true,
+      // A stray quote inside an unquoted cell (5" screen) is text, as spreadsheets write it.
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      max_record_size: MAX_CSV_ROW_CHARS,
+    })
+    const hash = createHash('sha256')
+    const records: string[][] = []
+    let bytes = 0
+    let settled = false
+    const fail = (error: unknown) => {
+      if (settled) return
+      settled = true
+      stream.unpipe(parser)
+      parser.destroy()
+      // The rest of the upload is read and dropped, not parsed.
+      stream.resume()
+      reject(toAppError(error))
     }
+    parser.on('readable', () => {
+      try {
+        for (let record = parser.read(); record !== null && !settled; record = parser.read()) {
+          checkRecord(record, records.length === 0)
+          if (records.length > MAX_CSV_ROWS)
+            throw AppError.badRequest(
+              `The file has more than ${MAX_CSV_ROWS} rows; a job takes at most ${batchLimits.maxContacts} contacts`,
+              'too_many_contacts',
+            )
+          records.push(record)
+        }
+      } catch (error) {
+        fail(error)
+      }
+    })
+    parser.on('error', fail)
+    parser.on('end', () => {
+      if (settled) return
+      settled = true
+      resolve({ records, sha256: hash.digest('hex'), bytes })
+    })
+    stream.on('data', (chunk: Buffer) => {
+      hash.update(chunk)
+      bytes += chunk.length
+    })
+    stream.on('error', fail)
+    stream.pipe(parser)
   })
-  parser.on('error', (error) => {
-    failure ??= error
-  })
-  const ended = once(parser, 'end').catch(() => {})
-  for (let at = 0; at < file.length && failure === null; at += SLICE_BYTES) {
-    parser.write(file.subarray(at, at + SLICE_BYTES))
-    await setImmediate()
-    if (records.length > MAX_CSV_ROWS + 1) break
-  }
-  if (failure === null && records.length <= MAX_CSV_ROWS + 1) {
-    parser.end()
-    await ended
-  } else {
-    parser.destroy()
-  }
-  if (failure !== null) throw toAppError(failure)
-  return records
-}
 
 const toAppError = (error: unknown) => {
   if (error instanceof AppError) return error
@@ -118,14 +133,9 @@ const columnIndex = (header: string[], name: string) =>
  * the header's is malformed: it is skipped and counted, like a row with a bad phone later on.
  * Columns without a name (a trailing comma) are dropped.
  */
-export const readCsvContacts = async (file: Buffer): Promise<CsvReadout> => {
-  const [header, ...records] = await readRecords(file)
+export const readCsvContacts = async (parsed: string[][]): Promise<CsvReadout> => {
+  const [header, ...records] = parsed
   if (!header) throw invalidCsv('the file is empty')
-  if (records.length > MAX_CSV_ROWS)
-    throw AppError.badRequest(
-      `The file has more than ${MAX_CSV_ROWS} rows; a job takes at most ${batchLimits.maxContacts} contacts`,
-      'too_many_contacts',
-    )
   const names = header.map((column) => column.trim())
   const named = names.filter((name) => name !== '').map((name) => name.toLowerCase())
   if (new Set(named).size !== named.length) throw invalidCsv('column names repeat')

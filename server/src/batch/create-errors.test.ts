@@ -168,7 +168,8 @@ describe('POST /batch/create refusals (smallest input for each code)', () => {
   })
 
   it('a file over 10 MiB answers 413; a body that is neither form nor JSON 415', async () => {
-    const big = `phone\n${'+14155550111\n'.repeat(Math.ceil((10 * 1024 * 1024) / 13) + 1)}`
+    // Under the row limit (rows of 244 bytes), over the size limit.
+    const big = `phone,note\n${`+14155550111,${'n'.repeat(230)}\n`.repeat(Math.ceil((10 * 1024 * 1024) / 244) + 1)}`
     await expectError(await csv(big), 413, 'payload_too_large')
     const text = await server.request('/batch/create', {
       method: 'POST',

@@ -21,12 +21,15 @@ import { BATCH_START_JOB } from './job-names.ts'
 import { announceJobChange } from './service.ts'
 import * as store from './store.ts'
 
-export type ContactSource = { kind: 'csv'; file: Buffer } | { kind: 'json'; contacts: BatchContactInput[] }
+/** CSV mode: the records parsed as the upload arrived (parseCsvStream); JSON mode: the contacts. */
+export type ContactSource =
+  | { kind: 'csv'; records: string[][] }
+  | { kind: 'json'; contacts: BatchContactInput[] }
 
 /** Step 1: phone validation. CSV skips and counts bad rows; JSON refuses the first bad phone. */
 const readValidContacts = async (source: ContactSource) => {
   if (source.kind === 'json') return { contacts: requireValidJsonContacts(source.contacts), skipped: 0 }
-  const { rows, malformedRows } = await readCsvContacts(source.file)
+  const { rows, malformedRows } = await readCsvContacts(source.records)
   const { valid, invalidRows } = await keepValidCsvRows(rows)
   return { contacts: valid, skipped: malformedRows + invalidRows }
 }

@@ -17,7 +17,7 @@ import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'
 import { type ContactSource, createBatchJob } from './create-service.ts'
 import * as batch from './service.ts'
-import { acceptCsvOrJson, uploadFingerprintOf } from './upload.ts'
+import { acceptCsvOrJson, type CsvUpload, uploadedCsvOf, uploadFingerprintOf } from './upload.ts'
 
 const tag = 'Batch calling'
 
@@ -33,11 +33,8 @@ const ZBatchCreateForm = ZBatchCreateFields.extend({
     .meta({ description: 'JSON: {"start":"09:00","end":"17:00","days":["mon"]}' }),
 }).meta({ id: 'BatchCreateForm' })
 
-const sourceOf = (
-  file: Express.Multer.File | undefined,
-  contacts: ContactSource | undefined,
-): ContactSource => {
-  if (file) return { kind: 'csv', file: file.buffer }
+const sourceOf = (file: CsvUpload | undefined, contacts: ContactSource | undefined): ContactSource => {
+  if (file) return { kind: 'csv', records: file.records }
   if (contacts) return contacts
   throw AppError.badRequest('Send a CSV file (multipart field "file") or a JSON contacts array')
 }
@@ -64,7 +61,7 @@ export const registerBatchRoutes = (routes: RouteTable, ctx: AppContext) => {
     errors: [404, 409, 413, 415],
     handle: async ({ body, req }) => {
       const { contacts, ...fields } = body
-      const source = sourceOf(req.file, contacts ? { kind: 'json', contacts } : undefined)
+      const source = sourceOf(uploadedCsvOf(req), contacts ? { kind: 'json', contacts } : undefined)
       return createBatchJob(ctx, apiKeyActorOf(req), { fields, source })
     },
   })

@@ -1,16 +1,34 @@
-import { webcrypto } from 'node:crypto'
 import { batchLimits } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
 import multer from 'multer'
 import { AppError } from '../http/app-error.ts'
+import { type ParsedCsv, parseCsvStream } from './create-csv.ts'
 
-/** The CSV stays in memory: 10 MiB at most, one file, a handful of short text fields. */
+/** An uploaded CSV as the request carried it: parsed as it arrived, with its hash and size. */
+export type CsvUpload = ParsedCsv
+
+/**
+ * multer's storage for the CSV: nothing is stored, the file's stream is parsed as it arrives
+ * (parseCsvStream), so a file that breaks a limit is refused at the record that breaks it.
+ */
+const parsingStorage: multer.StorageEngine = {
+  _handleFile: (_req, file, done) => {
+    parseCsvStream(file.stream).then(
+      (parsed) => done(null, parsed as unknown as Partial<Express.Multer.File>),
+      (error: unknown) => done(error),
+    )
+  },
+  _removeFile: (_req, _file, done) => done(null),
+}
+
+/** 10 MiB at most, one file, a handful of short text fields. */
 const csvUpload = multer({
-  storage: multer.memoryStorage(),
+  storage: parsingStorage,
   limits: { fileSize: batchLimits.maxCsvBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 },
 }).single('file')
 
 const toAppError = (error: unknown) => {
+  if (error instanceof AppError) return error
   if (!(error instanceof multer.MulterError))
     return AppError.badRequest('The multipart body could not be read')
   if (error.code === 'LIMIT_FILE_SIZE')
@@ -46,13 +64,14 @@ export const acceptCsvOrJson: RequestHandler = (req, res, next) => {
   )
 }
 
+/** The CSV of a multipart request, parsed (see parsingStorage); undefined in JSON mode. */
+export const uploadedCsvOf = (req: Request) => req.file as unknown as CsvUpload | undefined
+
 /**
- * For Idempotency-Key: the form fields plus the uploaded file's hash, so another file is another
- * request. Web Crypto hashes on libuv's thread pool: 10 MiB never holds up the event loop.
+ * For Idempotency-Key: the form fields plus the uploaded file's hash (taken chunk by chunk as it
+ * arrived), so another file is another request.
  */
-export const uploadFingerprintOf = async (req: Request) => ({
+export const uploadFingerprintOf = (req: Request) => ({
   fields: req.body ?? null,
-  fileSha256: req.file
-    ? Buffer.from(await webcrypto.subtle.digest('SHA-256', new Uint8Array(req.file.buffer))).toString('hex')
-    : null,
+  fileSha256: uploadedCsvOf(req)?.sha256 ?? null,
 })

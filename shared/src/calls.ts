@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ZPageQuery } from './agents.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
-import { ZAnalysis } from './conversations.ts'
+import { recordFilters, ZAnalysis } from './conversations.ts'
 
 export const callStatuses = ['active', 'ended', 'failed'] as const
 export const ZCallStatus = z.enum(callStatuses)
@@ -66,19 +66,7 @@ export const ZListCallsQuery = ZPageQuery.extend({
   batchJobId: z.string().min(1).max(100).optional(),
   conversationId: z.string().min(1).max(100).optional(),
   phoneNumber: z.string().min(1).max(32).optional(),
-  createdFrom: z.iso.datetime({ offset: true }).optional(),
-  createdTo: z.iso.datetime({ offset: true }).optional(),
-  hasAnalysis: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional(),
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'Words the call’s transcript contains (PostgreSQL full-text search)' }),
+  ...recordFilters('the call’s transcript'),
 })
 export type ListCallsQuery = z.infer<typeof ZListCallsQuery>
 

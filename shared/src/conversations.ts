@@ -1,6 +1,27 @@
 import { z } from 'zod'
 import { ZIsoDateTime } from './common.ts'
 
+/**
+ * The filters conversations and calls share: creation time, whether post-call analysis is there,
+ * and words said (PostgreSQL full-text search over `searched`).
+ */
+export const recordFilters = (searched: string) => ({
+  createdFrom: z.iso.datetime({ offset: true }).optional(),
+  createdTo: z.iso.datetime({ offset: true }).optional(),
+  hasAnalysis: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .meta({ description: 'true: only those analysed; false: only those not (yet) analysed' }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: `Words ${searched} contains (PostgreSQL full-text search)` }),
+})
+
 /** GET /v1/conversations: newest first, a page at a time, narrowed by any of the filters. */
 export const ZListConversationsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -16,20 +37,7 @@ export const ZListConversationsQuery = z.object({
     description: 'Conversations with at least one message typed (text) or spoken in a call (voice)',
   }),
   userIdentifier: z.string().min(1).max(200).optional(),
-  createdFrom: z.iso.datetime({ offset: true }).optional(),
-  createdTo: z.iso.datetime({ offset: true }).optional(),
-  hasAnalysis: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional()
-    .meta({ description: 'true: only analysed conversations; false: only those not (yet) analysed' }),
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'Words any message of the conversation contains (PostgreSQL full-text search)' }),
+  ...recordFilters('any message of the conversation'),
 })
 export type ListConversationsQuery = z.infer<typeof ZListConversationsQuery>
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ZIsoDateTime } from './common.ts'
+import { ZAnalysis } from './conversations.ts'
 
 /**
  * What an agent's webhook endpoint receives: `{event, timestamp, data}`, signed in
@@ -9,15 +10,7 @@ import { ZIsoDateTime } from './common.ts'
 const envelope = <Event extends string, Data extends z.ZodRawShape>(event: Event, data: Data, id: string) =>
   z.object({ event: z.literal(event), timestamp: ZIsoDateTime, data: z.object(data) }).meta({ id })
 
-const analysis = {
-  summary: z.string(),
-  sentiment: z.enum(['positive', 'neutral', 'negative']),
-  outcome: z.string(),
-  data: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .meta({ description: "The values of the agent's analysisSchema; null without one" }),
-}
+const analysis = ZAnalysis.omit({ analyzedAt: true }).shape
 
 export const ZChatEndedEvent = envelope(
   'chat.ended',

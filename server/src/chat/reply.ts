@@ -6,7 +6,7 @@ import { priceReply } from './billing.ts'
 import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
 import type { PreparedReply } from './plan.ts'
 import { estimateTokens, systemPromptFor } from './prompt.ts'
-import type { ConversationRow } from './store.ts'
+import type { ConversationRow, ToolCallRecord } from './store.ts'
 import * as store from './store.ts'
 import { buildToolset } from './tools.ts'
 
@@ -35,15 +35,6 @@ export type ReplyOutcome = {
   fallbackFrom: string | null
   /** The tools called and handoffs made, in order, for the owner's record of the conversation. */
   toolCalls: ToolCallRecord[]
-}
-
-export type ToolCallRecord = {
-  kind: 'function' | 'end_call' | 'handoff' | 'unknown'
-  name: string
-  arguments: unknown
-  status: 'completed' | 'failed'
-  targetAgentId: string | null
-  at: Date
 }
 
 /** A tool's answer that is a JSON object with an `error` says the call failed. */

@@ -296,23 +296,20 @@ export const checkpointReply = async (
     .execute()
 }
 
+/** A tool the agent called during a reply, or a handoff it made. */
+export type ToolCallRecord = {
+  kind: 'function' | 'end_call' | 'handoff' | 'unknown'
+  name: string
+  arguments: unknown
+  status: 'completed' | 'failed'
+  targetAgentId: string | null
+  at: Date
+}
+
 /** The tool calls and handoffs of one reply, kept for the owner's view of the conversation. */
 export const insertToolCalls = async (
   db: Executor,
-  {
-    conversationId,
-    calls,
-  }: {
-    conversationId: string
-    calls: Array<{
-      kind: 'function' | 'end_call' | 'handoff' | 'unknown'
-      name: string
-      arguments: unknown
-      status: 'completed' | 'failed'
-      targetAgentId: string | null
-      at: Date
-    }>
-  },
+  { conversationId, calls }: { conversationId: string; calls: ToolCallRecord[] },
 ) => {
   if (calls.length === 0) return
   await db

@@ -67,8 +67,48 @@ const groupBy = <T>(items: T[], keyOf: (item: T) => string) => {
   return groups
 }
 
-const countOf = async (query: Promise<{ rows: Array<{ count: string | number }> }>) =>
-  Number((await query).rows[0]?.count ?? 0)
+/** The records of one of the organization's tables created within the scope. */
+const countIn =
+  (table: 'conversations' | 'calls' | 'credit_ledger') => async (db: Executor, scope: Scope) => {
+    const { rows } = await sql<{ count: string }>`select count(*) from ${sql.table(table)}
+      where organization_id = ${scope.organizationId} and ${within('created_at', scope)}`.execute(db)
+    return Number(rows[0]?.count ?? 0)
+  }
+
+type AnalysisRow = {
+  analysis_summary: string | null
+  analysis_sentiment: string | null
+  analysis_outcome: string | null
+  analysis_data: Record<string, unknown> | null
+}
+const analysisColumns = [
+  'analysis_summary',
+  'analysis_sentiment',
+  'analysis_outcome',
+  'analysis_data',
+] as const
+
+/** A conversation's or call's post-call analysis as a record holds it; null before any. */
+const analysisOf = (row: AnalysisRow) =>
+  row.analysis_summary
+    ? {
+        summary: row.analysis_summary,
+        sentiment: row.analysis_sentiment,
+        outcome: row.analysis_outcome,
+        data: row.analysis_data,
+      }
+    : null
+
+/** The analysis of a record as CSV cells, in the order of analysisColumns. */
+const analysisCells = (record: ExportRecord) => {
+  const analysis = record.analysis as ReturnType<typeof analysisOf>
+  return [
+    analysis?.summary ?? null,
+    analysis?.sentiment ?? null,
+    analysis?.outcome ?? null,
+    analysis?.data ? JSON.stringify(analysis.data) : null,
+  ]
+}
 
 type ConversationRow = {
   cursor_at: string
@@ -81,11 +121,7 @@ type ConversationRow = {
   cost_micros: string | number
   created_at: Date
   ended_at: Date | null
-  analysis_summary: string | null
-  analysis_sentiment: string | null
-  analysis_outcome: string | null
-  analysis_data: Record<string, unknown> | null
-}
+} & AnalysisRow
 
 const conversations: Source = {
   columns: [
@@ -99,17 +135,10 @@ const conversations: Source = {
     'cost_usd',
     'message_count',
     'transcript',
-    'analysis_summary',
-    'analysis_sentiment',
-    'analysis_outcome',
-    'analysis_data',
+    ...analysisColumns,
     'metadata',
   ],
-  count: (db, scope) =>
-    countOf(
-      sql<{ count: string }>`select count(*) from conversations
-        where organization_id = ${scope.organizationId} and ${within('created_at', scope)}`.execute(db),
-    ),
+  count: countIn('conversations'),
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<ConversationRow>`
       select id, agent_id, agent_name, status, user_identifier, metadata, cost_micros, created_at,
@@ -148,14 +177,7 @@ const conversations: Source = {
         created_at: iso(row.created_at),
         ended_at: iso(row.ended_at),
         cost_usd: toUsd(Number(row.cost_micros)),
-        analysis: row.analysis_summary
-          ? {
-              summary: row.analysis_summary,
-              sentiment: row.analysis_sentiment,
-              outcome: row.analysis_outcome,
-              data: row.analysis_data,
-            }
-          : null,
+        analysis: analysisOf(row),
         metadata: row.metadata,
         messages: (byConversation.get(row.id) ?? []).map((message) => ({
           role: message.role,
@@ -169,7 +191,6 @@ const conversations: Source = {
   },
   csvCells: (record) => {
     const messages = record.messages as Array<{ role: string; content: string }>
-    const analysis = record.analysis as Record<string, unknown> | null
     return [
       record.id,
       record.agent_id,
@@ -181,10 +202,7 @@ const conversations: Source = {
       record.cost_usd,
       messages.length,
       transcriptCell(messages),
-      analysis?.summary ?? null,
-      analysis?.sentiment ?? null,
-      analysis?.outcome ?? null,
-      analysis?.data ? JSON.stringify(analysis.data) : null,
+      ...analysisCells(record),
       JSON.stringify(record.metadata),
     ]
   },
@@ -205,11 +223,7 @@ type CallRow = {
   cost_micros: string | number
   end_reason: string | null
   created_at: Date
-  analysis_summary: string | null
-  analysis_sentiment: string | null
-  analysis_outcome: string | null
-  analysis_data: Record<string, unknown> | null
-}
+} & AnalysisRow
 
 const calls: Source = {
   columns: [
@@ -226,16 +240,9 @@ const calls: Source = {
     'cost_usd',
     'end_reason',
     'transcript',
-    'analysis_summary',
-    'analysis_sentiment',
-    'analysis_outcome',
-    'analysis_data',
+    ...analysisColumns,
   ],
-  count: (db, scope) =>
-    countOf(
-      sql<{ count: string }>`select count(*) from calls
-        where organization_id = ${scope.organizationId} and ${within('created_at', scope)}`.execute(db),
-    ),
+  count: countIn('calls'),
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<CallRow>`
       select id, agent_id, direction, status, phone_number, batch_job_id, conversation_id, started_at,
@@ -271,14 +278,7 @@ const calls: Source = {
         duration_seconds: row.duration_seconds,
         cost_usd: toUsd(Number(row.cost_micros)),
         end_reason: row.end_reason,
-        analysis: row.analysis_summary
-          ? {
-              summary: row.analysis_summary,
-              sentiment: row.analysis_sentiment,
-              outcome: row.analysis_outcome,
-              data: row.analysis_data,
-            }
-          : null,
+        analysis: analysisOf(row),
         transcript: (byCall.get(row.id) ?? []).map((line) => ({
           role: line.role,
           content: line.content,
@@ -287,28 +287,22 @@ const calls: Source = {
       })),
     }
   },
-  csvCells: (record) => {
-    const analysis = record.analysis as Record<string, unknown> | null
-    return [
-      record.id,
-      record.agent_id,
-      record.direction,
-      record.status,
-      record.phone_number,
-      record.batch_job_id,
-      record.conversation_id,
-      record.started_at,
-      record.ended_at,
-      record.duration_seconds,
-      record.cost_usd,
-      record.end_reason,
-      transcriptCell(record.transcript as Array<{ role: string; content: string }>),
-      analysis?.summary ?? null,
-      analysis?.sentiment ?? null,
-      analysis?.outcome ?? null,
-      analysis?.data ? JSON.stringify(analysis.data) : null,
-    ]
-  },
+  csvCells: (record) => [
+    record.id,
+    record.agent_id,
+    record.direction,
+    record.status,
+    record.phone_number,
+    record.batch_job_id,
+    record.conversation_id,
+    record.started_at,
+    record.ended_at,
+    record.duration_seconds,
+    record.cost_usd,
+    record.end_reason,
+    transcriptCell(record.transcript as Array<{ role: string; content: string }>),
+    ...analysisCells(record),
+  ],
 }
 
 type ContactRow = {
@@ -345,11 +339,12 @@ const batchContacts: Source = {
     'updated_at',
     'fields',
   ],
-  count: (db, scope) =>
-    countOf(
-      sql<{ count: string }>`select count(*) from batch_contacts c join batch_jobs j on j.id = c.batch_job_id
-        where c.organization_id = ${scope.organizationId} and ${within('j.created_at', scope)}`.execute(db),
-    ),
+  count: async (db, scope) => {
+    const { rows } = await sql<{ count: string }>`select count(*) from batch_contacts c
+      join batch_jobs j on j.id = c.batch_job_id
+      where c.organization_id = ${scope.organizationId} and ${within('j.created_at', scope)}`.execute(db)
+    return Number(rows[0]?.count ?? 0)
+  },
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<ContactRow>`
       select c.id, c.batch_job_id, j.name as job_name, c.position, c.phone, c.name, c.fields, c.status,
@@ -406,11 +401,7 @@ type LedgerRow = {
 
 const ledger: Source = {
   columns: ['id', 'created_at', 'kind', 'amount_usd', 'balance_after_usd', 'reason', 'reference'],
-  count: (db, scope) =>
-    countOf(
-      sql<{ count: string }>`select count(*) from credit_ledger
-        where organization_id = ${scope.organizationId} and ${within('created_at', scope)}`.execute(db),
-    ),
+  count: countIn('credit_ledger'),
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<LedgerRow>`
       select id, amount_micros, balance_after_micros, kind, reason, reference, created_at,

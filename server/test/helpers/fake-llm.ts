@@ -98,9 +98,11 @@ export const startFakeLlm = async () => {
       }
       if (reply.breakAfterText) {
         // Let the written chunks reach the client before the connection drops: flushed to the
-        // socket, then a moment for the client to read them (under load a fixed sleep alone lost one).
+        // socket, then a moment for the client to read them. The openai client drops events it
+        // has received but not yet parsed when the stream errors, so the moment is generous: on a
+        // loaded machine 50 ms lost one.
         await flushed(res)
-        await sleep(50)
+        await sleep(250)
         res.destroy()
         return
       }

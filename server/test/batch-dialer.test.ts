@@ -463,7 +463,10 @@ describe('the dialer', () => {
       .where('organization_id', '=', own.organizationId)
       .execute()
     expect(holds).toEqual(Array.from({ length: 3 }, () => ({ amount_micros: callMicros, kind: 'call' })))
-    expect(phones.filter((phone) => fake.dialsTo(phone) === 1)).toHaveLength(3)
+    // The three held dials go out after the round (each dial's room, dispatch and SIP request).
+    await vi.waitFor(() => expect(phones.filter((phone) => fake.dialsTo(phone) === 1)).toHaveLength(3), {
+      timeout: 15_000,
+    })
     expect(phones.reduce((dials, phone) => dials + fake.dialsTo(phone), 0)).toBe(3)
     const contacts = await contactsOf(server, batchJobId)
     expect(contacts.filter((contact) => contact.status === 'in_progress')).toHaveLength(3)

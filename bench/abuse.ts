@@ -129,12 +129,12 @@ export const run = async () => {
       delay.disable()
       const ms = (ns: number) => (ns / 1e6).toFixed(1)
       process.stdout.write(
-        [
+        `${[
           `abuse: ${label}: answered ${uploaded?.status} in ${uploaded?.ms.toFixed(0)} ms (load ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs)`,
           `  event-loop delay p50 ${ms(delay.percentile(50))} ms, p99 ${ms(delay.percentile(99))} ms, max ${ms(delay.max)} ms (target p99 < 50 ms: ${delay.percentile(99) / 1e6 < 50 ? 'met' : 'NOT met'})`,
           `  /healthz during it: p50 ${percentile(latencies as number[], 50).toFixed(1)} ms, p99 ${percentile(latencies as number[], 99).toFixed(1)} ms`,
           `  ${REPLIES} chat replies during it: p50 ${percentile(replyTimes, 50).toFixed(1)} ms, p99 ${percentile(replyTimes, 99).toFixed(1)} ms`,
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       )
     }
 
@@ -165,11 +165,11 @@ export const run = async () => {
     const hold = percentile(holdTimes, 50)
     const ratio = reply / (reply - hold)
     process.stdout.write(
-      [
+      `${[
         `abuse: the credit hold's cost per reply (${REPLIES} replies one after another, ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
         `  reply p50 ${reply.toFixed(2)} ms; its hold (place + release) p50 ${hold.toFixed(2)} ms`,
         `  a reply with its hold against one without: ${ratio.toFixed(3)}× (aim < 1.10: ${ratio < 1.1 ? 'met' : 'NOT met'})`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     )
   } finally {
     await server.stop()

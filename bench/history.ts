@@ -203,7 +203,7 @@ export const run = async () => {
 
     const load = `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`
     process.stdout.write(
-      [
+      `${[
         `history: ${(conversationsPerOrg * ORGANIZATIONS * MESSAGES_PER_CONVERSATION).toLocaleString('en-US')} messages in ${(conversationsPerOrg * ORGANIZATIONS).toLocaleString('en-US')} conversations across ${ORGANIZATIONS} organizations, ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, seeded in ${seedSeconds.toFixed(0)} s, ${load}`,
         figures('list (20 a page, first and deep pages by cursor)', list, 50),
         figures('list filtered by agent and status', filtered, 50),
@@ -211,7 +211,7 @@ export const run = async () => {
         figures(`analytics (${DAYS} days, per agent and day)`, analytics, 50),
         `  export: ${exported.toLocaleString('en-US')} conversations with ${messages.toLocaleString('en-US')} messages (${mib(bytes)} of NDJSON) in ${exportSeconds.toFixed(1)} s: ${Math.round(exported / exportSeconds).toLocaleString('en-US')} conversations/s, ${Math.round(messages / exportSeconds).toLocaleString('en-US')} messages/s`,
         `  server process RSS: ${mib(rssBefore)} before the exports; peak during each of the ${peaks.length}: ${peaks.map(mib).join(', ')} (steady when it stops growing after the first)`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     )
   } finally {
     await server.stop()

@@ -300,7 +300,8 @@ export interface ExportsTable {
 export interface ExportChunksTable {
   export_id: string
   seq: number
-  data: Buffer
+  /** A piece of the file's UTF-8 text. */
+  data: string
 }
 
 export interface CallTranscriptLinesTable {

@@ -13,8 +13,8 @@ import * as store from './store.ts'
 export const EXPORT_JOB = 'export.run'
 /** Records read per page: the only records an export holds at once. */
 const PAGE_ROWS = 500
-/** A piece of the file is stored once this many bytes are waiting. */
-const CHUNK_BYTES = 256 * 1024
+/** A piece of the file is stored once this many characters are waiting. */
+const CHUNK_CHARS = 256 * 1024
 const EXPORT_TTL_MS = 24 * 60 * 60 * 1000
 /** Exports one organization may have queued or running at once. */
 const UNFINISHED_PER_ORGANIZATION = 3
@@ -114,7 +114,7 @@ export const getExport = async (ctx: AppContext, actor: StudioActor, id: string)
 
 /**
  * Writes the export: pages of records (keyset, oldest first), formatted, gathered into pieces of
- * CHUNK_BYTES, each stored with the progress it brings. Memory holds one page and one piece.
+ * CHUNK_CHARS, each stored with the progress it brings. Memory holds one page and one piece.
  */
 export const runExport = async (ctx: AppContext, exportId: string) => {
   const row = await store.findExportById(ctx.db, exportId)
@@ -123,14 +123,14 @@ export const runExport = async (ctx: AppContext, exportId: string) => {
   const source = sources[row.kind]
   const scope: Scope = { organizationId: row.organization_id, from: row.from_at, to: row.to_at }
   let pending: string[] = row.format === 'csv' ? [toCsv([[...source.columns]])] : []
-  let pendingBytes = pending[0]?.length ?? 0
+  let pendingChars = pending[0]?.length ?? 0
   let seq = 0
   let rowsDone = 0
   const flush = async () => {
     if (pending.length === 0) return
-    const data = Buffer.from(pending.join(''), 'utf8')
+    const data = pending.join('')
     pending = []
-    pendingBytes = 0
+    pendingChars = 0
     await store.appendChunk(ctx.db, { id: exportId, seq, data, rowsDone })
     seq += 1
   }
@@ -141,9 +141,9 @@ export const runExport = async (ctx: AppContext, exportId: string) => {
       if (records.length === 0) break
       const text = row.format === 'csv' ? toCsv(records.map(source.csvCells)) : toNdjson(records)
       pending.push(text)
-      pendingBytes += text.length
+      pendingChars += text.length
       rowsDone += records.length
-      if (pendingBytes >= CHUNK_BYTES) await flush()
+      if (pendingChars >= CHUNK_CHARS) await flush()
       if (records.length < PAGE_ROWS) break
       after = last
     }

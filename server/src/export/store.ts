@@ -31,13 +31,13 @@ export const startRun = async (db: Executor, id: string) => {
 /** One piece of the file and the progress it brings, together. */
 export const appendChunk = (
   db: Executor,
-  { id, seq, data, rowsDone }: { id: string; seq: number; data: Buffer; rowsDone: number },
+  { id, seq, data, rowsDone }: { id: string; seq: number; data: string; rowsDone: number },
 ) =>
   db.transaction().execute(async (tx) => {
     await tx.insertInto('export_chunks').values({ export_id: id, seq, data }).execute()
     await tx
       .updateTable('exports')
-      .set({ rows_done: rowsDone, bytes: sql<number>`bytes + ${data.length}`, chunks: seq + 1 })
+      .set({ rows_done: rowsDone, bytes: sql<number>`bytes + ${Buffer.byteLength(data)}`, chunks: seq + 1 })
       .where('id', '=', id)
       .execute()
   })

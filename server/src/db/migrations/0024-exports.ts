@@ -35,7 +35,8 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
     .createTable('export_chunks')
     .addColumn('export_id', 'text', (col) => col.notNull().references('exports.id').onDelete('cascade'))
     .addColumn('seq', 'integer', (col) => col.notNull())
-    .addColumn('data', 'bytea', (col) => col.notNull())
+    // Text, not bytea: the files are UTF-8 text, and pg would send bytea as hex (twice the size).
+    .addColumn('data', 'text', (col) => col.notNull())
     .addPrimaryKeyConstraint('export_chunks_pk', ['export_id', 'seq'])
     .execute()
 }

@@ -53,11 +53,17 @@ describe('GET /v1/organization with an API key', () => {
     await expectInvalidKey(await organization({ 'x-api-key': 'x'.repeat(5000) }), 'Invalid API key')
   })
 
-  it('tells a studio JWT from a key by form and refuses it without trying it as a key', async () => {
+  it('tells a studio JWT from a key by form: a studio session acts as its member, a JWT beside a key is refused', async () => {
+    const response = await organization({ authorization: `Bearer ${owner.token}` })
+    expect(response.status).toBe(200)
+    expect((await response.json()).data.id).toBe(owner.organization.id)
+    const { key } = await createKey(server, owner.token)
     await expectInvalidKey(
-      await organization({ authorization: `Bearer ${owner.token}` }),
+      await organization({ authorization: `Bearer ${owner.token}`, 'x-api-key': key }),
       'Session tokens are not accepted here; send an API key',
     )
+    const forged = `${owner.token.slice(0, -4)}AAAA`
+    expect((await organization({ authorization: `Bearer ${forged}` })).status).toBe(401)
   })
 
   it('refuses two different keys in the two headers', async () => {
@@ -123,6 +129,7 @@ describe('OpenAPI', () => {
     expect(document.paths['/v1/organization']?.get?.security).toEqual([
       { apiKeyBearer: [] },
       { apiKeyHeader: [] },
+      { studioSession: [] },
     ])
     expect(Object.keys(document.components.securitySchemes)).toEqual(
       expect.arrayContaining(['apiKeyBearer', 'apiKeyHeader']),

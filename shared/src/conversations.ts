@@ -53,7 +53,14 @@ export const ZDeletionList = z
         id: z.string(),
         kind: z.enum(['conversation', 'call']),
         targetId: z.string(),
-        deletedByKeyId: z.string().nullable(),
+        deletedByKeyId: z
+          .string()
+          .nullable()
+          .meta({ description: 'The API key that asked; null from the studio' }),
+        deletedByUserId: z
+          .string()
+          .nullable()
+          .meta({ description: 'The member whose studio session asked; null through an API key' }),
         createdAt: ZIsoDateTime,
       }),
     ),

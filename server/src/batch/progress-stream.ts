@@ -25,11 +25,12 @@ export const streamBatchProgress = async (
     batchJobId,
     keyId,
     res,
-  }: { organizationId: string; batchJobId: string; keyId: string; res: Response },
+  }: { organizationId: string; batchJobId: string; keyId: string | null; res: Response },
 ) => {
   const job = await requireJob(ctx, organizationId, batchJobId)
   const stream = openEventStream(res)
-  ctx.streams.register({ keyId, stream })
+  // A key's revocation ends its streams; a studio session's stream ends with the page.
+  if (keyId) ctx.streams.register({ keyId, stream })
 
   let isReading = false
   let isWanted = false

@@ -43,6 +43,7 @@ export const deleteConversation = async (
       kind: 'conversation',
       targetId: conversationId,
       keyId: actor.keyId,
+      userId: actor.member?.userId ?? null,
     })
   })
   forgetPlan(ctx, conversationId)
@@ -76,6 +77,7 @@ export const deleteCall = async (
       kind: 'call',
       targetId: callId,
       keyId: actor.keyId,
+      userId: actor.member?.userId ?? null,
     })
   })
   ctx.logger.info({ callId, keyId: actor.keyId }, 'call deleted on request')
@@ -90,6 +92,7 @@ export const listDeletions = async (ctx: AppContext, organizationId: string) => 
     kind: row.kind,
     targetId: row.target_id,
     deletedByKeyId: row.deleted_by_key_id,
+    deletedByUserId: row.deleted_by_user_id ?? null,
     createdAt: row.created_at.toISOString(),
   })),
 })

@@ -127,7 +127,8 @@ export const logDeletion = (
     organizationId: string
     kind: 'conversation' | 'call'
     targetId: string
-    keyId: string
+    keyId: string | null
+    userId: string | null
   },
 ) =>
   db
@@ -138,6 +139,7 @@ export const logDeletion = (
       kind: entry.kind,
       target_id: entry.targetId,
       deleted_by_key_id: entry.keyId,
+      deleted_by_user_id: entry.userId,
       created_at: new Date(),
     })
     .execute()

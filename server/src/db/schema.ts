@@ -55,6 +55,7 @@ export interface DeletionsTable {
   kind: 'conversation' | 'call'
   target_id: string
   deleted_by_key_id: string | null
+  deleted_by_user_id: string | null
   created_at: Timestamp
 }
 

@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { tierRateLimits } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
 import { authenticateChatSession } from '../chat/session-auth.ts'
 import type { AppContext } from '../context.ts'
 import { authenticateApiKey } from '../keys/authenticate.ts'
 import { authenticateStudioToken } from '../orgs/service.ts'
+import { findOrganization } from '../orgs/store.ts'
 import { looksLikeJwt } from '../orgs/studio-token.ts'
 import { AppError } from './app-error.ts'
 import { limitKeyFailures } from './guess-limits.ts'
@@ -61,14 +63,39 @@ export const apiKeyOf = (req: Request): string | undefined => {
 }
 
 /** v1 takes secret keys only; widget keys are for chat and voice session creation. */
+/**
+ * A v1 route: a secret API key, or a studio session (the studio web app talks to the same public
+ * API), which acts as the member it names with that member's role and the organization's v1 rate
+ * limit. A widget key is refused.
+ */
 const requireSecretKey =
   (ctx: AppContext): RequestHandler =>
   async (req, res, next) => {
+    const bearer = bearerOf(req)
+    if (bearer && looksLikeJwt(bearer) && req.get('x-api-key') === undefined) {
+      req.actor = await studioOnV1(ctx, bearer)
+      next()
+      return
+    }
     req.actor = await limitKeyFailures(ctx, { req, res }, () =>
       authenticateApiKey({ ctx, key: apiKeyOf(req), origin: req.get('origin'), allowWidget: false }),
     )
     next()
   }
+
+const studioOnV1 = async (ctx: AppContext, token: string): Promise<ApiKeyActor> => {
+  const studio = await authenticateStudioToken(ctx, token)
+  const organization = await findOrganization(ctx.db, studio.organizationId)
+  if (!organization) throw AppError.unauthorized('This session no longer has access to its organization')
+  return {
+    kind: 'apiKey',
+    keyId: null,
+    keyType: 'secret',
+    organizationId: studio.organizationId,
+    rateLimitPerMinute: organization.rateLimitPerMinute ?? tierRateLimits[organization.tier],
+    member: { userId: studio.userId, role: studio.role },
+  }
+}
 
 /**
  * Chat session creation (spec "Authentication"): X-API-Key (or, as on v1, Authorization:

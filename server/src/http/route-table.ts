@@ -61,7 +61,7 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   none: [],
   studio: [{ studioSession: [] }],
   operator: [{ adminToken: [] }],
-  apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
+  apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { studioSession: [] }],
   chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
   voiceSessionCreator: [{ apiKeyHeader: [] }],
   chatSession: [{ chatSessionToken: [] }],

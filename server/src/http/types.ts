@@ -5,11 +5,17 @@ export type StudioActor = { kind: 'studio'; userId: string; organizationId: stri
 export type OperatorActor = { kind: 'operator' }
 export type ApiKeyActor = {
   kind: 'apiKey'
-  keyId: string
+  /** The key; null when a studio session calls /v1 (see `member`). */
+  keyId: string | null
   keyType: 'secret' | 'widget'
   organizationId: string
   /** The organization's v1 budget per minute (tier default or its custom limit). */
   rateLimitPerMinute: number
+  /**
+   * A studio session calling /v1 (the studio web app): the member it names, with their role as it
+   * is now. A key acts for its creator instead (agents/actor.ts).
+   */
+  member?: { userId: string; role: Role }
 }
 /** The bearer of a chat session token, already matched to the path's conversation id. */
 export type ChatSessionActor = {

@@ -7,7 +7,8 @@ export const createRegistry = () => {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'Studio session token from POST /api/auth/login or /api/auth/signup (12 hours)',
+    description:
+      'Studio session token from POST /api/auth/login or /api/auth/signup (12 hours); on /v1 it acts as its member, with their role',
   })
   registry.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',

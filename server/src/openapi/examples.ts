@@ -97,6 +97,7 @@ const byName: Record<string, unknown> = {
   createdAt: WHEN,
   creditBalanceUsd: 24.83,
   deletedByKeyId: ID.key,
+  deletedByUserId: ID.user,
   deliveryId: '01JD4MM5G7J9L1N3Q5S7U9W1Y3',
   description: 'Answers questions about orders and returns',
   detail: 'name: must be at least 2 characters',

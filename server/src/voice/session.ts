@@ -52,6 +52,8 @@ const requireLiveKit = (ctx: AppContext): LiveKit => {
 
 /** The key's creator is the participant (spec: identity is the user id). */
 const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
+  if (actor.member) return actor.member.userId
+  if (actor.keyId === null) throw AppError.unauthorized('An API key is required', 'invalid_api_key')
   const creator = await findKeyCreator(ctx.db, actor.keyId)
   // A key whose creator was removed still works; its key id stands in as the identity.
   return creator?.userId ?? `key-${actor.keyId}`

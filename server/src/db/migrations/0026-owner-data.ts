@@ -23,6 +23,8 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
     .execute()
   await db.schema.alterTable('conversations').addColumn('analysis_data', 'jsonb').execute()
   await db.schema.alterTable('webhook_deliveries').addColumn('last_response', 'text').execute()
+  // A deletion asked for in the studio names its member (one through the API names its key).
+  await db.schema.alterTable('deletions').addColumn('deleted_by_user_id', 'text').execute()
   await db.schema
     .alterTable('calls')
     .addColumn('analysis_summary', 'text')
@@ -65,6 +67,7 @@ export const down = async (db: Kysely<unknown>): Promise<void> => {
     .dropColumn('analyzed_at')
     .execute()
   await db.schema.alterTable('webhook_deliveries').dropColumn('last_response').execute()
+  await db.schema.alterTable('deletions').dropColumn('deleted_by_user_id').execute()
   await db.schema.alterTable('conversations').dropColumn('analysis_data').execute()
   await db.schema.alterTable('agents').dropColumn('webhook_events').dropColumn('analysis_schema').execute()
 }

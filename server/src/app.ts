@@ -19,6 +19,7 @@ import { requireHttps } from './http/https-guard.ts'
 import { guardParsedBody, guardRequestLine, requireUtf8Body } from './http/input-guard.ts'
 import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
+import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { registerKeyRoutes } from './keys/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
@@ -35,9 +36,10 @@ export const JSON_BODY_LIMIT = '1mb'
 
 const demoDirectory = fileURLToPath(new URL('../../demo/public', import.meta.url))
 const widgetDirectory = fileURLToPath(new URL('../../widget/dist', import.meta.url))
+const studioDirectory = fileURLToPath(new URL('../../studio/dist', import.meta.url))
 
 /** Paths mounted outside the route table: static pages, not API operations (see the OpenAPI test). */
-export const staticMounts = ['/docs', '/demo', '/widget', '/favicon.ico'] as const
+export const staticMounts = ['/docs', '/demo', '/widget', '/studio', '/settings', '/favicon.ico'] as const
 
 /** Mounts more routes on the same table and middleware chain (tests use it for probe routes). */
 export type ExtendApp = (input: { routes: RouteTable; app: Express; ctx: AppContext }) => void
@@ -128,6 +130,8 @@ export const createApp = (
     createDemoRouter({ directory: demoDirectory, tenant: demo, isVoiceOn: ctx.livekit !== null }),
   )
   app.use('/widget', serveWidget(widgetDirectory))
+  app.use('/studio', createStudioRouter(studioDirectory))
+  app.use('/settings', createSettingsRedirect())
   app.use('/favicon.ico', createFaviconRouter(demoDirectory))
   app.use(handleUnknownRoute)
   app.use(handleErrors)

@@ -33,13 +33,14 @@ const printWelcome = (config: Config, running: RunningServer) => {
   if (demo) {
     lines.push(
       `  Demo page     ${running.url}/demo/`,
+      `  Studio        ${running.url}/studio/   (sign in as the owner below, or create an account)`,
       `  API docs      ${running.url}/docs`,
       `  Owner login   ${demo.ownerEmail}  /  ${demo.ownerPassword}`,
       `  Widget key    ${demo.widgetKey}`,
       `  Demo agents   text ${demo.textAgentId}, pipeline ${demo.pipelineAgentId}`,
     )
   } else {
-    lines.push(`  API docs      ${running.url}/docs`)
+    lines.push(`  Studio        ${running.url}/studio/`, `  API docs      ${running.url}/docs`)
   }
   if (config.generatedSecrets.includes('ADMIN_TOKEN')) lines.push(`  Admin token   ${config.adminToken}`)
   const agentLine = `Voice agent   ${config.livekit?.agentName} on ${config.livekit?.url}, in its own process`

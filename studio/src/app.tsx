@@ -1,0 +1,60 @@
+import { AgentPage, AgentsPage } from './agents.tsx'
+import { session, signOut } from './api.ts'
+import { AuthPage } from './auth.tsx'
+import { ConversationPage, ConversationsPage } from './conversations.tsx'
+import { InstallPage } from './install.tsx'
+import { linkProps, route } from './router.ts'
+import { ProviderKeysPage } from './settings.tsx'
+
+const sections = [
+  { path: '/agents', label: 'Agents' },
+  { path: '/install', label: 'Install' },
+  { path: '/conversations', label: 'Conversations' },
+  { path: '/settings/organization/provider-keys', label: 'Provider keys' },
+]
+
+const Page = () => {
+  const path = route.value
+  const agent = path.match(/^\/agents\/([^/]+)$/)
+  if (agent?.[1]) return <AgentPage id={agent[1]} />
+  const conversation = path.match(/^\/conversations\/([^/]+)$/)
+  if (conversation?.[1]) return <ConversationPage id={conversation[1]} />
+  if (path.startsWith('/install')) return <InstallPage />
+  if (path === '/conversations') return <ConversationsPage />
+  if (path === '/settings/organization/provider-keys') return <ProviderKeysPage />
+  return <AgentsPage />
+}
+
+/** The studio: sign-in until there is a session, then the sections of the organization. */
+export const App = () => {
+  const current = session.value
+  if (!current) return <AuthPage />
+  return (
+    <div class="shell">
+      <header>
+        <strong>Parley Studio</strong>
+        <span class="muted">
+          {current.organization.name} · {current.organization.role}
+        </span>
+        <button type="button" class="small" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Studio">
+        {sections.map((section) => (
+          <a
+            {...linkProps(section.path)}
+            aria-current={
+              route.value.startsWith(section.path.split('/').slice(0, 2).join('/')) ? 'page' : undefined
+            }
+          >
+            {section.label}
+          </a>
+        ))}
+      </nav>
+      <main>
+        <Page />
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,93 @@
+import type { Session } from '@parley/shared'
+import { useState } from 'preact/hooks'
+import { api, signIn } from './api.ts'
+import { ErrorLine, Field, problemOf } from './ui.tsx'
+
+/** Sign in, or sign up (a new organization with its owner): the studio's first page. */
+export const AuthPage = () => {
+  const [mode, setMode] = useState<'signin' | 'signup'>('signin')
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget as HTMLFormElement)
+    const value = (name: string) => String(form.get(name) ?? '')
+    setBusy(true)
+    setError(null)
+    try {
+      const next =
+        mode === 'signup'
+          ? await api<Session>('/api/auth/signup', {
+              method: 'POST',
+              json: {
+                organizationName: value('organizationName'),
+                name: value('name'),
+                email: value('email'),
+                password: value('password'),
+              },
+            })
+          : await api<Session>('/api/auth/login', {
+              method: 'POST',
+              json: { email: value('email'), password: value('password') },
+            })
+      signIn(next)
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <main class="auth">
+      <h1>Parley Studio</h1>
+      <div class="tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={mode === 'signin'} onClick={() => setMode('signin')}>
+          Sign in
+        </button>
+        <button type="button" role="tab" aria-selected={mode === 'signup'} onClick={() => setMode('signup')}>
+          Create an account
+        </button>
+      </div>
+      <form onSubmit={submit} class="card">
+        {mode === 'signup' ? (
+          <>
+            <Field
+              label="Your business"
+              name="organizationName"
+              problem={problemOf(error, 'organizationName')}
+            >
+              <input
+                id="organizationName"
+                name="organizationName"
+                required
+                minLength={2}
+                autocomplete="organization"
+              />
+            </Field>
+            <Field label="Your name" name="name" problem={problemOf(error, 'name')}>
+              <input id="name" name="name" required autocomplete="name" />
+            </Field>
+          </>
+        ) : null}
+        <Field label="Email" name="email" problem={problemOf(error, 'email')}>
+          <input id="email" name="email" type="email" required autocomplete="email" />
+        </Field>
+        <Field label="Password" name="password" problem={problemOf(error, 'password')}>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            required
+            autocomplete={mode === 'signup' ? 'new-password' : 'current-password'}
+          />
+        </Field>
+        <ErrorLine error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {mode === 'signup' ? 'Create account' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  )
+}

@@ -1,0 +1,6 @@
+import { render } from 'preact'
+import { App } from './app.tsx'
+import './style.css'
+
+const root = document.getElementById('studio')
+if (root) render(<App />, root)

@@ -150,11 +150,35 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 90_000 }, () => {
       })
     await shop.screenshot({ path: join(screenshots, 'shop-chat.png') })
 
+    // The visitor then spoke in a call that continued the conversation (issue 20): one timeline.
+    const { id: conversationId } = await server.ctx.db
+      .selectFrom('conversations')
+      .select('id')
+      .where('agent_id', '=', agentId)
+      .executeTakeFirstOrThrow()
+    await server.ctx.db
+      .insertInto('chat_messages')
+      .values({
+        id: `${conversationId}-spoken`,
+        conversation_id: conversationId,
+        role: 'user',
+        content: 'Can I change the address?',
+        channel: 'voice',
+        created_at: new Date(),
+      })
+      .execute()
+
     await page.bringToFront()
     await page.click('nav a[href="/studio/conversations"]')
     await waitForText(page, 'Support Bot')
     await page.click('tbody a')
     await waitForText(page, 'Your order ships tomorrow.')
+    const timeline = await page.$$eval('.transcript .turn', (turns) => turns.map((turn) => turn.textContent))
+    expect(timeline).toEqual([
+      'VisitorWhere is my order?',
+      'AgentYour order ships tomorrow.',
+      'Visitor (spoken)Can I change the address?',
+    ])
     await page.screenshot({ path: join(screenshots, 'conversation.png') })
   })
 

@@ -28,7 +28,7 @@ import { assertMessageLength, findActiveConversation, sessionNotFound } from './
 import * as store from './store.ts'
 
 /** A reply slot older than this belongs to an instance that died mid-reply. */
-const STALE_REPLY_MS = 10 * 60 * 1000
+export const STALE_REPLY_MS = 10 * 60 * 1000
 
 /**
  * The session and the credits read one by one, in the order the checks have always had: each

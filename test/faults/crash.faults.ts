@@ -10,7 +10,7 @@ import {
   phonesFor,
   setUpBatchTenant,
 } from '../../server/test/helpers/batch-dialer.ts'
-import { createChatSession, readChatStream } from '../../server/test/helpers/chat.ts'
+import { type ChatEvent, createChatSession, readChatStream, textOf } from '../../server/test/helpers/chat.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../server/test/helpers/organization.ts'
@@ -73,17 +73,24 @@ describe('kill -9 mid-reply', () => {
     const agent = await makeAgent(keeper, team.owner)
     const first = await spawnServer('all')
     const session = await createChatSession(keeper, { key, agentId: agent.id })
-    const send = (url: string, message: string) =>
+    const send = (url: string, message: string, headers: Record<string, string> = {}) =>
       fetch(`${url}/v1/chat/sessions/${session.conversation_id}/messages`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${session.session_token}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${session.session_token}`,
+          'content-type': 'application/json',
+          ...headers,
+        },
         body: JSON.stringify({ message }),
       })
 
     llm.queue({ text: ['Your order ', 'A17 ships ', 'tomorrow from'], hang: true })
-    const streaming = await send(first.url, 'Where is order A17?')
+    // Resumable, as the widget sends: its retry after the kill must not wait for the reply forever.
+    const idempotencyKey = `faults-${Date.now()}`
+    const streaming = await send(first.url, 'Where is order A17?', { 'idempotency-key': idempotencyKey })
     expect(streaming.status).toBe(200)
-    void readChatStream(streaming).catch(() => undefined)
+    const seen: ChatEvent[] = []
+    void readChatStream(streaming, (event) => seen.push(event)).catch(() => undefined)
     const messages = () =>
       keeper.ctx.db
         .selectFrom('chat_messages')
@@ -100,8 +107,25 @@ describe('kill -9 mid-reply', () => {
 
     await first.kill()
     const second = await spawnServer('all')
-    llm.queue({ text: ['It ships tomorrow morning.'] })
     const killedAt = performance.now()
+
+    // The widget's retry: the same key from the first chunk on. It hears the rest of what was
+    // streamed, then that the reply was cut off, as soon as the dead server is known as dead.
+    const firstChunk = seen.find((event) => event.event === 'chunk')
+    const resumed = await send(second.url, 'Where is order A17?', {
+      'idempotency-key': idempotencyKey,
+      'last-event-id': String(firstChunk?.id),
+    })
+    expect(resumed.status).toBe(200)
+    const replayed = await readChatStream(resumed)
+    expect(performance.now() - killedAt).toBeLessThan(10_000)
+    expect(textOf(replayed)).toBe('A17 ships tomorrow from')
+    expect(replayed.at(-1)).toMatchObject({ event: 'error' })
+    process.stdout.write(
+      `  the resumed reply ended ${((performance.now() - killedAt) / 1000).toFixed(1)} s after its server was killed\n`,
+    )
+
+    llm.queue({ text: ['It ships tomorrow morning.'] })
     // Refused (409) while the dead process still counts as alive, then taken over.
     let answer = await send(second.url, 'Are you still there?')
     while (answer.status === 409) {

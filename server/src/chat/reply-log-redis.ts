@@ -6,6 +6,7 @@ import {
   type LoggedEvent,
   REPLY_RETENTION_MS,
   type ReplyLog,
+  type ReplyOwner,
   type ReplyScope,
 } from './reply-log.ts'
 
@@ -15,8 +16,16 @@ const READ_BATCH = 500
 
 type StreamEntries = [id: string, fields: string[]][]
 
+/** `…:request` holds the request's hash and the generating instance, one space apart. */
+const encodeOwner = ({ requestHash, instanceId }: ReplyOwner) =>
+  instanceId ? `${requestHash} ${instanceId}` : requestHash
+const decodeOwner = (value: string): ReplyOwner => {
+  const [requestHash = '', instanceId] = value.split(' ')
+  return { requestHash, instanceId: instanceId ?? null }
+}
+
 /**
- * Resumable replies in Redis: `…:request` holds the key's request hash, `…:events` is a stream
+ * Resumable replies in Redis: `…:request` holds the key's owner (encodeOwner), `…:events` is a stream
  * whose entry ids are `0-<event id>`, so "after event n" is simply XREAD from `0-n`. Both expire
  * REPLY_RETENTION_MS after the last event.
  */
@@ -40,13 +49,14 @@ export const createRedisReplyLog = ({
   })
 
   return {
-    reserve: async (scope, requestHash) => {
+    reserve: async (scope, owner) => {
       const { request } = keysOf(scope)
       for (;;) {
-        if ((await redis.set(request, requestHash, 'PX', retentionMs, 'NX')) === 'OK') return { heldBy: null }
+        if ((await redis.set(request, encodeOwner(owner), 'PX', retentionMs, 'NX')) === 'OK')
+          return { heldBy: null }
         const heldBy = await redis.get(request)
         // Null: it expired between the two calls; take it.
-        if (heldBy !== null) return { heldBy }
+        if (heldBy !== null) return { heldBy: decodeOwner(heldBy) }
       }
     },
     drop: async (scope) => {
@@ -66,7 +76,7 @@ export const createRedisReplyLog = ({
           logger.warn({ err: error, conversationId: scope.conversationId }, 'could not record a reply event'),
         )
     },
-    follow: async function* (scope, afterId, signal) {
+    follow: async function* ({ scope, afterId, signal, checkEveryMs, isCutOff }) {
       const { request, events } = keysOf(scope)
       // A blocking read holds its connection, so each follower reads on one of its own.
       const reader = redis.duplicate({ enableOfflineQueue: true })
@@ -80,7 +90,7 @@ export const createRedisReplyLog = ({
             'COUNT',
             READ_BATCH,
             'BLOCK',
-            BLOCK_MS,
+            Math.min(BLOCK_MS, isCutOff ? (checkEveryMs ?? BLOCK_MS) : BLOCK_MS),
             'STREAMS',
             events,
             next,
@@ -92,8 +102,11 @@ export const createRedisReplyLog = ({
             next = entry[0]
             if (isFinalEvent(event.event)) return
           }
-          // Nothing new for a while: stop if the reply is gone (retention over, or never started).
-          if (entries.length === 0 && (await reader.exists(request)) === 0) return
+          // Nothing new for a while: stop if the reply is gone (retention over, never started, or
+          // cut off by the death of its instance).
+          if (entries.length > 0) continue
+          if ((await reader.exists(request)) === 0) return
+          if (isCutOff && (await isCutOff())) return
         }
       } catch (error) {
         if (!signal.aborted) throw error

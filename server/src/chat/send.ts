@@ -28,7 +28,7 @@ import { assertMessageLength, findActiveConversation, sessionNotFound } from './
 import * as store from './store.ts'
 
 /** A reply slot older than this belongs to an instance that died mid-reply. */
-const STALE_REPLY_MS = 10 * 60 * 1000
+export const STALE_REPLY_MS = 10 * 60 * 1000
 
 /**
  * The session and the credits read one by one, in the order the checks have always had: each
@@ -211,9 +211,10 @@ export const sendMessage = async (
   const key = headers['idempotency-key']
   const scope: ReplyScope | null = key ? { conversationId: actor.conversationId, idempotencyKey: key } : null
   // A repeat of a send follows the reply it already has: the model is never asked again.
-  if (scope && (await reserveReply(ctx, { scope, message })) === 'resume') {
+  const owner = scope ? await reserveReply(ctx, { scope, message }) : null
+  if (scope && owner) {
     await findActiveConversation(ctx, actor)
-    await followReply(ctx, { scope, afterId: headers['last-event-id'] ?? 0, res })
+    await followReply(ctx, { scope, owner, afterId: headers['last-event-id'] ?? 0, res })
     return
   }
   const controller = new AbortController()

@@ -85,6 +85,25 @@ describe('privacy deletion', () => {
     expect(theirs.data).toEqual([])
   })
 
+  it('refuses a reply streaming on a live instance (409), not one whose instance died mid-reply', async () => {
+    const chat = await createChatSession(server, { key, agentId: textAgentId })
+    const replyOn = (instanceId: string) =>
+      server.ctx.db
+        .updateTable('conversations')
+        .set({ reply_started_at: new Date(), reply_instance_id: instanceId })
+        .where('id', '=', chat.conversation_id)
+        .execute()
+    await replyOn(server.ctx.instanceId)
+    expect((await api('DELETE', `/v1/conversations/${chat.conversation_id}`)).status).toBe(409)
+    // Killed mid-reply: no heartbeat for a minute; its slot stays taken until the next message.
+    await server.ctx.db
+      .insertInto('server_instances')
+      .values({ id: 'killed-mid-reply', last_seen_at: new Date(Date.now() - 60_000) })
+      .execute()
+    await replyOn('killed-mid-reply')
+    expect((await api('DELETE', `/v1/conversations/${chat.conversation_id}`)).status).toBe(200)
+  })
+
   it('refuses a live call (409), then deletes the ended call with its transcript and its spoken messages', async () => {
     const { chat, callId } = await conversationWithCall()
     expect((await api('DELETE', `/v1/calls/${callId}`)).status).toBe(409)

@@ -1,8 +1,10 @@
 import { ulid } from 'ulid'
 import { forgetPlan } from '../chat/plan-cache.ts'
+import { STALE_REPLY_MS } from '../chat/send.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import * as store from './store.ts'
 
 /**
@@ -20,15 +22,31 @@ export const deleteConversation = async (
   { actor, conversationId }: { actor: ApiKeyActor; conversationId: string },
 ) => {
   await ctx.db.transaction().execute(async (tx) => {
+    // A reply streams only on a live instance: the slot of one whose instance died (kill -9)
+    // would otherwise refuse the deletion until the session expired, and stop cannot reach it.
     const conversation = await tx
       .selectFrom('conversations')
-      .select(['id', 'reply_started_at'])
+      .select((eb) => [
+        'id',
+        eb
+          .and([
+            eb('reply_started_at', '>=', new Date(Date.now() - STALE_REPLY_MS)),
+            eb.exists(
+              eb
+                .selectFrom('server_instances')
+                .select('server_instances.id')
+                .whereRef('server_instances.id', '=', 'conversations.reply_instance_id')
+                .where('server_instances.last_seen_at', '>=', aliveAfter(ctx)),
+            ),
+          ])
+          .as('isReplyStreaming'),
+      ])
       .where('organization_id', '=', actor.organizationId)
       .where('id', '=', conversationId)
       .forUpdate()
       .executeTakeFirst()
     if (!conversation) throw AppError.notFound('conversation')
-    if (conversation.reply_started_at)
+    if (conversation.isReplyStreaming)
       throw AppError.conflict('A reply is streaming in this conversation: stop it, then delete')
     await tx
       .deleteFrom('call_transcript_lines')

@@ -10,6 +10,18 @@ export const deadAfterMs = (config: { instanceHeartbeatMs: number }) => 3 * conf
 export const aliveAfter = (ctx: Pick<AppContext, 'config'>, now = Date.now()) =>
   new Date(now - deadAfterMs(ctx.config))
 
+/** Whether instance `id` beat within the liveness window; this instance always lives. */
+export const isInstanceAlive = async (ctx: AppContext, id: string) => {
+  if (id === ctx.instanceId) return true
+  const row = await ctx.db
+    .selectFrom('server_instances')
+    .select('id')
+    .where('id', '=', id)
+    .where('last_seen_at', '>=', aliveAfter(ctx))
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 const beat = (ctx: AppContext) =>
   ctx.db
     .insertInto('server_instances')

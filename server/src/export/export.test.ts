@@ -249,6 +249,31 @@ describe('POST /api/export', () => {
     const early = await studio('/api/export/queued-export/download')
     expect(early.status).toBe(409)
     expect(await early.json()).toMatchObject({ code: 'export_not_ready' })
+
+    // Three exports unfinished: a fourth waits its turn (429 with Retry-After).
+    for (const id of ['queued-2', 'queued-3'])
+      await stack.server.ctx.db
+        .insertInto('exports')
+        .values({
+          id,
+          organization_id: team.organizationId,
+          requested_by: team.owner.userId,
+          kind: 'calls',
+          format: 'csv',
+          from_at: null,
+          to_at: new Date(),
+          status: 'queued',
+          rows_total: 4,
+          error: null,
+          created_at: new Date(),
+          completed_at: null,
+          expires_at: new Date(Date.now() + 60_000),
+        })
+        .execute()
+    const fourth = await studio('/api/export', { method: 'POST', json: { kind: 'calls', format: 'csv' } })
+    expect(fourth.status).toBe(429)
+    expect(fourth.headers.get('retry-after')).toBe('30')
+    expect(await fourth.json()).toMatchObject({ code: 'rate_limited' })
   })
 
   it('writes a large export in pieces and streams all of them back', async () => {

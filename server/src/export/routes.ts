@@ -19,7 +19,7 @@ export const registerExportRoutes = (routes: RouteTable, ctx: AppContext) => {
     body: ZCreateExport,
     status: 202,
     response: ZExport,
-    errors: [403, 409, 413],
+    errors: [403, 413, 429],
     handle: ({ body, req }) => createExport(ctx, studioActorOf(req), body),
   })
 

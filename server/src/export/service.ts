@@ -70,10 +70,12 @@ export const createExport = async (ctx: AppContext, actor: StudioActor, input: C
   const to = requestedTo && requestedTo < now ? requestedTo : now
   await store.deleteExpired(ctx.db, now)
   if ((await store.countUnfinished(ctx.db, actor.organizationId)) >= UNFINISHED_PER_ORGANIZATION)
-    throw AppError.conflict(
-      `${UNFINISHED_PER_ORGANIZATION} exports are already running; wait for one to finish`,
-      'rate_limited',
-    )
+    throw new AppError({
+      status: 429,
+      code: 'rate_limited',
+      message: `${UNFINISHED_PER_ORGANIZATION} exports are already running; wait for one to finish`,
+      headers: { 'Retry-After': '30' },
+    })
   const scope: Scope = { organizationId: actor.organizationId, from, to }
   const rows = await sources[input.kind].count(ctx.db, scope)
   if (rows > ctx.config.exportMaxRows)

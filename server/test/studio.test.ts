@@ -5,12 +5,14 @@ import { fileURLToPath } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
+import { checkStudioPage } from './helpers/studio-pages.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /**
  * The studio in Debian's Chromium against a real server and the fake model: a shop owner who has
  * never seen the API signs up, makes an agent live, gets the script tag for their domain, and a
  * page on that domain with the tag chats with the agent; then the conversation is in the studio.
+ * Every page passes axe-core in light and dark and fits 375 px (helpers/studio-pages.ts).
  */
 const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -72,46 +74,84 @@ const waitForText = async (page: Page, text: string) => {
     )
   } catch (error) {
     const shown = await page.evaluate(() => document.body.innerText)
-    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(0, 500)}`, {
+    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
       cause: error,
     })
   }
 }
 
-describe.skipIf(!hasBrowser)('the studio', { timeout: 90_000 }, () => {
+/** axe-core, light and dark, and 375 px on the page as it is; screenshots of each. */
+const expectGoodPage = async (page: Page, name: string) => {
+  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
+}
+
+const signUp = async (
+  page: Page,
+  { organization, name, url = server.url }: { organization: string; name: string; url?: string },
+) => {
+  await page.goto(`${url}/studio/`)
+  await clickText(page, 'button', 'Create an account')
+  await fill(page, '#organizationName', organization)
+  await fill(page, '#name', name)
+  await fill(page, '#email', `${name.toLowerCase()}-${Date.now()}@shop.example.com`)
+  await fill(page, '#password', 'correct horse battery staple')
+  await clickText(page, 'button', 'Create account')
+  await waitForText(page, 'No agents yet')
+}
+
+describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
   it('takes a new owner from sign-up to a chat on their own page, and shows the conversation', async () => {
-    const page = await browser.newPage()
+    const context = await browser.createBrowserContext()
+    await context.overridePermissions(server.url, ['clipboard-read', 'clipboard-sanitized-write'])
+    const page = await context.newPage()
     await page.setViewport({ width: 1024, height: 800 })
     await page.goto(`${server.url}/studio/`)
     await clickText(page, 'button', 'Create an account')
-    await fill(page, '#organizationName', 'Northwind Shop')
-    await fill(page, '#name', 'Ada')
-    await fill(page, '#email', `ada-${Date.now()}@shop.example.com`)
-    await fill(page, '#password', 'correct horse battery staple')
-    await clickText(page, 'button', 'Create account')
-    await waitForText(page, 'No agents yet')
-    await page.screenshot({ path: join(screenshots, 'agents-empty.png') })
+    await page.waitForSelector('#organizationName')
+    await expectGoodPage(page, 'sign-up')
+    await signUp(page, { organization: 'Northwind Shop', name: 'Ada' })
+    expect(await page.$eval('header', (element) => element.textContent)).toContain('Northwind Shop · owner')
+    await expectGoodPage(page, 'agents-empty')
 
     await clickText(page, 'button', 'New agent')
     await fill(page, '#name', 'Support Bot')
     await fill(page, '#systemPrompt', 'You help customers of Northwind Shop.')
-    await page.screenshot({ path: join(screenshots, 'agent-create.png') })
+    await expectGoodPage(page, 'agent-create')
     await clickText(page, 'button', 'Create agent')
     await page.waitForSelector('#agent-title')
     expect(await page.$eval('#agent-title', (element) => element.textContent)).toBe('Support Bot')
+
+    // A setting the API refuses is named under its field, in the API's words; a good one saves.
+    await fill(page, '#temperature', '1.5')
+    await clickText(page, 'button', 'Save settings')
+    await page.waitForSelector('#temperature-problem')
+    expect(await page.$eval('#temperature-problem', (element) => element.textContent)).toBe(
+      'temperature must be between 0.1 and 1.0',
+    )
+    expect(await page.$eval('#temperature', (element) => element.getAttribute('aria-invalid'))).toBe('true')
+    await fill(page, '#temperature', '0.4')
+    await fill(page, '#description', 'Answers order questions')
+    await clickText(page, 'button', 'Save settings')
+    await waitForText(page, 'Saved.')
+    expect(await page.$('#temperature-problem')).toBeNull()
+    await expectGoodPage(page, 'agent')
     await clickText(page, 'button', 'Make it live')
     await waitForText(page, 'Take it offline')
-    const agentId = (await page.$eval('code', (element) => element.textContent)) ?? ''
+    const agentId = (await page.$eval('#agent-id', (element) => element.textContent)) ?? ''
 
     await clickText(page, 'a', 'Put it on your website')
     await fill(page, '#keyName', 'Shop website')
     await fill(page, '#allowedDomains', 'localhost')
     await clickText(page, 'button', 'Create key and script tag')
     await page.waitForSelector('#snippet')
-    const snippet = (await page.$eval('#snippet', (element) => element.textContent)) ?? ''
+    await clickText(page, 'button', 'Copy')
+    await waitForText(page, 'Copied')
+    // What the owner pastes: the clipboard, as the copy button left it.
+    const snippet = await page.evaluate(() => navigator.clipboard.readText())
+    expect(snippet).toBe(await page.$eval('#snippet', (element) => element.textContent))
     expect(snippet).toContain(`data-agent-id="${agentId}"`)
     expect(snippet).toMatch(/data-key="tk_widget_[\w-]+"/)
-    await page.screenshot({ path: join(screenshots, 'install.png') })
+    await expectGoodPage(page, 'install')
 
     // The owner's page, on the domain the key allows, with the tag pasted in.
     const shop = await browser.newPage()
@@ -149,6 +189,7 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 90_000 }, () => {
         })
       })
     await shop.screenshot({ path: join(screenshots, 'shop-chat.png') })
+    await shop.close()
 
     // The visitor then spoke in a call that continued the conversation (issue 20): one timeline.
     const { id: conversationId } = await server.ctx.db
@@ -171,43 +212,85 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 90_000 }, () => {
     await page.bringToFront()
     await page.click('nav a[href="/studio/conversations"]')
     await waitForText(page, 'Support Bot')
+    await expectGoodPage(page, 'conversations')
     await page.click('tbody a')
     await waitForText(page, 'Your order ships tomorrow.')
     const timeline = await page.$$eval('.transcript .turn', (turns) => turns.map((turn) => turn.textContent))
     expect(timeline).toEqual([
-      'VisitorWhere is my order?',
-      'AgentYour order ships tomorrow.',
+      'Visitor (typed)Where is my order?',
+      'Agent (typed)Your order ships tomorrow.',
       'Visitor (spoken)Can I change the address?',
     ])
-    await page.screenshot({ path: join(screenshots, 'conversation.png') })
+    await expectGoodPage(page, 'conversation')
+    await context.close()
   })
 
-  it('opens the provider keys page the contract’s redirectUrl names, in dark mode and at 375 px', async () => {
-    // A browser of its own: nobody is signed in yet.
-    const page = await (await browser.createBrowserContext()).newPage()
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }])
+  it('keeps the chosen dark theme, and leads a missing provider key to the page redirectUrl names', async () => {
+    // A deployment with no model provider configured, where speech to text from a provider the
+    // platform holds no key for needs the organization's own; and a browser of its own.
+    const bare = await startTestServer()
+    const context = await browser.createBrowserContext()
+    const page = await context.newPage()
     await page.setViewport({ width: 375, height: 740 })
-    await page.goto(`${server.url}/studio/`)
-    await clickText(page, 'button', 'Create an account')
-    await fill(page, '#organizationName', 'Dark Shop')
-    await fill(page, '#name', 'Bilal')
-    await fill(page, '#email', `bilal-${Date.now()}@shop.example.com`)
-    await fill(page, '#password', 'correct horse battery staple')
-    await clickText(page, 'button', 'Create account')
+    await signUp(page, { organization: 'Dark Shop', name: 'Bilal', url: bare.url })
+    await page.select('.theme select', 'dark')
+    await page.reload()
     await waitForText(page, 'No agents yet')
-    await page.screenshot({ path: join(screenshots, 'agents-dark-375.png') })
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+    expect(await page.$eval('body', (element) => getComputedStyle(element).backgroundColor)).toBe(
+      'rgb(20, 23, 26)',
+    )
+    await page.screenshot({ path: join(screenshots, 'agents-chosen-dark-375.png') })
 
-    // The redirectUrl is a path on this server: it lands on the studio's page.
-    await page.goto(`${server.url}/settings/organization/provider-keys`)
+    // A voice agent whose speech to text needs the organization's own key (Groq's, which the
+    // platform does not hold here) is refused when it is made, with the way to the provider keys.
+    const groqStt = 'groq-whisper-large-v3-turbo'
+    const newPipelineAgent = async (stt?: string) => {
+      await page.click('nav a[href="/studio/agents"]')
+      await clickText(page, 'button', 'New agent')
+      await (await page.waitForSelector('input[value="pipeline"]'))?.click()
+      await page.waitForSelector('#stt')
+      if (stt) await page.select('#stt', stt)
+      await fill(page, '#name', 'Phone Bot')
+      await fill(page, '#systemPrompt', 'You take orders by phone.')
+      await clickText(page, 'button', 'Create agent')
+    }
+    await newPipelineAgent(groqStt)
+    await page.waitForSelector('[role="alert"] a')
+    expect(await page.$eval('[role="alert"]', (element) => element.textContent)).toContain(
+      'The provider groq is not configured',
+    )
+    await clickText(page, 'a', 'Add your provider keys')
     await page.waitForSelector('#provider-keys-title')
-    expect(page.url()).toBe(`${server.url}/studio/settings/organization/provider-keys`)
+    await expectGoodPage(page, 'provider-keys-empty')
+
+    // Made with the platform's speech to text, then switched to Groq's in its settings: the studio
+    // form saves the platform's choice instead, says so, and links to the page its redirectUrl names.
+    await newPipelineAgent()
+    await page.waitForSelector('#agent-title')
+    const platformStt = await page.$eval('#stt', (element) => (element as HTMLSelectElement).value)
+    await page.select('#stt', groqStt)
+    await clickText(page, 'button', 'Save settings')
+    await waitForText(page, 'Your organization has no key for groq')
+    expect(await page.$eval('#stt', (element) => (element as HTMLSelectElement).value)).toBe(platformStt)
+    expect(await page.$eval('.notice', (element) => element.textContent)).toContain(
+      `saved instead (speech to text ${platformStt}).`,
+    )
+    await expectGoodPage(page, 'agent-missing-key')
+    const agentPath = new URL(page.url()).pathname
+    await clickText(page, 'a', 'Add your provider keys')
+    await page.waitForSelector('#provider-keys-title')
+    expect(page.url()).toBe(`${bare.url}/studio/settings/organization/provider-keys`)
+
+    // The contract's redirectUrl, opened directly, lands on the same page.
+    await page.goto(`${bare.url}/settings/organization/provider-keys`)
+    await page.waitForSelector('#provider-keys-title')
+    expect(page.url()).toBe(`${bare.url}/studio/settings/organization/provider-keys`)
     await page.select('#provider', 'groq')
-    await fill(page, '#key', 'gsk_test_0123456789')
+    await fill(page, '#key', 'gsk_test_4321')
     await clickText(page, 'button', 'Save key')
-    await waitForText(page, '…6789')
-    // The page fits the phone's width.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
-    await page.screenshot({ path: join(screenshots, 'provider-keys-dark-375.png') })
+    await waitForText(page, '…4321')
+    await expectGoodPage(page, 'provider-keys')
 
     // An error the API answers is shown in words where it happened.
     await page.select('#provider', 'openai')
@@ -215,5 +298,18 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 90_000 }, () => {
     await page.$eval('#key', (element) => element.removeAttribute('minlength'))
     await clickText(page, 'button', 'Save key')
     await page.waitForSelector('[role="alert"]')
+
+    // With the key, Groq's speech to text is saved as chosen.
+    await page.goto(`${bare.url}${agentPath}`)
+    await page.waitForSelector('#stt')
+    await page.select('#stt', groqStt)
+    await clickText(page, 'button', 'Save settings')
+    await waitForText(page, 'Saved.')
+    await page.reload()
+    await page.waitForSelector('#stt')
+    expect(await page.$eval('#stt', (element) => (element as HTMLSelectElement).value)).toBe(groqStt)
+
+    await context.close()
+    await bare.destroy()
   })
 })

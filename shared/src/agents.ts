@@ -368,6 +368,7 @@ export const ZAgentListItem = z
     createdAt: ZIsoDateTime,
   })
   .meta({ id: 'AgentListItem' })
+export type AgentListItem = z.infer<typeof ZAgentListItem>
 
 export const ZAgentList = z
   .object({
@@ -392,6 +393,7 @@ export const ZAgentCreated = z
     }),
   })
   .meta({ id: 'AgentCreated' })
+export type AgentCreated = z.infer<typeof ZAgentCreated>
 
 export const ZAgentV1Response = z
   .object({ success: z.literal(true), data: ZAgentV1 })
@@ -420,6 +422,7 @@ export const ZStudioAgentUpdated = z
     id: 'StudioAgentUpdated',
     description: 'The alternate fields appear when the organization lacks a provider key the choice needs',
   })
+export type StudioAgentUpdated = z.infer<typeof ZStudioAgentUpdated>
 
 export const ZWebhookDelivery = z
   .object({

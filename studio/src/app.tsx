@@ -1,16 +1,19 @@
-import { AgentPage, AgentsPage } from './agents.tsx'
+import { AgentPage } from './agents/agent-page.tsx'
+import { AgentsPage } from './agents/agents-page.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { InstallPage } from './install.tsx'
 import { linkProps, route } from './router.ts'
 import { ProviderKeysPage } from './settings.tsx'
+import { ThemePicker } from './theme.tsx'
+import { PROVIDER_KEYS_PATH } from './ui.tsx'
 
 const sections = [
   { path: '/agents', label: 'Agents' },
   { path: '/install', label: 'Install' },
   { path: '/conversations', label: 'Conversations' },
-  { path: '/settings/organization/provider-keys', label: 'Provider keys' },
+  { path: PROVIDER_KEYS_PATH, label: 'Provider keys' },
 ]
 
 const Page = () => {
@@ -21,7 +24,7 @@ const Page = () => {
   if (conversation?.[1]) return <ConversationPage id={conversation[1]} />
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/conversations') return <ConversationsPage />
-  if (path === '/settings/organization/provider-keys') return <ProviderKeysPage />
+  if (path === PROVIDER_KEYS_PATH) return <ProviderKeysPage />
   return <AgentsPage />
 }
 
@@ -34,8 +37,9 @@ export const App = () => {
       <header>
         <strong>Parley Studio</strong>
         <span class="muted">
-          {current.organization.name} · {current.organization.role}
+          {current.organization.name} · <span class="role">{current.organization.role}</span>
         </span>
+        <ThemePicker />
         <button type="button" class="small" onClick={signOut}>
           Sign out
         </button>

@@ -1,7 +1,8 @@
 import type { Session } from '@parley/shared'
 import { useState } from 'preact/hooks'
 import { api, signIn } from './api.ts'
-import { ErrorLine, Field, problemOf } from './ui.tsx'
+import { ThemePicker } from './theme.tsx'
+import { describedBy, ErrorLine, Field, problemOf } from './ui.tsx'
 
 /** Sign in, or sign up (a new organization with its owner): the studio's first page. */
 export const AuthPage = () => {
@@ -41,12 +42,15 @@ export const AuthPage = () => {
 
   return (
     <main class="auth">
-      <h1>Parley Studio</h1>
-      <div class="tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={mode === 'signin'} onClick={() => setMode('signin')}>
+      <div class="row">
+        <h1>Parley Studio</h1>
+        <ThemePicker />
+      </div>
+      <div class="tabs">
+        <button type="button" aria-pressed={mode === 'signin'} onClick={() => setMode('signin')}>
           Sign in
         </button>
-        <button type="button" role="tab" aria-selected={mode === 'signup'} onClick={() => setMode('signup')}>
+        <button type="button" aria-pressed={mode === 'signup'} onClick={() => setMode('signup')}>
           Create an account
         </button>
       </div>
@@ -59,25 +63,32 @@ export const AuthPage = () => {
               problem={problemOf(error, 'organizationName')}
             >
               <input
-                id="organizationName"
-                name="organizationName"
+                {...describedBy('organizationName', { problem: problemOf(error, 'organizationName') })}
                 required
                 minLength={2}
                 autocomplete="organization"
               />
             </Field>
             <Field label="Your name" name="name" problem={problemOf(error, 'name')}>
-              <input id="name" name="name" required autocomplete="name" />
+              <input
+                {...describedBy('name', { problem: problemOf(error, 'name') })}
+                required
+                autocomplete="name"
+              />
             </Field>
           </>
         ) : null}
         <Field label="Email" name="email" problem={problemOf(error, 'email')}>
-          <input id="email" name="email" type="email" required autocomplete="email" />
+          <input
+            {...describedBy('email', { problem: problemOf(error, 'email') })}
+            type="email"
+            required
+            autocomplete="email"
+          />
         </Field>
         <Field label="Password" name="password" problem={problemOf(error, 'password')}>
           <input
-            id="password"
-            name="password"
+            {...describedBy('password', { problem: problemOf(error, 'password') })}
             type="password"
             required
             autocomplete={mode === 'signup' ? 'new-password' : 'current-password'}

@@ -127,7 +127,7 @@ export const ConversationPage = ({ id }: { id: string }) => {
           <li class={`turn ${message.role}`}>
             <span class="who">
               {message.role === 'user' ? 'Visitor' : 'Agent'}
-              {message.channel === 'voice' ? ' (spoken)' : ''}
+              {message.channel === 'voice' ? ' (spoken)' : ' (typed)'}
             </span>
             <p>{message.content}</p>
           </li>

@@ -1,7 +1,7 @@
 import type { ApiKey, CreatedApiKey } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api.ts'
-import { ErrorLine, Field, Loading, problemOf } from './ui.tsx'
+import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
 
 type AgentRow = { id: string; name: string; agentArchitecture: string }
 
@@ -86,14 +86,22 @@ export const InstallPage = () => {
         <form class="card" onSubmit={create} aria-labelledby="new-key">
           <h2 id="new-key">New widget key</h2>
           <Field label="Name" name="keyName" problem={problemOf(error, 'name')}>
-            <input id="keyName" name="keyName" required placeholder="Shop website" />
+            <input
+              {...describedBy('keyName', { problem: problemOf(error, 'name') })}
+              required
+              placeholder="Shop website"
+            />
           </Field>
           <Field
             label="Your website's domains (one or more)"
             name="allowedDomains"
             problem={problemOf(error, 'allowedDomains')}
           >
-            <input id="allowedDomains" name="allowedDomains" required placeholder="shop.example.com" />
+            <input
+              {...describedBy('allowedDomains', { problem: problemOf(error, 'allowedDomains') })}
+              required
+              placeholder="shop.example.com"
+            />
           </Field>
           <button type="submit" class="primary">
             Create key and script tag

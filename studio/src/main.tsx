@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import { App } from './app.tsx'
+import './theme.tsx'
 import './style.css'
 
 const root = document.getElementById('studio')

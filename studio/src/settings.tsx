@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
+import { forgetCatalogue } from './agents/client.ts'
 import { api, session } from './api.ts'
-import { ErrorLine, Field, Loading, problemOf } from './ui.tsx'
+import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
 
 type ProviderKeys = { providers: Array<{ provider: string; last4: string; updatedAt: string }> }
 
@@ -22,6 +23,7 @@ export const ProviderKeysPage = () => {
     setError(null)
     try {
       setKeys(await api<ProviderKeys>(path, { method: 'PUT', json: { keys: keysToSet } }))
+      forgetCatalogue()
     } catch (caught) {
       setError(caught)
     }
@@ -60,14 +62,20 @@ export const ProviderKeysPage = () => {
       )}
       <form class="card" onSubmit={add}>
         <Field label="Provider" name="provider">
-          <select id="provider" name="provider">
+          <select {...describedBy('provider', {})}>
             {PROVIDERS.map((provider) => (
               <option value={provider}>{provider}</option>
             ))}
           </select>
         </Field>
         <Field label="Key" name="key" problem={problemOf(error, 'keys')}>
-          <input id="key" name="key" type="password" required minLength={8} autocomplete="off" />
+          <input
+            {...describedBy('key', { problem: problemOf(error, 'keys') })}
+            type="password"
+            required
+            minLength={8}
+            autocomplete="off"
+          />
         </Field>
         <button type="submit" class="primary">
           Save key

@@ -1,0 +1,74 @@
+import type { AgentV1, Catalogue } from '@parley/shared'
+import { useEffect, useState } from 'preact/hooks'
+import { linkProps, navigate } from '../router.ts'
+import { ErrorLine, Loading } from '../ui.tsx'
+import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.ts'
+import { architectureName } from './pickers.tsx'
+import { SettingsForm } from './settings-form.tsx'
+
+/** One agent: live or not, where to install it, every setting, and deletion with confirmation. */
+export const AgentPage = ({ id }: { id: string }) => {
+  const [agent, setAgent] = useState<AgentV1 | null>(null)
+  const [catalogue, setCatalogue] = useState<Catalogue | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const reload = async () => setAgent(await getAgent(id))
+  useEffect(() => {
+    Promise.all([getAgent(id), loadCatalogue()]).then(([loaded, entries]) => {
+      setAgent(loaded)
+      setCatalogue(entries)
+    }, setError)
+  }, [id])
+  if (!agent || !catalogue) return error ? <ErrorLine error={error} /> : <Loading />
+
+  const toggleLive = async () => {
+    setError(null)
+    try {
+      setAgent(await setAgentActive(id, !agent.active))
+    } catch (caught) {
+      setError(caught)
+    }
+  }
+  const remove = async () => {
+    if (!confirm(`Delete ${agent.name}? Its conversations stay; the agent cannot be restored.`)) return
+    setError(null)
+    try {
+      await deleteAgent(id)
+      navigate('/agents')
+    } catch (caught) {
+      setError(caught)
+    }
+  }
+  return (
+    <section aria-labelledby="agent-title">
+      <p>
+        <a {...linkProps('/agents')}>← Agents</a>
+      </p>
+      <div class="row">
+        <h1 id="agent-title">{agent.name}</h1>
+        <span class={agent.active ? 'badge live' : 'badge'}>{agent.active ? 'Live' : 'Inactive'}</span>
+      </div>
+      <p class="muted">
+        {architectureName(agent.agentArchitecture)} · id <code id="agent-id">{agent.id}</code>
+      </p>
+      <div class="row">
+        <button type="button" onClick={toggleLive}>
+          {agent.active ? 'Take it offline' : 'Make it live'}
+        </button>
+        <a class="button" {...linkProps(`/install?agent=${agent.id}`)}>
+          Put it on your website
+        </a>
+      </div>
+      <ErrorLine error={error} />
+      <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
+      <div class="card danger-zone">
+        <h2>Delete</h2>
+        <p class="muted">Conversations and their costs are kept; the agent stops answering at once.</p>
+        <div>
+          <button type="button" class="danger" onClick={remove}>
+            Delete agent
+          </button>
+        </div>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,52 @@
+import type { AgentListItem } from '@parley/shared'
+import { useEffect, useState } from 'preact/hooks'
+import { linkProps, navigate } from '../router.ts'
+import { ErrorLine, Loading } from '../ui.tsx'
+import { listAgents } from './client.ts'
+import { CreateAgent } from './create-agent.tsx'
+import { architectureName } from './pickers.tsx'
+
+/** The organization's agents, and the form for a new one. */
+export const AgentsPage = () => {
+  const [agents, setAgents] = useState<AgentListItem[] | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [isCreating, setCreating] = useState(false)
+  useEffect(() => {
+    listAgents().then(setAgents, setError)
+  }, [])
+  return (
+    <section aria-labelledby="agents-title">
+      <div class="row">
+        <h1 id="agents-title">Agents</h1>
+        <button
+          type="button"
+          class="primary"
+          aria-expanded={isCreating}
+          onClick={() => setCreating(!isCreating)}
+        >
+          {isCreating ? 'Cancel' : 'New agent'}
+        </button>
+      </div>
+      {isCreating ? <CreateAgent onCreated={(id) => navigate(`/agents/${id}`)} /> : null}
+      <ErrorLine error={error} />
+      {agents === null ? (
+        error ? null : (
+          <Loading />
+        )
+      ) : agents.length === 0 ? (
+        <p class="empty">No agents yet. Create one to put on your website.</p>
+      ) : (
+        <ul class="list">
+          {agents.map((agent) => (
+            <li>
+              <a {...linkProps(`/agents/${agent.id}`)}>{agent.name}</a>{' '}
+              <span class="muted">
+                {architectureName(agent.agentArchitecture)} · {agent.active ? 'live' : 'inactive'}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

@@ -48,6 +48,27 @@ const download = async (id: string, token?: string) => {
   return { response, text: await response.text() }
 }
 
+/** An export of the team's calls as its request left it: queued, its job not yet run. */
+const insertQueuedExport = (id: string) =>
+  stack.server.ctx.db
+    .insertInto('exports')
+    .values({
+      id,
+      organization_id: team.organizationId,
+      requested_by: team.owner.userId,
+      kind: 'calls',
+      format: 'csv',
+      from_at: null,
+      to_at: new Date(),
+      status: 'queued',
+      rows_total: 4,
+      error: null,
+      created_at: new Date(),
+      completed_at: null,
+      expires_at: new Date(Date.now() + 60_000),
+    })
+    .execute()
+
 beforeAll(async () => {
   stack = await startVoiceStack({ env: { EXPORT_MAX_ROWS: String(MAX_ROWS) } })
   team = await createTeam(stack.server)
@@ -228,48 +249,13 @@ describe('POST /api/export', () => {
       expect(theirs.status).toBe(404)
     }
     // An export still queued (its job not yet run) is not ready to download.
-    await stack.server.ctx.db
-      .insertInto('exports')
-      .values({
-        id: 'queued-export',
-        organization_id: team.organizationId,
-        requested_by: team.owner.userId,
-        kind: 'calls',
-        format: 'csv',
-        from_at: null,
-        to_at: new Date(),
-        status: 'queued',
-        rows_total: 4,
-        error: null,
-        created_at: new Date(),
-        completed_at: null,
-        expires_at: new Date(Date.now() + 60_000),
-      })
-      .execute()
+    await insertQueuedExport('queued-export')
     const early = await studio('/api/export/queued-export/download')
     expect(early.status).toBe(409)
     expect(await early.json()).toMatchObject({ code: 'export_not_ready' })
 
     // Three exports unfinished: a fourth waits its turn (429 with Retry-After).
-    for (const id of ['queued-2', 'queued-3'])
-      await stack.server.ctx.db
-        .insertInto('exports')
-        .values({
-          id,
-          organization_id: team.organizationId,
-          requested_by: team.owner.userId,
-          kind: 'calls',
-          format: 'csv',
-          from_at: null,
-          to_at: new Date(),
-          status: 'queued',
-          rows_total: 4,
-          error: null,
-          created_at: new Date(),
-          completed_at: null,
-          expires_at: new Date(Date.now() + 60_000),
-        })
-        .execute()
+    for (const id of ['queued-2', 'queued-3']) await insertQueuedExport(id)
     const fourth = await studio('/api/export', { method: 'POST', json: { kind: 'calls', format: 'csv' } })
     expect(fourth.status).toBe(429)
     expect(fourth.headers.get('retry-after')).toBe('30')

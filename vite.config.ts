@@ -25,7 +25,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          include: ['shared/**/*.test.ts', 'widget/src/**/*.test.ts', 'agent/**/*.test.ts'],
+          include: [
+            'shared/**/*.test.ts',
+            'widget/src/**/*.test.ts',
+            'agent/**/*.test.ts',
+            'studio/test/**/*.test.ts',
+          ],
         },
       },
     ],

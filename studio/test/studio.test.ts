@@ -4,15 +4,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
-import { checkStudioPage } from './helpers/studio-pages.ts'
-import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
+import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
+import { checkStudioPage } from './studio-pages.ts'
 
 /**
  * The studio in Debian's Chromium against a real server and the fake model: a shop owner who has
  * never seen the API signs up, makes an agent live, gets the script tag for their domain, and a
  * page on that domain with the tag chats with the agent; then the conversation is in the studio.
- * Every page passes axe-core in light and dark and fits 375 px (helpers/studio-pages.ts).
+ * Every page passes axe-core in light and dark and fits 375 px (studio-pages.ts).
  */
 const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -3,17 +3,19 @@ import { AgentsPage } from './agents/agents-page.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
+import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
 import { linkProps, route } from './router.ts'
 import { ProviderKeysPage } from './settings.tsx'
 import { ThemePicker } from './theme.tsx'
 import { PROVIDER_KEYS_PATH } from './ui.tsx'
 
-const sections = [
-  { path: '/agents', label: 'Agents' },
-  { path: '/install', label: 'Install' },
-  { path: '/conversations', label: 'Conversations' },
-  { path: PROVIDER_KEYS_PATH, label: 'Provider keys' },
+/** The studio's sections, in the order the navigation shows them (labels go through t()). */
+const sections = () => [
+  { path: '/agents', label: t('Agents') },
+  { path: '/install', label: t('Install') },
+  { path: '/conversations', label: t('Conversations') },
+  { path: PROVIDER_KEYS_PATH, label: t('Provider keys') },
 ]
 
 const Page = () => {
@@ -39,13 +41,14 @@ export const App = () => {
         <span class="muted">
           {current.organization.name} · <span class="role">{current.organization.role}</span>
         </span>
+        <LanguagePicker />
         <ThemePicker />
         <button type="button" class="small" onClick={signOut}>
-          Sign out
+          {t('Sign out')}
         </button>
       </header>
-      <nav aria-label="Studio">
-        {sections.map((section) => (
+      <nav aria-label={t('Studio')}>
+        {sections().map((section) => (
           <a
             {...linkProps(section.path)}
             aria-current={

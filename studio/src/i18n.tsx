@@ -2,7 +2,8 @@ import { effect, signal } from '@preact/signals'
 
 /**
  * The studio's words: English in the source, Urdu and Sindhi in catalogues keyed by the English
- * (`i18n/ur.ts`, `i18n/sd.ts`), each loaded only when chosen so the first load stays small. Every
+ * (`i18n/ur*.ts`, `i18n/sd*.ts`: one file per area of the studio, merged), each language loaded
+ * only when chosen so the first load stays small. Every
  * literal phrase given to `t` in the source must have both translations (studio/test/i18n.test.ts reads the
  * source to check). Urdu and Sindhi lay the page out right to left.
  */
@@ -25,12 +26,18 @@ const stored = (): Language => {
 export const language = signal<Language>(stored())
 const catalogues = signal<Partial<Record<Language, Catalogue>>>({})
 
+type Part = { default: Catalogue }
+const parts: Record<'ur' | 'sd', Record<string, () => Promise<Part>>> = {
+  ur: import.meta.glob<Part>('./i18n/ur*.ts'),
+  sd: import.meta.glob<Part>('./i18n/sd*.ts'),
+}
+
 const load = (chosen: Language) => {
   if (chosen === 'en' || catalogues.peek()[chosen]) return
-  const pending = chosen === 'ur' ? import('./i18n/ur.ts') : import('./i18n/sd.ts')
-  void pending.then(
-    (module) => {
-      catalogues.value = { ...catalogues.peek(), [chosen]: module.default }
+  void Promise.all(Object.values(parts[chosen]).map((part) => part())).then(
+    (loaded) => {
+      const merged = Object.assign({}, ...loaded.map((part) => part.default)) as Catalogue
+      catalogues.value = { ...catalogues.peek(), [chosen]: merged }
     },
     () => undefined, // English stays: better than nothing when the chunk cannot be fetched.
   )

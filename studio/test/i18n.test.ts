@@ -2,8 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import sd from '../src/i18n/sd.ts'
-import ur from '../src/i18n/ur.ts'
 
 /**
  * Every English phrase the studio passes to t() as a literal has its Urdu and Sindhi words, every
@@ -20,6 +18,16 @@ for (const name of files) {
     phrases.add((match[2] ?? '').replace(/\\(['"`\\])/g, '$1'))
   }
 }
+/** A language's catalogue as the studio merges it: every i18n/<language>*.ts file. */
+const catalogueOf = async (language: 'ur' | 'sd') => {
+  const parts = readdirSync(join(source, 'i18n')).filter((name) => name.startsWith(language))
+  const loaded = await Promise.all(
+    parts.map(async (name) => (await import(join(source, 'i18n', name))).default as Record<string, string>),
+  )
+  return Object.assign({}, ...loaded) as Record<string, string>
+}
+const ur = await catalogueOf('ur')
+const sd = await catalogueOf('sd')
 const slots = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort()
 
 describe('the studio in Urdu and Sindhi', () => {

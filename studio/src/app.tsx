@@ -5,17 +5,17 @@ import { AuthPage } from './auth.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
+import { OrganizationArea } from './organization/lazy.tsx'
+import { JoinedNotice, OrganizationSwitcher } from './organization/switcher.tsx'
 import { linkProps, route } from './router.ts'
-import { ProviderKeysPage } from './settings.tsx'
 import { ThemePicker } from './theme.tsx'
-import { PROVIDER_KEYS_PATH } from './ui.tsx'
 
 /** The studio's sections, in the order the navigation shows them (labels go through t()). */
 const sections = () => [
   { path: '/agents', label: t('Agents') },
   { path: '/install', label: t('Install') },
   { path: '/conversations', label: t('Conversations') },
-  { path: PROVIDER_KEYS_PATH, label: t('Provider keys') },
+  { path: '/settings/organization/members', label: t('Organization') },
 ]
 
 const Page = () => {
@@ -26,7 +26,7 @@ const Page = () => {
   if (conversation?.[1]) return <ConversationPage id={conversation[1]} />
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/conversations') return <ConversationsPage />
-  if (path === PROVIDER_KEYS_PATH) return <ProviderKeysPage />
+  if (path.startsWith('/settings/organization')) return <OrganizationArea path={path} />
   return <AgentsPage />
 }
 
@@ -38,15 +38,14 @@ export const App = () => {
     <div class="shell">
       <header>
         <strong>Parley Studio</strong>
-        <span class="muted">
-          {current.organization.name} · <span class="role">{current.organization.role}</span>
-        </span>
+        <OrganizationSwitcher />
         <LanguagePicker />
         <ThemePicker />
         <button type="button" class="small" onClick={signOut}>
           {t('Sign out')}
         </button>
       </header>
+      <JoinedNotice />
       <nav aria-label={t('Studio')}>
         {sections().map((section) => (
           <a
@@ -59,7 +58,7 @@ export const App = () => {
           </a>
         ))}
       </nav>
-      <main>
+      <main key={current.organization.id}>
         <Page />
       </main>
     </div>

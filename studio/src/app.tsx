@@ -2,6 +2,7 @@ import { AgentPage } from './agents/agent-page.tsx'
 import { AgentsPage } from './agents/agents-page.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
+import { CallPage, CallsPage } from './calls.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
@@ -10,11 +11,16 @@ import { ProviderKeysPage } from './settings.tsx'
 import { ThemePicker } from './theme.tsx'
 import { PROVIDER_KEYS_PATH } from './ui.tsx'
 
+/** A role in the reader's language. */
+export const roleName = (role: string) =>
+  ({ owner: t('owner'), admin: t('admin'), member: t('member') })[role] ?? role
+
 /** The studio's sections, in the order the navigation shows them (labels go through t()). */
 const sections = () => [
   { path: '/agents', label: t('Agents') },
   { path: '/install', label: t('Install') },
   { path: '/conversations', label: t('Conversations') },
+  { path: '/calls', label: t('Calls') },
   { path: PROVIDER_KEYS_PATH, label: t('Provider keys') },
 ]
 
@@ -24,6 +30,9 @@ const Page = () => {
   if (agent?.[1]) return <AgentPage id={agent[1]} />
   const conversation = path.match(/^\/conversations\/([^/]+)$/)
   if (conversation?.[1]) return <ConversationPage id={conversation[1]} />
+  const call = path.match(/^\/calls\/([^/]+)$/)
+  if (call?.[1]) return <CallPage id={call[1]} />
+  if (path === '/calls') return <CallsPage />
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/conversations') return <ConversationsPage />
   if (path === PROVIDER_KEYS_PATH) return <ProviderKeysPage />
@@ -39,7 +48,7 @@ export const App = () => {
       <header>
         <strong>Parley Studio</strong>
         <span class="muted">
-          {current.organization.name} · <span class="role">{current.organization.role}</span>
+          {current.organization.name} · <span class="role">{roleName(current.organization.role)}</span>
         </span>
         <LanguagePicker />
         <ThemePicker />

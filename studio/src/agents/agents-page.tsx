@@ -1,5 +1,6 @@
 import type { AgentListItem } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
+import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { listAgents } from './client.ts'
@@ -17,14 +18,14 @@ export const AgentsPage = () => {
   return (
     <section aria-labelledby="agents-title">
       <div class="row">
-        <h1 id="agents-title">Agents</h1>
+        <h1 id="agents-title">{t('Agents')}</h1>
         <button
           type="button"
           class="primary"
           aria-expanded={isCreating}
           onClick={() => setCreating(!isCreating)}
         >
-          {isCreating ? 'Cancel' : 'New agent'}
+          {isCreating ? t('Cancel') : t('New agent')}
         </button>
       </div>
       {isCreating ? <CreateAgent onCreated={(id) => navigate(`/agents/${id}`)} /> : null}
@@ -34,14 +35,14 @@ export const AgentsPage = () => {
           <Loading />
         )
       ) : agents.length === 0 ? (
-        <p class="empty">No agents yet. Create one to put on your website.</p>
+        <p class="empty">{t('No agents yet. Create one to put on your website.')}</p>
       ) : (
         <ul class="list">
           {agents.map((agent) => (
             <li>
               <a {...linkProps(`/agents/${agent.id}`)}>{agent.name}</a>{' '}
               <span class="muted">
-                {architectureName(agent.agentArchitecture)} · {agent.active ? 'live' : 'inactive'}
+                {architectureName(agent.agentArchitecture)} · {agent.active ? t('live') : t('inactive')}
               </span>
             </li>
           ))}

@@ -253,6 +253,7 @@ const StartFields = ({
           <input
             {...describedBy('timezone', { problem: problem('timezone'), hint: true })}
             defaultValue={browserZone()}
+            dir="ltr"
             required
             autoComplete="off"
           />

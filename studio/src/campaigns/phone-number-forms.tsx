@@ -34,7 +34,13 @@ const AgentSelect = ({
 )
 
 /** A new number: E.164, a label, the voice agent that calls from it, the SIP trunk it uses. */
-export const AddPhoneNumber = ({ agents, onAdded }: { agents: AgentListItem[]; onAdded: () => void }) => {
+export const AddPhoneNumber = ({
+  agents,
+  onAdded,
+}: {
+  agents: AgentListItem[]
+  onAdded: () => Promise<void>
+}) => {
   const [error, setError] = useState<unknown>(null)
   const [isBusy, setBusy] = useState(false)
   const submit = async (event: SubmitEvent) => {
@@ -52,7 +58,7 @@ export const AddPhoneNumber = ({ agents, onAdded }: { agents: AgentListItem[]; o
         sipTrunkId: text('sipTrunkId'),
       })
       formElement.reset()
-      onAdded()
+      await onAdded()
     } catch (caught) {
       setError(caught)
     } finally {
@@ -72,6 +78,7 @@ export const AddPhoneNumber = ({ agents, onAdded }: { agents: AgentListItem[]; o
         <input
           {...describedBy('number', { problem: problem('number'), hint: true })}
           required
+          dir="ltr"
           inputMode="tel"
           autoComplete="off"
           placeholder="+14155550123"
@@ -97,6 +104,7 @@ export const AddPhoneNumber = ({ agents, onAdded }: { agents: AgentListItem[]; o
         <input
           {...describedBy('sipTrunkId', { problem: problem('sipTrunkId'), hint: true })}
           required
+          dir="ltr"
           autoComplete="off"
           placeholder="ST_…"
         />
@@ -119,7 +127,7 @@ export const EditPhoneNumber = ({
 }: {
   phoneNumber: PhoneNumber
   agents: AgentListItem[]
-  onDone: (saved: boolean) => void
+  onDone: (saved: boolean) => Promise<void> | void
 }) => {
   const [label, setLabel] = useState(phoneNumber.label ?? '')
   const [agentId, setAgentId] = useState(phoneNumber.outboundAgentId ?? '')
@@ -132,7 +140,7 @@ export const EditPhoneNumber = ({
         label: label.trim() || null,
         outboundAgentId: agentId || null,
       })
-      onDone(true)
+      await onDone(true)
     } catch (caught) {
       setError(caught)
     }

@@ -13,6 +13,14 @@ const canManage = () => {
   return role === 'owner' || role === 'admin'
 }
 
+type Notice = { kind: 'added' } | { kind: 'saved' | 'deleted'; number: string }
+
+const wordsOf = (notice: Notice) => {
+  if (notice.kind === 'added') return t('Number added.')
+  if (notice.kind === 'saved') return t('{number} saved.', { number: notice.number })
+  return t('{number} deleted.', { number: notice.number })
+}
+
 /** The numbers campaigns call from: a page at a time, added, changed and deleted by managers. */
 export const PhoneNumbersPage = () => {
   const [numbers, setNumbers] = useState<Page<PhoneNumber> | null>(null)
@@ -20,7 +28,8 @@ export const PhoneNumbersPage = () => {
   const [page, setPage] = useState(1)
   const [editing, setEditing] = useState<string | null>(null)
   const [error, setError] = useState<unknown>(null)
-  const [notice, setNotice] = useState('')
+  // What just happened, put in words when shown (so a change of language changes it too).
+  const [notice, setNotice] = useState<Notice | null>(null)
   const load = (at: number) => {
     setError(null)
     return listPhoneNumbers(at).then((loaded) => {
@@ -45,8 +54,8 @@ export const PhoneNumbersPage = () => {
     setError(null)
     try {
       await deletePhoneNumber(phoneNumber.id)
-      setNotice(t('{number} deleted.', { number: phoneNumber.number }))
       await load(numbers?.data.length === 1 && page > 1 ? page - 1 : page)
+      setNotice({ kind: 'deleted', number: phoneNumber.number })
     } catch (caught) {
       setError(caught)
     }
@@ -59,16 +68,16 @@ export const PhoneNumbersPage = () => {
       {isManager ? (
         <AddPhoneNumber
           agents={agents}
-          onAdded={() => {
-            setNotice(t('Number added.'))
-            void load(1)
+          onAdded={async () => {
+            await load(1)
+            setNotice({ kind: 'added' })
           }}
         />
       ) : (
         <p class="muted">{t('Owners and admins add and change numbers; ask yours for a new one.')}</p>
       )}
       <p class="ok" role="status">
-        {notice}
+        {notice ? wordsOf(notice) : ''}
       </p>
       <ErrorLine error={error} />
       {numbers === null ? (
@@ -85,12 +94,10 @@ export const PhoneNumbersPage = () => {
                 <EditPhoneNumber
                   phoneNumber={phoneNumber}
                   agents={agents}
-                  onDone={(saved) => {
+                  onDone={async (saved) => {
+                    if (saved) await load(page)
                     setEditing(null)
-                    if (saved) {
-                      setNotice(t('{number} saved.', { number: phoneNumber.number }))
-                      void load(page)
-                    }
+                    if (saved) setNotice({ kind: 'saved', number: phoneNumber.number })
                   }}
                 />
               </li>

@@ -3,17 +3,30 @@ import { useEffect, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
-import { listAgents } from './client.ts'
+import { listAgentsPage } from './client.ts'
 import { CreateAgent } from './create-agent.tsx'
 import { architectureName } from './pickers.tsx'
 
 /** The organization's agents, and the form for a new one. */
 export const AgentsPage = () => {
   const [agents, setAgents] = useState<AgentListItem[] | null>(null)
+  const [page, setPage] = useState(0)
+  const [hasNext, setHasNext] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const [isCreating, setCreating] = useState(false)
+  const load = async (next: number) => {
+    setError(null)
+    try {
+      const body = await listAgentsPage(next)
+      setAgents((shown) => (next === 1 ? body.data : [...(shown ?? []), ...body.data]))
+      setPage(next)
+      setHasNext(body.pagination.hasNext)
+    } catch (caught) {
+      setError(caught)
+    }
+  }
   useEffect(() => {
-    listAgents().then(setAgents, setError)
+    void load(1)
   }, [])
   return (
     <section aria-labelledby="agents-title">
@@ -48,6 +61,11 @@ export const AgentsPage = () => {
           ))}
         </ul>
       )}
+      {hasNext ? (
+        <button type="button" onClick={() => load(page + 1)}>
+          {t('More')}
+        </button>
+      ) : null}
     </section>
   )
 }

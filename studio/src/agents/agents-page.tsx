@@ -48,7 +48,20 @@ export const AgentsPage = () => {
           <Loading />
         )
       ) : agents.length === 0 ? (
-        <p class="empty">{t('No agents yet. Create one to put on your website.')}</p>
+        <div class="empty">
+          <p>{t('No agents yet. Create one to put on your website.')}</p>
+          <ol class="steps">
+            <li>{t('Create an agent: choose text or voice, and tell it what to do.')}</li>
+            <li>{t('Try it on its page, then make it live.')}</li>
+            <li>
+              <a {...linkProps('/install')}>{t('Put it on your website')}</a>
+              {t(': a key for your domain and one script tag.')}
+            </li>
+            <li>
+              <a {...linkProps('/conversations')}>{t('Read what visitors said')}</a>
+            </li>
+          </ol>
+        </div>
       ) : (
         <ul class="list">
           {agents.map((agent) => (

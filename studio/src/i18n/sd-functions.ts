@@ -68,5 +68,39 @@ const sd: Record<string, string> = {
   Close: 'بند ڪريو',
   'Calling…': 'سڏي رهيو آهي…',
   'Calling… (at most 10 s)': 'سڏي رهيو آهي… (وڌ ۾ وڌ 10 سيڪنڊ)',
+  Functions: 'فنڪشن',
+  'Let it call functions (the ones ticked here and its custom functions)':
+    'ان کي فنڪشن سڏڻ ڏيو (هتي چونڊيل ۽ ان جا ڪسٽم فنڪشن)',
+  'not offered here': 'هتي موجود ناهي',
+  Handoff: 'منتقلي',
+  'Voice agents this one may pass the call to (at most 10).':
+    'وائس ايجنٽ جن ڏانهن هي ڪال منتقل ڪري سگهي ٿو (وڌ ۾ وڌ 10).',
+  'Text agents this one may pass the chat to (at most 10).':
+    'ٽيڪسٽ ايجنٽ جن ڏانهن هي چيٽ منتقل ڪري سگهي ٿو (وڌ ۾ وڌ 10).',
+  'No other agent to hand over to yet.': 'اڃا منتقلي لاءِ ڪو ٻيو ايجنٽ ناهي.',
+  'Loading agents…': 'ايجنٽ لوڊ ٿي رهيا آهن…',
+  'Show more agents': 'وڌيڪ ايجنٽ ڏيکاريو',
+  'A chat ended': 'هڪ چيٽ ختم ٿي',
+  'A call ended': 'هڪ ڪال ختم ٿي',
+  'A chat was analysed': 'هڪ چيٽ جو تجزيو ٿيو',
+  'A call was analysed': 'هڪ ڪال جو تجزيو ٿيو',
+  'A batch of calls finished': 'ڪالن جو هڪ بيچ پورو ٿيو',
+  'Analysis fields (JSON Schema, optional)': 'تجزيي جا خانا (JSON Schema، اختياري)',
+  'An object schema of what to pull from each conversation, e.g. the order number. Empty: none.':
+    'هر ڳالهه ٻولهه مان ڇا ڪڍجي، ان جو object اسڪيما، مثال طور آرڊر نمبر. خالي: ڪجهه به نه.',
+  'Make a new signing secret? The current one stops working at once.':
+    'نئون دستخطي راز ٺاهيو؟ هاڻوڪو راز فوراً ڪم ڪرڻ بند ڪندو.',
+  'Signing secret': 'دستخطي راز',
+  'Your endpoint checks the X-Parley-Signature header with it. It is shown once, when it is made.':
+    'توهان جو اينڊ پوائنٽ ان سان X-Parley-Signature هيڊر جانچي ٿو. اهو رڳو هڪ ڀيرو، ٺهڻ وقت، ڏيکاريو وڃي ٿو.',
+  'Making a secret…': 'راز ٺهي رهيو آهي…',
+  'Make a new signing secret': 'نئون دستخطي راز ٺاهيو',
+  'Copy it now: it will not be shown again.': 'هاڻي ڪاپي ڪريو: اهو ٻيهر نه ڏيکاريو ويندو.',
+  Copied: 'ڪاپي ٿي ويو',
+  Copy: 'ڪاپي ڪريو',
+  Webhook: 'ويب هُڪ',
+  'Webhook URL (https; conversation events are sent there)':
+    'ويب هُڪ URL (https؛ ڳالهه ٻولهه جا واقعا اتي موڪليا وڃن ٿا)',
+  'Events sent': 'موڪليا ويندڙ واقعا',
 }
 export default sd

@@ -69,5 +69,39 @@ const ur: Record<string, string> = {
   Close: 'بند کریں',
   'Calling…': 'بلایا جا رہا ہے…',
   'Calling… (at most 10 s)': 'بلایا جا رہا ہے… (زیادہ سے زیادہ 10 سیکنڈ)',
+  Functions: 'فنکشنز',
+  'Let it call functions (the ones ticked here and its custom functions)':
+    'اسے فنکشنز بلانے دیں (یہاں منتخب کیے گئے اور اس کے کسٹم فنکشنز)',
+  'not offered here': 'یہاں دستیاب نہیں',
+  Handoff: 'منتقلی',
+  'Voice agents this one may pass the call to (at most 10).':
+    'وائس ایجنٹ جنہیں یہ کال منتقل کر سکتا ہے (زیادہ سے زیادہ 10)۔',
+  'Text agents this one may pass the chat to (at most 10).':
+    'ٹیکسٹ ایجنٹ جنہیں یہ چیٹ منتقل کر سکتا ہے (زیادہ سے زیادہ 10)۔',
+  'No other agent to hand over to yet.': 'ابھی منتقلی کے لیے کوئی دوسرا ایجنٹ نہیں۔',
+  'Loading agents…': 'ایجنٹ لوڈ ہو رہے ہیں…',
+  'Show more agents': 'مزید ایجنٹ دکھائیں',
+  'A chat ended': 'ایک چیٹ ختم ہوئی',
+  'A call ended': 'ایک کال ختم ہوئی',
+  'A chat was analysed': 'ایک چیٹ کا تجزیہ ہوا',
+  'A call was analysed': 'ایک کال کا تجزیہ ہوا',
+  'A batch of calls finished': 'کالوں کا ایک بیچ مکمل ہوا',
+  'Analysis fields (JSON Schema, optional)': 'تجزیے کے خانے (JSON Schema، اختیاری)',
+  'An object schema of what to pull from each conversation, e.g. the order number. Empty: none.':
+    'ہر گفتگو سے کیا نکالنا ہے اس کا object اسکیما، مثلاً آرڈر نمبر۔ خالی: کچھ نہیں۔',
+  'Make a new signing secret? The current one stops working at once.':
+    'نیا دستخطی راز بنائیں؟ موجودہ راز فوراً کام کرنا بند کر دے گا۔',
+  'Signing secret': 'دستخطی راز',
+  'Your endpoint checks the X-Parley-Signature header with it. It is shown once, when it is made.':
+    'آپ کا اینڈ پوائنٹ اس سے X-Parley-Signature ہیڈر جانچتا ہے۔ یہ صرف ایک بار، بنتے وقت، دکھایا جاتا ہے۔',
+  'Making a secret…': 'راز بن رہا ہے…',
+  'Make a new signing secret': 'نیا دستخطی راز بنائیں',
+  'Copy it now: it will not be shown again.': 'ابھی کاپی کر لیں: یہ دوبارہ نہیں دکھایا جائے گا۔',
+  Copied: 'کاپی ہو گیا',
+  Copy: 'کاپی کریں',
+  Webhook: 'ویب ہک',
+  'Webhook URL (https; conversation events are sent there)':
+    'ویب ہک URL (https؛ گفتگو کے واقعات وہاں بھیجے جاتے ہیں)',
+  'Events sent': 'بھیجے جانے والے واقعات',
 }
 export default ur

@@ -7,7 +7,7 @@ import { Campaigns } from './campaigns/lazy.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
-import { linkProps, route } from './router.ts'
+import { linkProps, route, useMainRegion } from './router.ts'
 import { ProviderKeysPage } from './settings.tsx'
 import { ThemePicker } from './theme.tsx'
 import { PROVIDER_KEYS_PATH } from './ui.tsx'
@@ -45,6 +45,7 @@ const Page = () => {
 /** The studio: sign-in until there is a session, then the sections of the organization. */
 export const App = () => {
   const current = session.value
+  const main = useMainRegion()
   if (!current) return <AuthPage />
   return (
     <div class="shell">
@@ -71,7 +72,7 @@ export const App = () => {
           </a>
         ))}
       </nav>
-      <main>
+      <main ref={main} tabIndex={-1}>
         <Page />
       </main>
     </div>

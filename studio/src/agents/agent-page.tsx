@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.ts'
+import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
 import { SettingsForm } from './settings-form.tsx'
 
@@ -60,6 +61,7 @@ export const AgentPage = ({ id }: { id: string }) => {
       </div>
       <ErrorLine error={error} />
       <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
+      <AgentFunctions agent={agent} onChanged={reload} />
       <div class="card danger-zone">
         <h2>Delete</h2>
         <p class="muted">Conversations and their costs are kept; the agent stops answering at once.</p>

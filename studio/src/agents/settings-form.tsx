@@ -1,11 +1,14 @@
 import type { AgentV1, Catalogue, StudioAgentUpdated } from '@parley/shared'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { session } from '../api.ts'
 import { linkProps } from '../router.ts'
 import { describedBy, ErrorLine, Field, PROVIDER_KEYS_PATH, problemOf } from '../ui.tsx'
 import { updateAgent } from './client.ts'
+import { problemsOfSchema } from './functions/json-editor.tsx'
 import { firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
-import { apiFieldOf, changesOf, type Draft, draftOf } from './settings-draft.ts'
+import { apiFieldOf, changesOf, type Draft, draftOf, rebaseDraft } from './settings-draft.ts'
+import { HandoffFieldset, ToolsFieldset } from './settings-tools.tsx'
+import { AnalysisSchemaField, WebhookFieldset } from './settings-webhook.tsx'
 
 /** The studio form's answer when the organization lacks a key: what stood in, where to add keys. */
 type Fallback = { missingKeys: string[]; replaced: string[]; redirectUrl: string }
@@ -49,8 +52,18 @@ export const SettingsForm = ({
   const [busy, setBusy] = useState(false)
   const role = session.value?.organization.role
   const architecture = agent.agentArchitecture
-  // What the server stored (it may have replaced a choice) becomes the form's new starting point.
-  useEffect(() => setDraft(draftOf(agent)), [agent.updatedAt])
+  // After a save, what the server stored (it may have replaced a choice) becomes the form's new
+  // starting point; after a change made elsewhere on the page, what the owner typed is kept.
+  const stored = useRef(saved)
+  const isSaving = useRef(false)
+  useEffect(() => {
+    const next = draftOf(agent)
+    setDraft((current) =>
+      isSaving.current ? next : rebaseDraft(current, { from: stored.current, to: next }),
+    )
+    stored.current = next
+    isSaving.current = false
+  }, [agent.updatedAt])
 
   const set = (changes: Partial<Draft>) => {
     const next = { ...draft, ...changes }
@@ -72,10 +85,16 @@ export const SettingsForm = ({
     event.preventDefault()
     const changes = changesOf(saved, draft)
     if (Object.keys(changes).length === 0) return setOutcome('saved')
+    if (
+      changes.analysisSchema !== undefined &&
+      (await problemsOfSchema(draft.analysisSchema, 'analysisSchema', { optional: true })).length > 0
+    )
+      return document.getElementById('analysisSchema')?.focus()
     setError(null)
     setBusy(true)
     try {
       const answer = await updateAgent(agent.id, changes)
+      isSaving.current = true
       await onSaved()
       setOutcome(answer.usedDefaults ? fallbackOf(answer, draft) : 'saved')
     } catch (caught) {
@@ -84,6 +103,7 @@ export const SettingsForm = ({
       setBusy(false)
     }
   }
+  const fieldsetProps = { draft, set, problem }
   const isVoice = architecture !== 'text'
   const voiceProvider = architecture === 'realtime' ? draft.realtimeProvider : draft.tts
   const models = modelsFor(catalogue, architecture)
@@ -243,14 +263,11 @@ export const SettingsForm = ({
           />
           <span>Summarise it: a summary, the visitor's mood and the outcome</span>
         </label>
-        <Field
-          label="Webhook URL (https; conversation events are sent there)"
-          name="webhookUrl"
-          problem={problem('webhookUrl')}
-        >
-          <input {...text('webhookUrl')} type="url" placeholder="https://shop.example.com/parley" />
-        </Field>
+        <AnalysisSchemaField {...fieldsetProps} error={error} />
       </fieldset>
+      <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
+      <HandoffFieldset {...fieldsetProps} agent={agent} />
+      <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       <ErrorLine error={error} />
       {outcome === 'saved' ? (
         <p class="ok" role="status">

@@ -55,10 +55,9 @@ const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, ph
       'no_outbound_agent',
     )
   if (!agent.active) throw AppError.agentInactive()
-  return {
-    phoneNumber,
-    agent: { id: agent.id, name: agent.name, agentArchitecture: agent.agentArchitecture },
-  }
+  // A voice agent from here on: the text architecture was refused above.
+  const { agentArchitecture } = agent
+  return { phoneNumber, agent: { id: agent.id, name: agent.name, agentArchitecture } }
 }
 
 export type CheckedBatchRequest = Awaited<ReturnType<typeof checkBatchRequest>>
@@ -94,9 +93,7 @@ export const checkBatchRequest = async (
   const { unique, duplicates } = removeDuplicates(contacts)
   if (unique.length > batchLimits.maxContacts)
     throw tooManyContacts(`${unique.length} unique valid contacts were given`)
-  // resolveNumberAndAgent refused text agents.
-  const architecture = agent.agentArchitecture as Exclude<typeof agent.agentArchitecture, 'text'>
-  const costMicros = estimateCostMicros(unique.length, architecture)
+  const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
   const balanceMicros = await getBalanceMicros(ctx.db, organizationId)
 
   return {
@@ -106,7 +103,7 @@ export const checkBatchRequest = async (
     invalid: skipped,
     duplicates,
     phoneNumber,
-    agent: { ...agent, agentArchitecture: architecture },
+    agent,
     costMicros,
     balanceMicros,
   }

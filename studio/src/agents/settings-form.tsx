@@ -242,7 +242,7 @@ export const SettingsForm = ({
         </Field>
         {draft.greetingType === 'agentFirst' ? (
           <Field label={t('Greeting')} name="greetingMessage" problem={problem('greetingMessage')}>
-            <input {...text('greetingMessage')} placeholder="Hi! How can I help?" />
+            <input {...text('greetingMessage')} placeholder={t('Hi! How can I help?')} />
           </Field>
         ) : null}
         {isVoice ? (

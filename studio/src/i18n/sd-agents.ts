@@ -45,5 +45,6 @@ const sd: Record<string, string> = {
   id: 'سڃاڻپ',
   'model {id}': 'ماڊل {id}',
   'speech to text {id}': 'آواز مان لکت {id}',
+  'Hi! How can I help?': 'سلام! مان ڪيئن مدد ڪري سگهان ٿو؟',
 }
 export default sd

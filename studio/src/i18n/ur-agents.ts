@@ -45,5 +45,6 @@ const ur: Record<string, string> = {
   id: 'شناخت',
   'model {id}': 'ماڈل {id}',
   'speech to text {id}': 'آواز سے متن {id}',
+  'Hi! How can I help?': 'سلام! میں کیسے مدد کر سکتا ہوں؟',
 }
 export default ur

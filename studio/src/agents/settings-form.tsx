@@ -1,6 +1,7 @@
 import type { AgentV1, Catalogue, StudioAgentUpdated } from '@parley/shared'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { session } from '../api.ts'
+import { t } from '../i18n.tsx'
 import { linkProps } from '../router.ts'
 import { describedBy, ErrorLine, Field, PROVIDER_KEYS_PATH, problemOf } from '../ui.tsx'
 import { updateAgent } from './client.ts'
@@ -16,8 +17,8 @@ type Fallback = { missingKeys: string[]; replaced: string[]; redirectUrl: string
 const fallbackOf = (answer: StudioAgentUpdated, draft: Draft): Fallback => ({
   missingKeys: answer.missingKeys ?? [],
   replaced: [
-    answer.finalModel && answer.finalModel !== draft.model ? `model ${answer.finalModel}` : '',
-    answer.finalStt && answer.finalStt !== draft.stt ? `speech to text ${answer.finalStt}` : '',
+    answer.finalModel && answer.finalModel !== draft.model ? t('model {id}', { id: answer.finalModel }) : '',
+    answer.finalStt && answer.finalStt !== draft.stt ? t('speech to text {id}', { id: answer.finalStt }) : '',
   ].filter(Boolean),
   redirectUrl: answer.redirectUrl ?? PROVIDER_KEYS_PATH,
 })
@@ -25,10 +26,15 @@ const fallbackOf = (answer: StudioAgentUpdated, draft: Draft): Fallback => ({
 const MissingKeys = ({ fallback }: { fallback: Fallback }) => (
   <div class="notice" role="status">
     <p>
-      Your organization has no key for {fallback.missingKeys.join(' and ')}, so the platform's choice was
-      saved instead{fallback.replaced.length > 0 ? ` (${fallback.replaced.join(', ')})` : ''}.
+      {t(
+        "Your organization has no key for {providers}, so the platform's choice was saved instead{replaced}.",
+        {
+          providers: fallback.missingKeys.join(t(' and ')),
+          replaced: fallback.replaced.length > 0 ? ` (${fallback.replaced.join(', ')})` : '',
+        },
+      )}
     </p>
-    <a {...linkProps(fallback.redirectUrl)}>Add your provider keys</a>
+    <a {...linkProps(fallback.redirectUrl)}>{t('Add your provider keys')}</a>
   </div>
 )
 
@@ -109,51 +115,57 @@ export const SettingsForm = ({
   const models = modelsFor(catalogue, architecture)
   return (
     <form class="card" onSubmit={submit} aria-labelledby="settings-title">
-      <h2 id="settings-title">Settings</h2>
+      <h2 id="settings-title">{t('Settings')}</h2>
       <fieldset>
-        <legend>About</legend>
-        <Field label="Name" name="name" problem={problem('name')}>
+        <legend>{t('About')}</legend>
+        <Field label={t('Name')} name="name" problem={problem('name')}>
           <input {...text('name')} required />
         </Field>
-        <Field label="Description (for your team)" name="description" problem={problem('description')}>
+        <Field label={t('Description (for your team)')} name="description" problem={problem('description')}>
           <input {...text('description')} />
         </Field>
-        <Field label="What it is told (system prompt)" name="systemPrompt" problem={problem('systemPrompt')}>
+        <Field
+          label={t('What it is told (system prompt)')}
+          name="systemPrompt"
+          problem={problem('systemPrompt')}
+        >
           <textarea {...text('systemPrompt')} rows={6} required />
         </Field>
-        <Field label="Language" name="language" problem={problem('language')}>
+        <Field label={t('Language')} name="language" problem={problem('language')}>
           <select {...text('language')} onChange={(event) => set({ language: event.currentTarget.value })}>
-            <option value="en">English</option>
-            <option value="ur">Urdu</option>
-            <option value="sd">Sindhi</option>
+            <option value="en">{t('English')}</option>
+            <option value="ur">{t('Urdu')}</option>
+            <option value="sd">{t('Sindhi')}</option>
           </select>
         </Field>
         <Field
-          label="Who sees it"
+          label={t('Who sees it')}
           name="mode"
           problem={problem('mode')}
-          hint="Private: you, admins and owners. Public: your whole team. Commercial: every organization."
+          hint={t(
+            'Private: you, admins and owners. Public: your whole team. Commercial: every organization.',
+          )}
         >
           <select
             {...text('mode')}
             {...describedBy('mode', { problem: problem('mode'), hint: true })}
             onChange={(event) => set({ mode: event.currentTarget.value })}
           >
-            <option value="private">Private</option>
-            <option value="public">Public</option>
+            <option value="private">{t('Private')}</option>
+            <option value="public">{t('Public')}</option>
             {role === 'owner' || role === 'admin' || draft.mode === 'commercial' ? (
-              <option value="commercial">Commercial</option>
+              <option value="commercial">{t('Commercial')}</option>
             ) : null}
           </select>
         </Field>
       </fieldset>
       <fieldset>
-        <legend>{isVoice ? 'Model and voice' : 'Model'}</legend>
+        <legend>{isVoice ? t('Model and voice') : t('Model')}</legend>
         {architecture !== 'realtime' ? (
           <>
             <Picker
               name="model"
-              label="Language model"
+              label={t('Language model')}
               options={models}
               value={draft.model}
               onChange={(model) => set({ model })}
@@ -161,7 +173,7 @@ export const SettingsForm = ({
             />
             <Picker
               name="fallbackModel"
-              label="Fallback model (when the first fails)"
+              label={t('Fallback model (when the first fails)')}
               options={models.filter((model) => model.id !== draft.model)}
               value={draft.fallbackModel}
               onChange={(fallbackModel) => set({ fallbackModel })}
@@ -172,7 +184,7 @@ export const SettingsForm = ({
         ) : (
           <Picker
             name="realtimeProvider"
-            label="Realtime model"
+            label={t('Realtime model')}
             options={catalogue.realtimeProviders}
             value={draft.realtimeProvider}
             onChange={(realtimeProvider) => set({ realtimeProvider })}
@@ -183,7 +195,7 @@ export const SettingsForm = ({
           <>
             <Picker
               name="stt"
-              label="Speech to text"
+              label={t('Speech to text')}
               options={catalogue.stt}
               value={draft.stt}
               onChange={(stt) => set({ stt })}
@@ -191,7 +203,7 @@ export const SettingsForm = ({
             />
             <Picker
               name="tts"
-              label="Text to speech"
+              label={t('Text to speech')}
               options={catalogue.tts}
               value={draft.tts}
               onChange={(tts) => set({ tts })}
@@ -202,7 +214,7 @@ export const SettingsForm = ({
         {isVoice ? (
           <Picker
             name="voiceId"
-            label="Voice"
+            label={t('Voice')}
             options={voicesOf(catalogue, voiceProvider)}
             value={draft.voiceId}
             onChange={(voiceId) => set({ voiceId })}
@@ -210,7 +222,7 @@ export const SettingsForm = ({
           />
         ) : null}
         <Field
-          label="Temperature (0.1 steady – 1.0 inventive)"
+          label={t('Temperature (0.1 steady – 1.0 inventive)')}
           name="temperature"
           problem={problem('temperature')}
         >
@@ -218,32 +230,32 @@ export const SettingsForm = ({
         </Field>
       </fieldset>
       <fieldset>
-        <legend>Conversation</legend>
-        <Field label="Who speaks first" name="greetingType" problem={problem('greetingType')}>
+        <legend>{t('Conversation')}</legend>
+        <Field label={t('Who speaks first')} name="greetingType" problem={problem('greetingType')}>
           <select
             {...text('greetingType')}
             onChange={(event) => set({ greetingType: event.currentTarget.value })}
           >
-            <option value="userFirst">The visitor</option>
-            <option value="agentFirst">The agent, with its greeting</option>
+            <option value="userFirst">{t('The visitor')}</option>
+            <option value="agentFirst">{t('The agent, with its greeting')}</option>
           </select>
         </Field>
         {draft.greetingType === 'agentFirst' ? (
-          <Field label="Greeting" name="greetingMessage" problem={problem('greetingMessage')}>
-            <input {...text('greetingMessage')} placeholder="Hi! How can I help?" />
+          <Field label={t('Greeting')} name="greetingMessage" problem={problem('greetingMessage')}>
+            <input {...text('greetingMessage')} placeholder={t('Hi! How can I help?')} />
           </Field>
         ) : null}
         {isVoice ? (
           <>
             <Field
-              label="Farewell (said when the call ends)"
+              label={t('Farewell (said when the call ends)')}
               name="lastMessage"
               problem={problem('lastMessage')}
             >
               <input {...text('lastMessage')} maxLength={100} />
             </Field>
             <Field
-              label="Seconds of silence before it hangs up (10–60)"
+              label={t('Seconds of silence before it hangs up (10–60)')}
               name="inactivityTimeout"
               problem={problem('inactivityTimeout')}
             >
@@ -253,7 +265,7 @@ export const SettingsForm = ({
         ) : null}
       </fieldset>
       <fieldset>
-        <legend>After the conversation</legend>
+        <legend>{t('After the conversation')}</legend>
         <label class="choice">
           <input
             type="checkbox"
@@ -261,7 +273,7 @@ export const SettingsForm = ({
             checked={draft.postCallAnalysis}
             onChange={(event) => set({ postCallAnalysis: event.currentTarget.checked })}
           />
-          <span>Summarise it: a summary, the visitor's mood and the outcome</span>
+          <span>{t("Summarise it: a summary, the visitor's mood and the outcome")}</span>
         </label>
         <AnalysisSchemaField {...fieldsetProps} error={error} />
       </fieldset>
@@ -271,13 +283,13 @@ export const SettingsForm = ({
       <ErrorLine error={error} />
       {outcome === 'saved' ? (
         <p class="ok" role="status">
-          Saved.
+          {t('Saved.')}
         </p>
       ) : outcome ? (
         <MissingKeys fallback={outcome} />
       ) : null}
       <button type="submit" class="primary" disabled={busy}>
-        Save settings
+        {t('Save settings')}
       </button>
     </form>
   )

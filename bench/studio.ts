@@ -21,7 +21,16 @@ const LOADS = 7
  * The studio's pages, each opened by a full page load: how many API requests its data took (the
  * aim is one or two). Paths are the studio's own (below /studio).
  */
-const PAGES = ['/agents', '/install', '/conversations', '/calls', '/settings/organization/provider-keys']
+const PAGES = [
+  '/agents',
+  '/install',
+  '/conversations',
+  '/calls',
+  '/campaigns',
+  '/campaigns/phone-numbers',
+  '/campaigns/new',
+  '/settings/organization/provider-keys',
+]
 
 const post = async (url: string, body: unknown, token?: string) => {
   const response = await fetch(url, {
@@ -38,7 +47,13 @@ const apiRequestsOf = async (page: Page, url: string) => {
   const seen: string[] = []
   const listener = (request: { url: () => string }) => {
     const path = new URL(request.url()).pathname
-    if (path.startsWith('/v1/') || path.startsWith('/api/')) seen.push(path)
+    if (
+      path.startsWith('/v1/') ||
+      path.startsWith('/api/') ||
+      path === '/batch' ||
+      path.startsWith('/batch/')
+    )
+      seen.push(path)
   }
   page.on('request', listener)
   await page.goto(url, { waitUntil: 'networkidle0' })

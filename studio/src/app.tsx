@@ -3,6 +3,7 @@ import { AgentsPage } from './agents/agents-page.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
 import { CallPage, CallsPage } from './calls.tsx'
+import { Campaigns } from './campaigns/lazy.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
@@ -21,6 +22,7 @@ const sections = () => [
   { path: '/install', label: t('Install') },
   { path: '/conversations', label: t('Conversations') },
   { path: '/calls', label: t('Calls') },
+  { path: '/campaigns', label: t('Campaigns') },
   { path: PROVIDER_KEYS_PATH, label: t('Provider keys') },
 ]
 
@@ -34,6 +36,7 @@ const Page = () => {
   if (call?.[1]) return <CallPage id={call[1]} />
   if (path === '/calls') return <CallsPage />
   if (path.startsWith('/install')) return <InstallPage />
+  if (path === '/campaigns' || path.startsWith('/campaigns/')) return <Campaigns path={path} />
   if (path === '/conversations') return <ConversationsPage />
   if (path === PROVIDER_KEYS_PATH) return <ProviderKeysPage />
   return <AgentsPage />

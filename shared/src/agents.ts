@@ -377,6 +377,7 @@ export const ZAgentList = z
     pagination: ZPagination,
   })
   .meta({ id: 'AgentList' })
+export type AgentList = z.infer<typeof ZAgentList>
 
 export const ZAgentCreated = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ZPageQuery } from './agents.ts'
+import { ZAgentArchitecture, ZPageQuery } from './agents.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const batchJobStatuses = [
@@ -244,3 +244,95 @@ export const ZBatchProgressEvent = z
   })
   .meta({ id: 'BatchProgressEvent' })
 export type BatchProgressEvent = z.infer<typeof ZBatchProgressEvent>
+
+/**
+ * Why a row of the file is not among the contacts: no phone, a phone that is not a valid E.164
+ * number, a row whose width differs from the header's, or a phone an earlier row already holds.
+ */
+export const batchSkipReasons = ['missing_phone', 'invalid_phone', 'wrong_column_count', 'duplicate'] as const
+export const ZBatchSkipReason = z.enum(batchSkipReasons)
+export type BatchSkipReason = z.infer<typeof ZBatchSkipReason>
+
+/**
+ * Where a contact was in the request: in CSV mode its row as a spreadsheet numbers it (the header
+ * is row 1, a quoted cell across lines stays in one row, blank lines are no rows); in JSON mode
+ * its place in `contacts`, counted from 1.
+ */
+const ZRowNumber = z.number().int().min(1).meta({ example: 4 })
+
+export const ZBatchSkippedRow = z
+  .object({
+    row: ZRowNumber,
+    reason: ZBatchSkipReason,
+    phone: z
+      .string()
+      .meta({ description: 'The phone cell as given (empty when missing)', example: '415-555-0199' }),
+    duplicateOfRow: ZRowNumber.nullable().meta({ description: 'For a duplicate: the row kept', example: 2 }),
+  })
+  .meta({ id: 'BatchSkippedRow' })
+export type BatchSkippedRow = z.infer<typeof ZBatchSkippedRow>
+
+const count = (example: number) => z.number().int().min(0).meta({ example })
+
+/**
+ * POST /batch/preview: what POST /batch/create would do with the same request, creating nothing.
+ * The same checks run in the same order (one function), so a request the preview accepts is one
+ * create accepts, unless the balance, the number or its agent change in between; the one
+ * difference is credits: the preview says whether the balance covers the estimate instead of
+ * refusing, so the estimate can be seen before credits are added.
+ */
+export const ZBatchPreview = z
+  .object({
+    name: z.string(),
+    /** Contacts the job would hold: valid, without repeats (create's totalContacts). */
+    validContacts: count(248),
+    /** The first contacts, in the order they would be dialled, with their custom fields. */
+    contacts: z.array(
+      z.object({
+        row: ZRowNumber,
+        phone: z.string(),
+        name: z.string().nullable(),
+        fields: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    skipped: z.object({
+      total: count(3),
+      missingPhone: count(0),
+      invalidPhone: count(1),
+      wrongColumnCount: count(1),
+      duplicates: count(1),
+      /** The first skipped rows, in file order. */
+      rows: z.array(ZBatchSkippedRow),
+    }),
+    estimate: z.object({
+      estimatedCost: z.string().meta({ description: 'USD, as create answers it', example: '8.68' }),
+      estimatedDuration: z.string(),
+      usdPerMinute: z.number().meta({ description: "The agent's architecture's price", example: 0.0175 }),
+      minutesPerCall: z.number().meta({ description: 'The length the estimate assumes', example: 2 }),
+      balance: z.string().meta({ description: "The organization's credits, USD", example: '25.00' }),
+      hasEnoughCredits: z.boolean().meta({ example: true }),
+    }),
+    schedule: z.object({
+      timezone: z.string(),
+      scheduledStartTime: ZIsoDateTime.nullable().meta({ description: 'UTC; null: starts at once' }),
+      localStartTime: z
+        .string()
+        .nullable()
+        .meta({ description: 'The start as wall-clock time in `timezone`', example: '2026-11-25T09:00' }),
+      callingWindow: ZCallingWindow.nullable(),
+    }),
+    phoneNumber: z.object({ id: z.string(), number: z.string(), label: z.string().nullable() }),
+    agent: z.object({ id: z.string(), name: z.string(), agentArchitecture: ZAgentArchitecture }),
+    concurrentCallLimit: z.number().int(),
+    maxAttempts: z.number().int(),
+  })
+  .meta({ id: 'BatchPreview' })
+export type BatchPreview = z.infer<typeof ZBatchPreview>
+
+export const ZBatchPreviewResponse = z
+  .object({ success: z.literal(true), data: ZBatchPreview })
+  .meta({ id: 'BatchPreviewResponse' })
+export type BatchPreviewResponse = z.infer<typeof ZBatchPreviewResponse>
+
+/** How many contacts and skipped rows a preview lists (the counts cover the whole file). */
+export const batchPreviewLimits = { contacts: 20, skippedRows: 100 } as const

@@ -100,3 +100,57 @@ export const ZDeleteFunctionQuery = z.object({
   functionId: z.string({ message: 'functionId is required' }).min(1),
 })
 export const ZDeleted = z.object({ success: z.literal(true) }).meta({ id: 'Deleted' })
+
+/** Test calls an organization may make per minute (each is a real request to the customer's endpoint). */
+export const FUNCTION_TESTS_PER_MINUTE = 20
+/** A test call answers at most this many characters of the endpoint's body. */
+export const FUNCTION_TEST_BODY_MAX_CHARS = 4000
+
+export const ZFunctionTestParams = z.object({
+  agentId: z.string().min(1).max(100),
+  functionId: z.string().min(1).max(100),
+})
+
+export const ZFunctionTestRequest = z
+  .object({
+    arguments: z
+      .record(z.string(), z.unknown(), { message: 'arguments must be a JSON object' })
+      .default({})
+      .meta({
+        description: "Sample arguments, checked against the function's parameters before any request",
+        example: { orderNumber: 'A17' },
+      }),
+  })
+  .meta({ id: 'CustomFunctionTestRequest' })
+export type FunctionTestRequest = z.infer<typeof ZFunctionTestRequest>
+
+export const ZFunctionTestResult = z
+  .object({
+    ok: z.boolean().meta({ description: 'Whether the model would have been given JSON', example: true }),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The endpoint's HTTP status; null when no answer came", example: 200 }),
+    durationMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'From the start of the call to the last byte or the failure', example: 182 }),
+    body: z
+      .string()
+      .nullable()
+      .meta({
+        description: `The endpoint's body as text, at most ${FUNCTION_TEST_BODY_MAX_CHARS} characters; null when none came`,
+        example: '{"status":"shipped","eta":"tomorrow"}',
+      }),
+    truncated: z
+      .boolean()
+      .meta({ description: 'Whether the body was longer than what is shown', example: false }),
+    error: z.string().nullable().meta({
+      description: 'What went wrong, in the words the model would have been given; null when ok',
+      example: 'The function endpoint answered HTTP 404: {"error":"no such order"}',
+    }),
+  })
+  .meta({ id: 'CustomFunctionTestResult' })
+export type FunctionTestResult = z.infer<typeof ZFunctionTestResult>

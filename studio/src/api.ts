@@ -41,11 +41,14 @@ export class ApiError extends Error {
 type Issue = { field: string; message: string }
 
 /**
- * Calls the public API with the session's token (the /api studio routes and /v1 alike). Every
- * error area's body ({error}, {success:false,error}, {detail}) becomes one ApiError; a 401 signs
- * out, since the session is over.
+ * Calls the public API with the session's token (the /api studio routes and /v1 alike), with a
+ * JSON body or a form (a file upload). Every error area's body ({error}, {success:false,error},
+ * {detail}) becomes one ApiError; a 401 signs out, since the session is over.
  */
-export const api = async <T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> => {
+export const api = async <T>(
+  path: string,
+  init: { method?: string; json?: unknown; form?: FormData } = {},
+): Promise<T> => {
   const response = await fetch(path, {
     method: init.method ?? 'GET',
     headers: {
@@ -53,6 +56,8 @@ export const api = async <T>(path: string, init: { method?: string; json?: unkno
       ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
     },
     ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    // multipart/form-data: the browser writes the content-type with its boundary.
+    ...(init.form ? { body: init.form } : {}),
   })
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
   if (!response.ok) {

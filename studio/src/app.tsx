@@ -2,12 +2,14 @@ import { AgentPage } from './agents/agent-page.tsx'
 import { AgentsPage } from './agents/agents-page.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
+import { CallPage, CallsPage } from './calls.tsx'
+import { Campaigns } from './campaigns/lazy.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
 import { OrganizationArea } from './organization/lazy.tsx'
 import { JoinedNotice, OrganizationSwitcher } from './organization/switcher.tsx'
-import { linkProps, route } from './router.ts'
+import { linkProps, route, useMainRegion } from './router.ts'
 import { ThemePicker } from './theme.tsx'
 
 /** The studio's sections, in the order the navigation shows them (labels go through t()). */
@@ -15,6 +17,8 @@ const sections = () => [
   { path: '/agents', label: t('Agents') },
   { path: '/install', label: t('Install') },
   { path: '/conversations', label: t('Conversations') },
+  { path: '/calls', label: t('Calls') },
+  { path: '/campaigns', label: t('Campaigns') },
   { path: '/settings/organization/members', label: t('Organization') },
 ]
 
@@ -24,7 +28,11 @@ const Page = () => {
   if (agent?.[1]) return <AgentPage id={agent[1]} />
   const conversation = path.match(/^\/conversations\/([^/]+)$/)
   if (conversation?.[1]) return <ConversationPage id={conversation[1]} />
+  const call = path.match(/^\/calls\/([^/]+)$/)
+  if (call?.[1]) return <CallPage id={call[1]} />
+  if (path === '/calls') return <CallsPage />
   if (path.startsWith('/install')) return <InstallPage />
+  if (path === '/campaigns' || path.startsWith('/campaigns/')) return <Campaigns path={path} />
   if (path === '/conversations') return <ConversationsPage />
   if (path.startsWith('/settings/organization')) return <OrganizationArea path={path} />
   return <AgentsPage />
@@ -33,6 +41,7 @@ const Page = () => {
 /** The studio: sign-in until there is a session, then the sections of the organization. */
 export const App = () => {
   const current = session.value
+  const main = useMainRegion()
   if (!current) return <AuthPage />
   return (
     <div class="shell">
@@ -58,7 +67,7 @@ export const App = () => {
           </a>
         ))}
       </nav>
-      <main key={current.organization.id}>
+      <main key={current.organization.id} ref={main} tabIndex={-1}>
         <Page />
       </main>
     </div>

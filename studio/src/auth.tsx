@@ -1,6 +1,7 @@
 import type { Session } from '@parley/shared'
 import { useState } from 'preact/hooks'
 import { api, signIn } from './api.ts'
+import { LanguagePicker, t } from './i18n.tsx'
 import { ThemePicker } from './theme.tsx'
 import { describedBy, ErrorLine, Field, problemOf } from './ui.tsx'
 
@@ -44,21 +45,22 @@ export const AuthPage = () => {
     <main class="auth">
       <div class="row">
         <h1>Parley Studio</h1>
+        <LanguagePicker />
         <ThemePicker />
       </div>
       <div class="tabs">
         <button type="button" aria-pressed={mode === 'signin'} onClick={() => setMode('signin')}>
-          Sign in
+          {t('Sign in')}
         </button>
         <button type="button" aria-pressed={mode === 'signup'} onClick={() => setMode('signup')}>
-          Create an account
+          {t('Create an account')}
         </button>
       </div>
       <form onSubmit={submit} class="card">
         {mode === 'signup' ? (
           <>
             <Field
-              label="Your business"
+              label={t('Your business')}
               name="organizationName"
               problem={problemOf(error, 'organizationName')}
             >
@@ -69,7 +71,7 @@ export const AuthPage = () => {
                 autocomplete="organization"
               />
             </Field>
-            <Field label="Your name" name="name" problem={problemOf(error, 'name')}>
+            <Field label={t('Your name')} name="name" problem={problemOf(error, 'name')}>
               <input
                 {...describedBy('name', { problem: problemOf(error, 'name') })}
                 required
@@ -78,7 +80,7 @@ export const AuthPage = () => {
             </Field>
           </>
         ) : null}
-        <Field label="Email" name="email" problem={problemOf(error, 'email')}>
+        <Field label={t('Email')} name="email" problem={problemOf(error, 'email')}>
           <input
             {...describedBy('email', { problem: problemOf(error, 'email') })}
             type="email"
@@ -86,7 +88,7 @@ export const AuthPage = () => {
             autocomplete="email"
           />
         </Field>
-        <Field label="Password" name="password" problem={problemOf(error, 'password')}>
+        <Field label={t('Password')} name="password" problem={problemOf(error, 'password')}>
           <input
             {...describedBy('password', { problem: problemOf(error, 'password') })}
             type="password"
@@ -96,7 +98,7 @@ export const AuthPage = () => {
         </Field>
         <ErrorLine error={error} />
         <button type="submit" class="primary" disabled={busy}>
-          {mode === 'signup' ? 'Create account' : 'Sign in'}
+          {mode === 'signup' ? t('Create account') : t('Sign in')}
         </button>
       </form>
     </main>

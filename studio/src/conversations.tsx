@@ -1,145 +1,185 @@
-import type { ConversationDetail, ConversationList } from '@parley/shared'
+import type { AgentListItem, ConversationDetail, ConversationList } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
+import { listAgents } from './agents/client.ts'
 import { api } from './api.ts'
+import { t } from './i18n.tsx'
+import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
+import { type Choice, Filters, useRecords } from './records/list.tsx'
 import { linkProps } from './router.ts'
 import { ErrorLine, Loading } from './ui.tsx'
 
 type Row = ConversationList['data'][number]
 
-/** What visitors said: newest first, searchable by words said, a page at a time. */
+const statusName = (status: Row['status']) =>
+  ({ active: t('active'), ended: t('ended'), expired: t('expired') })[status]
+
+/** What visitors said, typed or spoken: newest first, searchable and filtered, a page at a time. */
 export const ConversationsPage = () => {
-  const [rows, setRows] = useState<Row[] | null>(null)
-  const [next, setNext] = useState<string | null>(null)
-  const [query, setQuery] = useState('')
-  const [error, setError] = useState<unknown>(null)
-  const load = async (words: string, cursor: string | null) => {
-    setError(null)
-    try {
-      const params = new URLSearchParams({ limit: '20' })
-      if (words) params.set('q', words)
-      if (cursor) params.set('cursor', cursor)
-      const page = await api<ConversationList>(`/v1/conversations?${params}`)
-      setRows((shown) => (cursor ? [...(shown ?? []), ...page.data] : page.data))
-      setNext(page.nextCursor)
-    } catch (caught) {
-      setError(caught)
-    }
-  }
+  const [agents, setAgents] = useState<AgentListItem[]>([])
   useEffect(() => {
-    void load('', null)
+    listAgents().then(setAgents, () => undefined)
   }, [])
+  const records = useRecords<Row>('/v1/conversations')
+  const choices: Choice[] = [
+    { name: 'agentId', label: t('Agent'), options: agents.map((agent) => [agent.id, agent.name]) },
+    {
+      name: 'channel',
+      label: t('Channel'),
+      options: [
+        ['text', t('typed')],
+        ['voice', t('spoken')],
+      ],
+    },
+    {
+      name: 'status',
+      label: t('Status'),
+      options: [
+        ['active', t('active')],
+        ['ended', t('ended')],
+        ['expired', t('expired')],
+      ],
+    },
+    {
+      name: 'hasAnalysis',
+      label: t('Analysis'),
+      options: [
+        ['true', t('analysed')],
+        ['false', t('not analysed')],
+      ],
+    },
+  ]
   return (
     <section aria-labelledby="conversations-title">
-      <h1 id="conversations-title">Conversations</h1>
-      <search>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault()
-            void load(query, null)
-          }}
-        >
-          <label for="q" class="visually-hidden">
-            Search what was said
-          </label>
-          <input
-            id="q"
-            type="search"
-            placeholder="Search what was said"
-            value={query}
-            onInput={(event) => setQuery(event.currentTarget.value)}
-          />
-          <button type="submit">Search</button>
-        </form>
-      </search>
-      <ErrorLine error={error} />
-      {rows === null ? (
-        error ? null : (
+      <h1 id="conversations-title">{t('Conversations')}</h1>
+      <Filters choices={choices} onSearch={records.search} />
+      <ErrorLine error={records.error} />
+      {records.rows === null ? (
+        records.error ? null : (
           <Loading />
         )
-      ) : rows.length === 0 ? (
-        <p class="empty">No conversations yet. They appear here as visitors talk to your agents.</p>
+      ) : records.rows.length === 0 ? (
+        <p class="empty">
+          {records.isFiltered
+            ? t('No conversation matches.')
+            : t('No conversations yet. They appear here as visitors talk to your agents.')}
+        </p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Messages</th>
-              <th scope="col">Status</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
+        <div class="scroll">
+          <table>
+            <thead>
               <tr>
-                <td>
-                  <a {...linkProps(`/conversations/${row.id}`)}>{new Date(row.createdAt).toLocaleString()}</a>
-                </td>
-                <td>{row.agentName}</td>
-                <td>{row.messageCount}</td>
-                <td>{row.status}</td>
-                <td>${row.costUsd.toFixed(4)}</td>
+                <th scope="col">{t('When')}</th>
+                <th scope="col">{t('Agent')}</th>
+                <th scope="col">{t('Messages')}</th>
+                <th scope="col">{t('Status')}</th>
+                <th scope="col">{t('Cost')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {records.rows.map((row) => (
+                <tr>
+                  <td>
+                    <a {...linkProps(`/conversations/${row.id}`)}>{when(row.createdAt)}</a>
+                  </td>
+                  <td>{row.agentName}</td>
+                  <td>
+                    {row.messageCount}
+                    {row.channels.includes('voice') ? ` · ${t('spoken')}` : ''}
+                  </td>
+                  <td>{statusName(row.status)}</td>
+                  <td>{usd(row.costUsd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      {next ? (
-        <button type="button" onClick={() => load(query, next)}>
-          More
+      {records.next ? (
+        <button type="button" onClick={records.more} disabled={records.isLoading}>
+          {t('More')}
         </button>
       ) : null}
     </section>
   )
 }
 
-/** One conversation: its typed and spoken turns in order, tool calls, cost and analysis. */
+type Conversation = ConversationDetail['data']
+
+/** The tools the agent called and its handoffs, in order, with what it passed. */
+const ToolCalls = ({ calls }: { calls: Conversation['toolCalls'] }) =>
+  calls.length === 0 ? null : (
+    <>
+      <h2>{t('What the agent did')}</h2>
+      <ul class="list">
+        {calls.map((call) => (
+          <li>
+            <code>{call.name}</code>{' '}
+            <span class="muted">
+              {call.status === 'completed' ? t('completed') : t('failed')} · {when(call.createdAt)}
+            </span>
+            {call.arguments !== undefined && call.arguments !== null ? (
+              <pre class="code">{JSON.stringify(call.arguments, null, 2)}</pre>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+
+/** One conversation: its typed and spoken turns in order, tool calls, calls, cost and analysis. */
 export const ConversationPage = ({ id }: { id: string }) => {
-  const [conversation, setConversation] = useState<ConversationDetail['data'] | null>(null)
+  const [conversation, setConversation] = useState<Conversation | null>(null)
   const [error, setError] = useState<unknown>(null)
   useEffect(() => {
-    api<ConversationDetail>(`/v1/conversations/${id}`).then((body) => setConversation(body.data), setError)
+    api<ConversationDetail>(`/v1/conversations/${encodeURIComponent(id)}`).then(
+      (body) => setConversation(body.data),
+      setError,
+    )
   }, [id])
   if (!conversation) return error ? <ErrorLine error={error} /> : <Loading />
   return (
     <section aria-labelledby="conversation-title">
       <p>
-        <a {...linkProps('/conversations')}>← Conversations</a>
+        <a class="back" {...linkProps('/conversations')}>
+          {t('Conversations')}
+        </a>
       </p>
       <h1 id="conversation-title">
-        {conversation.agentName}, {new Date(conversation.createdAt).toLocaleString()}
+        {conversation.agentName}, {when(conversation.createdAt)}
       </h1>
       <p class="muted">
-        {conversation.status} · {conversation.messageCount} messages · {conversation.durationSeconds} s · $
-        {conversation.costUsd.toFixed(4)}
+        {statusName(conversation.status)} · {t('{count} messages', { count: conversation.messageCount })} ·{' '}
+        {seconds(conversation.durationSeconds)} · {usd(conversation.costUsd)}
+        {conversation.userIdentifier ? ` · ${conversation.userIdentifier}` : ''}
       </p>
-      {conversation.analysis ? (
-        <div class="card">
-          <h2>Analysis</h2>
-          <p>{conversation.analysis.summary}</p>
-          <p class="muted">
-            {conversation.analysis.sentiment} · {conversation.analysis.outcome}
-          </p>
-        </div>
-      ) : null}
+      <AnalysisCard analysis={conversation.analysis} />
       <ol class="transcript">
         {conversation.messages.map((message) => (
           <li class={`turn ${message.role}`}>
             <span class="who">
-              {message.role === 'user' ? 'Visitor' : 'Agent'}
-              {message.channel === 'voice' ? ' (spoken)' : ' (typed)'}
+              {message.role === 'user'
+                ? message.channel === 'voice'
+                  ? t('Visitor (spoken)')
+                  : t('Visitor (typed)')
+                : message.channel === 'voice'
+                  ? t('Agent (spoken)')
+                  : t('Agent (typed)')}
             </span>
             <p>{message.content}</p>
           </li>
         ))}
       </ol>
-      {conversation.toolCalls.length > 0 ? (
+      <ToolCalls calls={conversation.toolCalls} />
+      {conversation.calls.length > 0 ? (
         <>
-          <h2>What the agent did</h2>
+          <h2>{t('Calls in this conversation')}</h2>
           <ul class="list">
-            {conversation.toolCalls.map((call) => (
+            {conversation.calls.map((call) => (
               <li>
-                <code>{call.name}</code> <span class="muted">{call.status}</span>
+                <a {...linkProps(`/calls/${call.id}`)}>{when(call.startedAt)}</a>{' '}
+                <span class="muted">
+                  {seconds(call.durationSeconds)} · {usd(call.costUsd)}
+                </span>
               </li>
             ))}
           </ul>

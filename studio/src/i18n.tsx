@@ -66,7 +66,7 @@ export const t = (english: string, values?: Record<string, string | number>) => 
 }
 
 export const LanguagePicker = () => (
-  <label class="theme">
+  <label class="language">
     <span>{t('Language')}</span>
     <select
       value={language.value}

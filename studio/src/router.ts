@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals'
+import { useEffect, useRef } from 'preact/hooks'
 
 /** The studio's own path, below /studio/ (history API: every studio URL can be bookmarked). */
 const BASE = '/studio'
@@ -28,3 +29,24 @@ export const linkProps = (to: string) => ({
     navigate(to)
   },
 })
+
+/**
+ * After a move within the studio (not the first load), focus goes to the page's main region and
+ * the window to the top, so a screen reader reads the new page; the tab's title names the section.
+ */
+export const useMainRegion = () => {
+  const main = useRef<HTMLElement>(null)
+  const first = useRef(true)
+  const path = route.value
+  useEffect(() => {
+    const section = document.querySelector('nav [aria-current="page"]')?.textContent
+    document.title = section ? `${section} · Parley Studio` : 'Parley Studio'
+    if (first.current) {
+      first.current = false
+      return
+    }
+    main.current?.focus({ preventScroll: true })
+    scrollTo(0, 0)
+  }, [path])
+  return main
+}

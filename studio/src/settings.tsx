@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { forgetCatalogue } from './agents/client.ts'
 import { api, session } from './api.ts'
+import { t } from './i18n.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
 
 type ProviderKeys = { providers: Array<{ provider: string; last4: string; updatedAt: string }> }
@@ -36,10 +37,11 @@ export const ProviderKeysPage = () => {
   }
   return (
     <section aria-labelledby="provider-keys-title">
-      <h1 id="provider-keys-title">Provider keys</h1>
+      <h1 id="provider-keys-title">{t('Provider keys')}</h1>
       <p class="muted">
-        Your own keys for model and speech providers. Agents using a provider you hold a key for are served
-        with it and billed by that provider; others use the platform's keys.
+        {t(
+          "Your own keys for model and speech providers. Agents using a provider you hold a key for are served with it and billed by that provider; others use the platform's keys.",
+        )}
       </p>
       <ErrorLine error={error} />
       {keys === null ? (
@@ -47,28 +49,28 @@ export const ProviderKeysPage = () => {
           <Loading />
         )
       ) : keys.providers.length === 0 ? (
-        <p class="empty">No provider keys stored.</p>
+        <p class="empty">{t('No provider keys stored.')}</p>
       ) : (
         <ul class="list">
           {keys.providers.map((key) => (
             <li>
               <strong>{key.provider}</strong> <code>…{key.last4}</code>{' '}
               <button type="button" class="danger small" onClick={() => update({ [key.provider]: null })}>
-                Remove
+                {t('Remove')}
               </button>
             </li>
           ))}
         </ul>
       )}
       <form class="card" onSubmit={add}>
-        <Field label="Provider" name="provider">
+        <Field label={t('Provider')} name="provider">
           <select {...describedBy('provider', {})}>
             {PROVIDERS.map((provider) => (
               <option value={provider}>{provider}</option>
             ))}
           </select>
         </Field>
-        <Field label="Key" name="key" problem={problemOf(error, 'keys')}>
+        <Field label={t('Key')} name="key" problem={problemOf(error, 'keys')}>
           <input
             {...describedBy('key', { problem: problemOf(error, 'keys') })}
             type="password"
@@ -78,7 +80,7 @@ export const ProviderKeysPage = () => {
           />
         </Field>
         <button type="submit" class="primary">
-          Save key
+          {t('Save key')}
         </button>
       </form>
     </section>

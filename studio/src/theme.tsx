@@ -1,11 +1,12 @@
 import { effect, signal } from '@preact/signals'
+import { t } from './i18n.tsx'
 
 type Theme = 'system' | 'light' | 'dark'
 const STORAGE_KEY = 'parley.studio.theme'
-const themes: Array<{ id: Theme; name: string }> = [
-  { id: 'system', name: 'As the system' },
-  { id: 'light', name: 'Light' },
-  { id: 'dark', name: 'Dark' },
+const themes = (): Array<{ id: Theme; name: string }> => [
+  { id: 'system', name: t('As the system') },
+  { id: 'light', name: t('Light') },
+  { id: 'dark', name: t('Dark') },
 ]
 
 const stored = (): Theme => {
@@ -30,14 +31,14 @@ effect(() => {
 
 export const ThemePicker = () => (
   <label class="theme">
-    <span>Theme</span>
+    <span>{t('Theme')}</span>
     <select
       value={theme.value}
       onChange={(event) => {
         theme.value = event.currentTarget.value as Theme
       }}
     >
-      {themes.map((option) => (
+      {themes().map((option) => (
         <option value={option.id}>{option.name}</option>
       ))}
     </select>

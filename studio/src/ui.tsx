@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { ApiError } from './api.ts'
+import { t } from './i18n.tsx'
 import { linkProps } from './router.ts'
 
 /** The organization settings page the contract's `redirectUrl` names. */
@@ -16,7 +17,7 @@ export const ErrorLine = ({ error }: { error: unknown }) =>
       {error instanceof ApiError && error.code === 'missing_provider_key' ? (
         <>
           {' '}
-          <a {...linkProps(PROVIDER_KEYS_PATH)}>Add your provider keys</a>
+          <a {...linkProps(PROVIDER_KEYS_PATH)}>{t('Add your provider keys')}</a>
         </>
       ) : null}
     </p>
@@ -81,6 +82,6 @@ export const problemOf = (error: unknown, field: string) => {
 
 export const Loading = () => (
   <p class="muted" aria-live="polite">
-    Loading…
+    {t('Loading…')}
   </p>
 )

@@ -6,7 +6,8 @@ import type { Page } from 'puppeteer-core'
 /**
  * What every studio page is held to in the browser tests: axe-core finds no serious or critical
  * violation in the light scheme nor in the dark one, and the page fits a 375 px phone without
- * sideways scrolling. Each check leaves three screenshots: light, dark and 375 px.
+ * sideways scrolling, in English and in Urdu (right to left). Each check leaves four screenshots:
+ * light, dark, right to left (Urdu) and 375 px.
  */
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
@@ -29,6 +30,53 @@ export const findA11yViolations = async (page: Page) => {
     )
 }
 
+/** What reaches past either edge of the window (right to left pages overflow leftwards). */
+const overflowOf = async (page: Page, label: string) => {
+  const { width, scrollWidth } = await page.evaluate(() => ({
+    width: document.documentElement.clientWidth,
+    scrollWidth: document.documentElement.scrollWidth,
+  }))
+  if (scrollWidth <= width) return []
+  // The innermost elements past an edge: what to fix.
+  const culprit = await page.evaluate((edge) => {
+    const wide = [...document.body.querySelectorAll('*')].filter((element) => {
+      const box = element.getBoundingClientRect()
+      return box.right > edge + 1 || box.left < -1
+    })
+    const innermost = wide.filter(
+      (element) => !wide.some((other) => other !== element && element.contains(other)),
+    )
+    return innermost.map((element) => element.outerHTML.slice(0, 120)).join(' | ')
+  }, width)
+  return [`${label}: the page is ${scrollWidth} px wide in ${width}, past the edge: ${culprit}`]
+}
+
+/**
+ * The whole page: the window is made as tall as the page for the shot. (Chromium's full-page
+ * capture shifts right-to-left pages sideways; a window as tall as the page does not.)
+ */
+const shoot = async (page: Page, path: string) => {
+  const viewport = page.viewport() ?? { width: 1024, height: 800 }
+  const height = await page.evaluate(() => document.documentElement.scrollHeight)
+  await page.setViewport({ ...viewport, height: Math.max(height, viewport.height) })
+  await page.screenshot({ path, captureBeyondViewport: false })
+  await page.setViewport(viewport)
+}
+
+const chooseLanguage = async (page: Page, language: 'en' | 'ur') => {
+  await page.select('.language select', language)
+  // Urdu turns the page right to left once its words have arrived.
+  await page.waitForFunction(
+    (chosen) =>
+      chosen === 'en'
+        ? document.documentElement.dir === 'ltr'
+        : document.documentElement.dir === 'rtl' &&
+          document.querySelector('.language span')?.textContent === 'زبان',
+    {},
+    language,
+  )
+}
+
 export const checkStudioPage = async (
   page: Page,
   { name, directory }: { name: string; directory: string },
@@ -38,25 +86,19 @@ export const checkStudioPage = async (
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }])
     problems.push(...(await findA11yViolations(page)).map((problem) => `${scheme}: ${problem}`))
-    await page.screenshot({ path: join(directory, `${name}-${scheme}.png`), fullPage: true })
+    await shoot(page, join(directory, `${name}-${scheme}.png`))
   }
-  await page.setViewport({ width: 375, height: 740 })
-  const width = await page.evaluate(() => document.documentElement.scrollWidth)
-  if (width > 375) {
-    // The innermost element that reaches past the screen's edge: what to fix.
-    const culprit = await page.evaluate(() => {
-      const wide = [...document.body.querySelectorAll('*')].filter(
-        (element) => element.getBoundingClientRect().right > 375,
-      )
-      const innermost = wide.filter(
-        (element) => !wide.some((other) => other !== element && element.contains(other)),
-      )
-      return innermost.map((element) => element.outerHTML.slice(0, 120)).join(' | ')
-    })
-    problems.push(`375 px: the page is ${width} px wide, past the edge: ${culprit}`)
-  }
-  await page.screenshot({ path: join(directory, `${name}-375.png`), fullPage: true })
-  await page.setViewport(viewport)
   await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }])
+  problems.push(...(await overflowOf(page, `${viewport.width} px`)))
+  await chooseLanguage(page, 'ur')
+  problems.push(...(await findA11yViolations(page)).map((problem) => `rtl: ${problem}`))
+  problems.push(...(await overflowOf(page, `rtl ${viewport.width} px`)))
+  await shoot(page, join(directory, `${name}-rtl.png`))
+  await page.setViewport({ width: 375, height: 740 })
+  problems.push(...(await overflowOf(page, 'rtl 375 px')))
+  await chooseLanguage(page, 'en')
+  problems.push(...(await overflowOf(page, '375 px')))
+  await shoot(page, join(directory, `${name}-375.png`))
+  await page.setViewport(viewport)
   return problems
 }

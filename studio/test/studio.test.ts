@@ -209,6 +209,58 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
       })
       .execute()
 
+    // The call it was spoken in, analysed afterwards.
+    const { organization_id: organizationId } = await server.ctx.db
+      .selectFrom('agents')
+      .select('organization_id')
+      .where('id', '=', agentId)
+      .executeTakeFirstOrThrow()
+    const startedAt = new Date()
+    await server.ctx.db
+      .insertInto('calls')
+      .values({
+        id: `${conversationId}-call`,
+        organization_id: organizationId,
+        agent_id: agentId,
+        user_id: null,
+        key_id: null,
+        room_name: `${conversationId}-room`,
+        architecture: 'pipeline',
+        direction: 'web',
+        status: 'ended',
+        started_at: startedAt,
+        ended_at: startedAt,
+        duration_seconds: 75,
+        end_reason: 'visitor hung up',
+        phone_number: null,
+        batch_job_id: null,
+        batch_contact_id: null,
+        created_at: startedAt,
+        conversation_id: conversationId,
+        analysis_summary: 'The visitor asked to change the delivery address.',
+        analysis_sentiment: 'neutral',
+        analysis_outcome: 'address change requested',
+        analysis_data: JSON.stringify({ orderFound: true }),
+        analyzed_at: startedAt,
+      })
+      .execute()
+    await server.ctx.db
+      .insertInto('call_transcript_lines')
+      .values(
+        [
+          { role: 'user' as const, content: 'Can I change the address?' },
+          { role: 'assistant' as const, content: 'Yes, tell me the new one.' },
+        ].map((line, position) => ({
+          id: `${conversationId}-line-${position}`,
+          call_id: `${conversationId}-call`,
+          organization_id: organizationId,
+          spoken_at: startedAt,
+          position,
+          ...line,
+        })),
+      )
+      .execute()
+
     await page.bringToFront()
     await page.click('nav a[href="/studio/conversations"]')
     await waitForText(page, 'Support Bot')
@@ -222,6 +274,28 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
       'Visitor (spoken)Can I change the address?',
     ])
     await expectGoodPage(page, 'conversation')
+
+    // The call, from the conversation: what was said, how long, and its analysis.
+    await page.click('.list a[href^="/studio/calls/"]')
+    await waitForText(page, 'Yes, tell me the new one.')
+    expect(await page.$$eval('.transcript .turn', (turns) => turns.map((turn) => turn.textContent))).toEqual([
+      'CallerCan I change the address?',
+      'AgentYes, tell me the new one.',
+    ])
+    await waitForText(page, 'address change requested')
+    await waitForText(page, '1 min 15 s')
+    await expectGoodPage(page, 'call')
+    // Every call, searchable by what was said and filtered.
+    await page.click('nav a[href="/studio/calls"]')
+    await waitForText(page, 'from the website')
+    await fill(page, '#q', 'address')
+    await page.select('select[name="direction"]', 'outbound')
+    await clickText(page, 'button', 'Search')
+    await waitForText(page, 'No call matches.')
+    await page.select('select[name="direction"]', 'web')
+    await clickText(page, 'button', 'Search')
+    await page.waitForSelector('tbody a')
+    await expectGoodPage(page, 'calls')
     await context.close()
   })
 

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises'
-import { type BatchContactInput, batchLimits } from '@parley/shared'
+import { type BatchContactInput, type BatchSkippedRow, batchLimits } from '@parley/shared'
 import { monotonicFactory } from 'ulid'
 import { AppError } from '../http/app-error.ts'
 import { checkE164, onlyZoneOfRegion } from '../phone-numbers/e164.ts'
@@ -13,8 +13,12 @@ import type { NewBatchContact } from './store.ts'
  */
 const nextId = monotonicFactory()
 
-/** A contact whose phone passed validation: `fields` hold every other value as given. */
+/**
+ * A contact whose phone passed validation: `row` is where it was (BatchSkippedRow's numbering),
+ * `fields` hold every other value as given.
+ */
 export type ValidContact = {
+  row: number
   phone: string
   region: string | null
   name: string | null
@@ -28,7 +32,7 @@ export const tooManyContacts = (detail: string) =>
   )
 
 /**
- * CSV mode: rows with a bad phone are skipped and counted; the rest go on. A 10 MiB upload can
+ * CSV mode: rows with a bad phone are skipped and listed with why; the rest go on. A 10 MiB upload can
  * hold 800,000 rows and each check costs tens of microseconds, so a repeated phone is checked
  * once, and the list is refused as soon as it holds more unique valid phones than a job takes
  * instead of checking every row first.
@@ -40,6 +44,7 @@ export const keepValidCsvRows = async (rows: CsvContact[]) => {
   const valid: ValidContact[] = []
   // Each phone seen so far: its region (null when none), undefined when the phone is invalid.
   const regionOf = new Map<string, string | null | undefined>()
+  const invalid: BatchSkippedRow[] = []
   let uniqueValid = 0
   for (const [at, row] of rows.entries()) {
     // A phone check costs tens of microseconds: let other requests run every few hundred rows.
@@ -55,8 +60,15 @@ export const keepValidCsvRows = async (rows: CsvContact[]) => {
     }
     const region = regionOf.get(row.phone)
     if (region !== undefined) valid.push({ ...row, region })
+    else
+      invalid.push({
+        row: row.row,
+        reason: row.phone === '' ? 'missing_phone' : 'invalid_phone',
+        phone: row.phone,
+        duplicateOfRow: null,
+      })
   }
-  return { valid, invalidRows: rows.length - valid.length }
+  return { valid, invalid }
 }
 
 /** JSON mode: one bad phone refuses the request, naming the first bad index. */
@@ -71,6 +83,7 @@ export const requireValidJsonContacts = (contacts: BatchContactInput[]): ValidCo
     // A name that is not text is not lost: it stays among the fields, as given.
     const isTextName = typeof name === 'string'
     return {
+      row: index + 1,
       phone,
       region: checked.region,
       name: isTextName && name.trim() !== '' ? name : null,
@@ -78,15 +91,20 @@ export const requireValidJsonContacts = (contacts: BatchContactInput[]): ValidCo
     }
   })
 
-/** Keeps the first contact of each phone number, in the order given. */
+/** Keeps the first contact of each phone number, in the order given; lists the others. */
 export const removeDuplicates = (contacts: ValidContact[]) => {
-  const seen = new Set<string>()
+  const keptAt = new Map<string, number>()
+  const duplicates: BatchSkippedRow[] = []
   const unique = contacts.filter((contact) => {
-    if (seen.has(contact.phone)) return false
-    seen.add(contact.phone)
-    return true
+    const kept = keptAt.get(contact.phone)
+    if (kept === undefined) {
+      keptAt.set(contact.phone, contact.row)
+      return true
+    }
+    duplicates.push({ row: contact.row, reason: 'duplicate', phone: contact.phone, duplicateOfRow: kept })
+    return false
   })
-  return { unique, duplicates: contacts.length - unique.length }
+  return { unique, duplicates }
 }
 
 /** A contact field named `timezone` (any case) holding an IANA zone. */

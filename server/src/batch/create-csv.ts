@@ -6,10 +6,16 @@ import { batchLimits } from '@parley/shared'
 import { CsvError, parse } from 'csv-parse'
 import { AppError } from '../http/app-error.ts'
 
-/** A contact row as read from the file: the phone cell, the name cell, every other column. */
-export type CsvContact = { phone: string; name: string | null; fields: Record<string, string> }
+/**
+ * A contact row as read from the file: its number (the header is row 1), the phone cell, the name
+ * cell, every other column.
+ */
+export type CsvContact = { row: number; phone: string; name: string | null; fields: Record<string, string> }
 
-export type CsvReadout = { rows: CsvContact[]; malformedRows: number }
+/** A row whose width differs from the header's: its number and its phone cell when it has one. */
+export type MalformedRow = { row: number; phone: string }
+
+export type CsvReadout = { rows: CsvContact[]; malformedRows: MalformedRow[] }
 
 const invalidCsv = (detail: string) => AppError.badRequest(`Invalid CSV: ${detail}`, 'invalid_csv')
 
@@ -130,7 +136,7 @@ const columnIndex = (header: string[], name: string) =>
 /**
  * Reads an uploaded CSV: a header row with a `phone` column (any case), an optional `name`
  * column, and any other columns kept under their header as given. A row whose width differs from
- * the header's is malformed: it is skipped and counted, like a row with a bad phone later on.
+ * the header's is malformed: it is skipped and listed, like a row with a bad phone later on.
  * Columns without a name (a trailing comma) are dropped.
  */
 export const readCsvContacts = async (parsed: string[][]): Promise<CsvReadout> => {
@@ -148,12 +154,14 @@ export const readCsvContacts = async (parsed: string[][]): Promise<CsvReadout> =
   const nameAt = columnIndex(names, 'name')
 
   const rows: CsvContact[] = []
-  let malformedRows = 0
+  const malformedRows: MalformedRow[] = []
   for (const [at, record] of records.entries()) {
     // A row of 100 columns takes a few microseconds a column: a turn of the event loop every 200.
     if (at % 200 === 199) await setImmediate()
+    // The header is row 1.
+    const row = at + 2
     if (record.length !== names.length) {
-      malformedRows += 1
+      malformedRows.push({ row, phone: (record[phoneAt] ?? '').trim() })
       continue
     }
     const fields: Record<string, string> = {}
@@ -161,7 +169,7 @@ export const readCsvContacts = async (parsed: string[][]): Promise<CsvReadout> =
       if (at !== phoneAt && at !== nameAt && column !== '') fields[column] = record[at] ?? ''
     })
     const name = nameAt < 0 ? '' : (record[nameAt] ?? '').trim()
-    rows.push({ phone: (record[phoneAt] ?? '').trim(), name: name === '' ? null : name, fields })
+    rows.push({ row, phone: (record[phoneAt] ?? '').trim(), name: name === '' ? null : name, fields })
   }
   return { rows, malformedRows }
 }

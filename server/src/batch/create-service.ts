@@ -1,69 +1,16 @@
-import type { BatchContactInput, BatchCreated, BatchCreateFields } from '@parley/shared'
-import { batchLimits } from '@parley/shared'
+import type { BatchCreated, BatchCreateFields } from '@parley/shared'
 import { ulid } from 'ulid'
-import { findAgent } from '../agents/store.ts'
-import { getBalanceMicros } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
-import { findPhoneNumber } from '../phone-numbers/store.ts'
-import {
-  keepValidCsvRows,
-  removeDuplicates,
-  requireValidJsonContacts,
-  toNewContacts,
-  tooManyContacts,
-} from './create-contacts.ts'
-import { readCsvContacts } from './create-csv.ts'
-import { requireTimezone, resolveScheduledStart } from './create-schedule.ts'
-import { estimateCostMicros, estimateDuration, formatUsd } from './estimate.ts'
+import { type ContactSource, checkBatchRequest, requireCredits } from './create-check.ts'
+import { toNewContacts } from './create-contacts.ts'
+import { estimateDuration, formatUsd } from './estimate.ts'
 import { BATCH_START_JOB } from './job-names.ts'
 import { announceJobChange } from './service.ts'
 import * as store from './store.ts'
 
-/** CSV mode: the records parsed as the upload arrived (parseCsvStream); JSON mode: the contacts. */
-export type ContactSource =
-  | { kind: 'csv'; records: string[][] }
-  | { kind: 'json'; contacts: BatchContactInput[] }
-
-/** Step 1: phone validation. CSV skips and counts bad rows; JSON refuses the first bad phone. */
-const readValidContacts = async (source: ContactSource) => {
-  if (source.kind === 'json') return { contacts: requireValidJsonContacts(source.contacts), skipped: 0 }
-  const { rows, malformedRows } = await readCsvContacts(source.records)
-  const { valid, invalidRows } = await keepValidCsvRows(rows)
-  return { contacts: valid, skipped: malformedRows + invalidRows }
-}
-
-/** Steps 2–4: the number (404 when unknown here), its outbound agent, which must be a voice agent. */
-const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, phoneNumberId: string) => {
-  const phoneNumber = await findPhoneNumber(ctx.db, { organizationId, id: phoneNumberId })
-  if (!phoneNumber) throw AppError.notFound('phone number')
-  const agent = phoneNumber.outboundAgentId
-    ? await findAgent(ctx.db, { organizationId, id: phoneNumber.outboundAgentId })
-    : undefined
-  if (!agent)
-    throw AppError.badRequest(
-      `Phone number ${phoneNumber.number} has no outbound agent assigned`,
-      'no_outbound_agent',
-    )
-  if (agent.agentArchitecture === 'text')
-    throw AppError.badRequest(
-      `The outbound agent of ${phoneNumber.number} is a text agent; batch calls need a pipeline or realtime agent`,
-      'no_outbound_agent',
-    )
-  if (!agent.active) throw AppError.agentInactive()
-  return { phoneNumber, agentId: agent.id, architecture: agent.agentArchitecture }
-}
-
-/** Step 6: the balance must cover the estimate (credits are charged per call, not reserved). */
-const requireCredits = async (ctx: AppContext, organizationId: string, costMicros: number) => {
-  const balance = await getBalanceMicros(ctx.db, organizationId)
-  if (balance < costMicros)
-    throw AppError.badRequest(
-      `Insufficient credits: the estimated cost is ${formatUsd(costMicros)} USD and the balance is ${formatUsd(balance)} USD`,
-      'insufficient_credits',
-    )
-}
+export type { ContactSource } from './create-check.ts'
 
 /** Step 8: the dialer's start job; if it cannot be queued the job is failed rather than left idle. */
 const enqueueStart = async (ctx: AppContext, job: store.BatchJobRow) => {
@@ -95,37 +42,17 @@ export const createBatchJob = async (
   actor: ApiKeyActor,
   { fields, source }: { fields: BatchCreateFields; source: ContactSource },
 ): Promise<BatchCreated> => {
-  const timezone = requireTimezone(fields.timezone)
-  const scheduledStartTime = resolveScheduledStart({
-    text: fields.scheduledStartTime,
-    timezone,
-    now: ctx.clock.now(),
-  })
+  const checked = await checkBatchRequest(ctx, actor.organizationId, { fields, source })
+  requireCredits(checked)
+  const { timezone, scheduledStartTime, phoneNumber, agent, costMicros } = checked
 
-  const { contacts, skipped } = await readValidContacts(source)
-  if (contacts.length === 0)
-    throw AppError.badRequest(
-      skipped ? `No valid contacts: all ${skipped} rows were invalid` : 'No valid contacts were given',
-      'no_valid_contacts',
-    )
-  const { phoneNumber, agentId, architecture } = await resolveNumberAndAgent(
-    ctx,
-    actor.organizationId,
-    fields.fromPhoneNumberId,
-  )
-  const { unique, duplicates } = removeDuplicates(contacts)
-  if (unique.length > batchLimits.maxContacts)
-    throw tooManyContacts(`${unique.length} unique valid contacts were given`)
-  const costMicros = estimateCostMicros(unique.length, architecture)
-  await requireCredits(ctx, actor.organizationId, costMicros)
-
-  const newContacts = toNewContacts(unique)
+  const newContacts = toNewContacts(checked.contacts)
   const job = await ctx.db.transaction().execute(async (tx) => {
     const created = await store.insertJob(tx, {
       id: ulid(),
       organizationId: actor.organizationId,
       phoneNumberId: phoneNumber.id,
-      agentId,
+      agentId: agent.id,
       keyId: actor.keyId,
       name: fields.name,
       description: fields.description ?? null,
@@ -158,6 +85,10 @@ export const createBatchJob = async (
     estimatedCost: formatUsd(costMicros),
     status: scheduledStartTime ? 'scheduled' : 'pending',
     scheduledStartTime: scheduledStartTime?.toISOString() ?? null,
-    message: summarize({ total: job.totalContacts, skipped, duplicates }),
+    message: summarize({
+      total: job.totalContacts,
+      skipped: checked.invalid.length,
+      duplicates: checked.duplicates.length,
+    }),
   }
 }

@@ -6,6 +6,7 @@ import {
   ZBatchJobIdParams,
   ZBatchJobList,
   ZBatchJobResponse,
+  ZBatchPreviewResponse,
   ZListBatchContactsQuery,
   ZListBatchJobsQuery,
 } from '@parley/shared'
@@ -16,6 +17,7 @@ import { apiKeyActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'
 import { type ContactSource, createBatchJob } from './create-service.ts'
+import { previewBatchJob } from './preview-service.ts'
 import * as batch from './service.ts'
 import { acceptCsvOrJson, type CsvUpload, uploadedCsvOf, uploadFingerprintOf } from './upload.ts'
 
@@ -63,6 +65,29 @@ export const registerBatchRoutes = (routes: RouteTable, ctx: AppContext) => {
       const { contacts, ...fields } = body
       const source = sourceOf(uploadedCsvOf(req), contacts ? { kind: 'json', contacts } : undefined)
       return createBatchJob(ctx, apiKeyActorOf(req), { fields, source })
+    },
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/batch/preview',
+    summary:
+      'What /batch/create would do with the same request, creating nothing: the first contacts, ' +
+      'the skipped rows and why, the estimate against the balance, the schedule as read',
+    tag,
+    auth: 'apiKey',
+    body: ZBatchCreateBody,
+    multipartBody: ZBatchCreateForm,
+    before: [acceptCsvOrJson],
+    response: ZBatchPreviewResponse,
+    errors: [404, 413, 415],
+    handle: async ({ body, req }) => {
+      const { contacts, ...fields } = body
+      const source = sourceOf(uploadedCsvOf(req), contacts ? { kind: 'json', contacts } : undefined)
+      return {
+        success: true as const,
+        data: await previewBatchJob(ctx, apiKeyActorOf(req), { fields, source }),
+      }
     },
   })
 

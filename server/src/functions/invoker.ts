@@ -97,43 +97,54 @@ const describeBody = (bodyText: string) => {
   return text ? `: ${text}` : ''
 }
 
+/** The endpoint's answer as it came, when one came (a test call shows it to the owner). */
+export type FunctionResponse = { status: number; bodyText: string }
+
 /**
- * Calls a customer's custom function for the model. Never throws: invalid arguments (no request
- * made), a refused or unreachable endpoint, a time-out, an oversized, non-2xx or non-JSON answer
- * all come back as `{ ok: false, error }`. Headers are never logged; they may carry secrets.
+ * Calls a customer's custom function. Never throws: invalid arguments (no request made), a
+ * refused or unreachable endpoint, a time-out, an oversized, non-2xx or non-JSON answer all come
+ * back as `{ ok: false, error }` in `result`; `response` is the answer itself when one arrived.
+ * Headers are never logged; they may carry secrets.
  */
-export const invokeFunction = async ({
+export const callFunction = async ({
   fn,
   args,
   allowHosts = [],
   timeoutMs = FUNCTION_TIMEOUT_MS,
   maxBytes = FUNCTION_MAX_RESPONSE_BYTES,
   resolveHost,
-}: InvokeFunctionInput): Promise<InvokeResult> => {
+}: InvokeFunctionInput): Promise<{ result: InvokeResult; response?: FunctionResponse }> => {
   try {
     const checked = checkArguments({ schema: fn.parameters, args })
-    if (!checked.ok) return { ok: false, error: checked.error }
+    if (!checked.ok) return { result: { ok: false, error: checked.error } }
 
     const request = buildRequest({ fn, args: checked.args })
-    const response = await outboundFetch({ ...request, timeoutMs, maxBytes, allowHosts, resolveHost })
+    const answer = await outboundFetch({ ...request, timeoutMs, maxBytes, allowHosts, resolveHost })
+    const response = { status: answer.status, bodyText: answer.bodyText }
     const { status, bodyText } = response
     if (status < 200 || status > 299) {
-      return {
-        ok: false,
-        status,
-        error: `The function endpoint answered HTTP ${status}${describeBody(bodyText)}`,
-      }
+      const error = `The function endpoint answered HTTP ${status}${describeBody(bodyText)}`
+      return { result: { ok: false, status, error }, response }
     }
     try {
-      return { ok: true, status, json: JSON.parse(bodyText) as unknown }
+      return { result: { ok: true, status, json: JSON.parse(bodyText) as unknown }, response }
     } catch {
-      return { ok: false, status, error: 'The function endpoint did not answer with JSON' }
+      return {
+        result: { ok: false, status, error: 'The function endpoint did not answer with JSON' },
+        response,
+      }
     }
   } catch (error) {
     if (error instanceof OutboundError) {
-      return { ok: false, error: describeOutboundError({ error, timeoutMs, maxBytes }) }
+      return { result: { ok: false, error: describeOutboundError({ error, timeoutMs, maxBytes }) } }
     }
     // new URL() of a malformed stored endpoint, or a header value undici refuses.
-    return { ok: false, error: 'The function could not be called: its endpoint or headers are invalid' }
+    return {
+      result: { ok: false, error: 'The function could not be called: its endpoint or headers are invalid' },
+    }
   }
 }
+
+/** Calls a customer's custom function for the model (chat and voice): what the model is told. */
+export const invokeFunction = async (input: InvokeFunctionInput): Promise<InvokeResult> =>
+  (await callFunction(input)).result

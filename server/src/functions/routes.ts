@@ -1,4 +1,5 @@
 import {
+  FUNCTION_TESTS_PER_MINUTE,
   ZCreateFunction,
   ZCustomFunction,
   ZDeleted,
@@ -6,13 +7,19 @@ import {
   ZFunctionAgentParams,
   ZFunctionList,
   ZFunctionsQuery,
+  ZFunctionTestParams,
+  ZFunctionTestRequest,
+  ZFunctionTestResult,
   ZUpdateFunction,
 } from '@parley/shared'
 import { agentActorOf } from '../agents/actor.ts'
 import type { AppContext } from '../context.ts'
+import { apiKeyActorOf } from '../http/authentication.ts'
+import { limitRequests } from '../http/rate-limit.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'
 import * as functions from './service.ts'
+import { testFunction } from './test-call.ts'
 
 const tag = 'Custom functions'
 
@@ -77,6 +84,31 @@ export const registerFunctionRoutes = (routes: RouteTable, ctx: AppContext) => {
       functions.deleteFunction(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
         functionId: query.functionId,
+      }),
+  })
+  routes.add({
+    method: 'post',
+    path: '/api/custom-functions/{agentId}/{functionId}/test',
+    summary:
+      'Call a custom function once with sample arguments (owners and admins), as chat would: its answer or the error in words. No model is asked, so no credits are used',
+    tag,
+    auth: 'apiKey',
+    params: ZFunctionTestParams,
+    body: ZFunctionTestRequest,
+    before: [
+      limitRequests({
+        rateLimits: ctx.rateLimits,
+        policyOf: () => ({ name: 'function-test', points: FUNCTION_TESTS_PER_MINUTE }),
+        keyOf: (req) => `organization:${apiKeyActorOf(req).organizationId}`,
+      }),
+    ],
+    response: ZFunctionTestResult,
+    errors: [403, 404, 429],
+    handle: async ({ params, body, req }) =>
+      testFunction(ctx, await agentActorOf(ctx, req), {
+        agentId: params.agentId,
+        functionId: params.functionId,
+        args: body.arguments,
       }),
   })
 }

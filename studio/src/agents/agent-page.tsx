@@ -1,8 +1,10 @@
 import type { AgentV1, Catalogue } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
+import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.ts'
+import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
 import { SettingsForm } from './settings-form.tsx'
 
@@ -29,7 +31,12 @@ export const AgentPage = ({ id }: { id: string }) => {
     }
   }
   const remove = async () => {
-    if (!confirm(`Delete ${agent.name}? Its conversations stay; the agent cannot be restored.`)) return
+    if (
+      !confirm(
+        t('Delete {name}? Its conversations stay; the agent cannot be restored.', { name: agent.name }),
+      )
+    )
+      return
     setError(null)
     try {
       await deleteAgent(id)
@@ -41,31 +48,34 @@ export const AgentPage = ({ id }: { id: string }) => {
   return (
     <section aria-labelledby="agent-title">
       <p>
-        <a {...linkProps('/agents')}>← Agents</a>
+        <a class="back" {...linkProps('/agents')}>
+          {t('Agents')}
+        </a>
       </p>
       <div class="row">
         <h1 id="agent-title">{agent.name}</h1>
-        <span class={agent.active ? 'badge live' : 'badge'}>{agent.active ? 'Live' : 'Inactive'}</span>
+        <span class={agent.active ? 'badge live' : 'badge'}>{agent.active ? t('Live') : t('Inactive')}</span>
       </div>
       <p class="muted">
-        {architectureName(agent.agentArchitecture)} · id <code id="agent-id">{agent.id}</code>
+        {architectureName(agent.agentArchitecture)} · {t('id')} <code id="agent-id">{agent.id}</code>
       </p>
       <div class="row">
         <button type="button" onClick={toggleLive}>
-          {agent.active ? 'Take it offline' : 'Make it live'}
+          {agent.active ? t('Take it offline') : t('Make it live')}
         </button>
         <a class="button" {...linkProps(`/install?agent=${agent.id}`)}>
-          Put it on your website
+          {t('Put it on your website')}
         </a>
       </div>
       <ErrorLine error={error} />
       <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
+      <AgentFunctions agent={agent} onChanged={reload} />
       <div class="card danger-zone">
-        <h2>Delete</h2>
-        <p class="muted">Conversations and their costs are kept; the agent stops answering at once.</p>
+        <h2>{t('Delete')}</h2>
+        <p class="muted">{t('Conversations and their costs are kept; the agent stops answering at once.')}</p>
         <div>
           <button type="button" class="danger" onClick={remove}>
-            Delete agent
+            {t('Delete agent')}
           </button>
         </div>
       </div>

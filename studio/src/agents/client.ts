@@ -1,5 +1,6 @@
 import type {
   AgentCreated,
+  AgentList,
   AgentListItem,
   AgentV1,
   Catalogue,
@@ -30,6 +31,9 @@ export const forgetCatalogue = () => {
 }
 
 export const listAgents = async () => (await api<{ data: AgentListItem[] }>('/v1/agents?limit=100')).data
+
+/** A page of the agents list (20 a page), with whether another follows. */
+export const listAgentsPage = (page: number) => api<AgentList>(`/v1/agents?limit=20&page=${page}`)
 
 export const getAgent = async (agentId: string) =>
   (await api<{ data: AgentV1 }>(`/v1/agents/${encodeURIComponent(agentId)}`)).data

@@ -1,8 +1,9 @@
 import type { AgentArchitecture, Catalogue } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
+import { t } from '../i18n.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from '../ui.tsx'
 import { createAgent, loadCatalogue, type NewAgent } from './client.ts'
-import { architectures, firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
+import { architectureChoices, firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
 
 type Choices = { model: string; stt: string; tts: string; realtimeProvider: string; voiceId: string }
 
@@ -89,10 +90,10 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
   const problem = (field: string) => problemOf(error, field)
   return (
     <form class="card" onSubmit={submit} aria-labelledby="create-agent">
-      <h2 id="create-agent">New agent</h2>
+      <h2 id="create-agent">{t('New agent')}</h2>
       <fieldset>
-        <legend>What should it do?</legend>
-        {architectures.map((option) => (
+        <legend>{t('What should it do?')}</legend>
+        {architectureChoices().map((option) => (
           <label class="choice">
             <input
               type="radio"
@@ -107,28 +108,36 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
           </label>
         ))}
       </fieldset>
-      <Field label="Name" name="name" problem={problem('name')}>
-        <input {...describedBy('name', { problem: problem('name') })} required placeholder="Support Bot" />
+      <Field label={t('Name')} name="name" problem={problem('name')}>
+        <input
+          {...describedBy('name', { problem: problem('name') })}
+          required
+          placeholder={t('Support Bot')}
+        />
       </Field>
-      <Field label="What it is told (system prompt)" name="systemPrompt" problem={problem('systemPrompt')}>
+      <Field
+        label={t('What it is told (system prompt)')}
+        name="systemPrompt"
+        problem={problem('systemPrompt')}
+      >
         <textarea
           {...describedBy('systemPrompt', { problem: problem('systemPrompt') })}
           required
           rows={4}
-          placeholder="You help customers of …"
+          placeholder={t('You help customers of …')}
         />
       </Field>
-      <Field label="Language" name="language" problem={problem('language')}>
+      <Field label={t('Language')} name="language" problem={problem('language')}>
         <select {...describedBy('language', { problem: problem('language') })}>
-          <option value="en">English</option>
-          <option value="ur">Urdu</option>
-          <option value="sd">Sindhi</option>
+          <option value="en">{t('English')}</option>
+          <option value="ur">{t('Urdu')}</option>
+          <option value="sd">{t('Sindhi')}</option>
         </select>
       </Field>
       {architecture !== 'realtime' ? (
         <Picker
           name="model"
-          label="Language model"
+          label={t('Language model')}
           options={modelsFor(catalogue, architecture)}
           value={choices.model}
           onChange={(model) => choose({ model })}
@@ -139,7 +148,7 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
         <>
           <Picker
             name="stt"
-            label="Speech to text"
+            label={t('Speech to text')}
             options={catalogue.stt}
             value={choices.stt}
             onChange={(stt) => choose({ stt })}
@@ -147,7 +156,7 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
           />
           <Picker
             name="tts"
-            label="Text to speech"
+            label={t('Text to speech')}
             options={catalogue.tts}
             value={choices.tts}
             onChange={(tts) => choose({ tts })}
@@ -158,7 +167,7 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
       {architecture === 'realtime' ? (
         <Picker
           name="realtimeProvider"
-          label="Realtime model"
+          label={t('Realtime model')}
           options={catalogue.realtimeProviders}
           value={choices.realtimeProvider}
           onChange={(realtimeProvider) => choose({ realtimeProvider })}
@@ -168,7 +177,7 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
       {architecture !== 'text' ? (
         <Picker
           name="voiceId"
-          label="Voice"
+          label={t('Voice')}
           options={voicesOf(catalogue, voiceProvider)}
           value={choices.voiceId}
           onChange={(voiceId) => choose({ voiceId })}
@@ -177,7 +186,7 @@ export const CreateAgent = ({ onCreated }: { onCreated: (id: string) => void }) 
       ) : null}
       <ErrorLine error={error} />
       <button type="submit" class="primary" disabled={busy}>
-        Create agent
+        {t('Create agent')}
       </button>
     </form>
   )

@@ -1,14 +1,20 @@
 import type { AgentArchitecture, Catalogue } from '@parley/shared'
+import { t } from '../i18n.tsx'
 import { describedBy, Field } from '../ui.tsx'
 
-export const architectures: Array<{ id: AgentArchitecture; name: string; help: string }> = [
-  { id: 'text', name: 'Text chat', help: 'Answers typed messages in the widget' },
-  { id: 'pipeline', name: 'Voice (pipeline)', help: 'Speech to text, a language model, text to speech' },
-  { id: 'realtime', name: 'Voice (realtime)', help: 'One speech-to-speech model' },
+/** The three kinds of agent, in the reader's language. */
+export const architectureChoices = (): Array<{ id: AgentArchitecture; name: string; help: string }> => [
+  { id: 'text', name: t('Text chat'), help: t('Answers typed messages in the widget') },
+  {
+    id: 'pipeline',
+    name: t('Voice (pipeline)'),
+    help: t('Speech to text, a language model, text to speech'),
+  },
+  { id: 'realtime', name: t('Voice (realtime)'), help: t('One speech-to-speech model') },
 ]
 
 export const architectureName = (id: AgentArchitecture) =>
-  architectures.find((option) => option.id === id)?.name ?? id
+  architectureChoices().find((option) => option.id === id)?.name ?? id
 
 type Option = {
   id: string
@@ -61,9 +67,9 @@ export const Picker = ({
         >
           {option.name}
           {needsOwnKey(option)
-            ? ' (needs your key)'
+            ? ` ${t('(needs your key)')}`
             : option.available === false
-              ? ' (not available here)'
+              ? ` ${t('(not available here)')}`
               : ''}
         </option>
       ))}

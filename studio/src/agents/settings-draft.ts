@@ -1,6 +1,9 @@
 import type { AgentV1, StudioUpdateAgent } from '@parley/shared'
 
-/** An agent's settings as the form holds them: text for every input, a flag for the checkbox. */
+/**
+ * An agent's settings as the form holds them: text for every input (an analysis schema as the JSON
+ * typed), a flag for each checkbox, the chosen ids of each group of checkboxes.
+ */
 export type Draft = {
   name: string
   description: string
@@ -20,6 +23,11 @@ export type Draft = {
   realtimeProvider: string
   webhookUrl: string
   postCallAnalysis: boolean
+  functionCallingEnabled: boolean
+  enabledFunctions: string[]
+  handoffAgentIds: string[]
+  webhookEvents: string[]
+  analysisSchema: string
 }
 
 export const draftOf = (agent: AgentV1): Draft => ({
@@ -41,6 +49,11 @@ export const draftOf = (agent: AgentV1): Draft => ({
   realtimeProvider: agent.realtimeProvider ?? '',
   webhookUrl: agent.webhookUrl ?? '',
   postCallAnalysis: agent.postCallAnalysis,
+  functionCallingEnabled: agent.functionCallingEnabled,
+  enabledFunctions: agent.enabledFunctions,
+  handoffAgentIds: agent.handoffAgentIds,
+  webhookEvents: agent.webhookEvents,
+  analysisSchema: agent.analysisSchema ? JSON.stringify(agent.analysisSchema, null, 2) : '',
 })
 
 /** The studio form's name of each setting (the v1 read form says systemPrompt and language). */
@@ -63,9 +76,23 @@ export const apiFieldOf: Record<keyof Draft, string> = {
   realtimeProvider: 'realtimeProvider',
   webhookUrl: 'webhookUrl',
   postCallAnalysis: 'postCallAnalysis',
+  functionCallingEnabled: 'functionCallingEnabled',
+  enabledFunctions: 'enabledFunctions',
+  handoffAgentIds: 'handoffAgentIds',
+  webhookEvents: 'webhookEvents',
+  analysisSchema: 'analysisSchema',
 }
 
 const orNull = (text: string) => (text.trim() === '' ? null : text)
+/** A schema typed as JSON; what is not JSON goes as it is, for the API to name the problem. */
+const jsonOf = (text: string) => {
+  if (text.trim() === '') return null
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
 /** A number typed in the form; what is not one goes as it is, for the API to name the problem. */
 const numberOf = (text: string) => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text)
 
@@ -76,16 +103,28 @@ const valueFor = (field: keyof Draft, draft: Draft): unknown => {
     case 'temperature':
     case 'inactivityTimeout':
       return numberOf(draft[field])
+    case 'analysisSchema':
+      return jsonOf(draft.analysisSchema)
     case 'name':
     case 'systemPrompt':
     case 'mode':
     case 'greetingType':
     case 'postCallAnalysis':
+    case 'functionCallingEnabled':
+    case 'enabledFunctions':
+    case 'handoffAgentIds':
+    case 'webhookEvents':
       return draft[field]
     default:
       return orNull(draft[field])
   }
 }
+
+/** Two values of a setting are the same; a group of checkboxes is a set (its order says nothing). */
+const isSame = (one: Draft[keyof Draft], other: Draft[keyof Draft]) =>
+  Array.isArray(one) && Array.isArray(other)
+    ? one.length === other.length && one.every((id) => other.includes(id))
+    : one === other
 
 /**
  * Only what the owner changed, in the studio form's vocabulary: the form sends no unchanged field,
@@ -94,6 +133,18 @@ const valueFor = (field: keyof Draft, draft: Draft): unknown => {
 export const changesOf = (saved: Draft, draft: Draft): StudioUpdateAgent =>
   Object.fromEntries(
     (Object.keys(draft) as Array<keyof Draft>)
-      .filter((field) => draft[field] !== saved[field])
+      .filter((field) => !isSame(draft[field], saved[field]))
       .map((field) => [apiFieldOf[field], valueFor(field, draft)]),
   ) as StudioUpdateAgent
+
+/**
+ * The form after the agent changed elsewhere (made live, a function enabled): what the owner has
+ * not touched takes the new stored value, and what they typed but did not save is kept.
+ */
+export const rebaseDraft = (draft: Draft, { from, to }: { from: Draft; to: Draft }): Draft =>
+  Object.fromEntries(
+    (Object.keys(to) as Array<keyof Draft>).map((field) => [
+      field,
+      isSame(draft[field], from[field]) ? to[field] : draft[field],
+    ]),
+  ) as Draft

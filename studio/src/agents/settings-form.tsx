@@ -1,11 +1,15 @@
 import type { AgentV1, Catalogue, StudioAgentUpdated } from '@parley/shared'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { session } from '../api.ts'
+import { t } from '../i18n.tsx'
 import { linkProps } from '../router.ts'
 import { describedBy, ErrorLine, Field, PROVIDER_KEYS_PATH, problemOf } from '../ui.tsx'
 import { updateAgent } from './client.ts'
+import { problemsOfSchema } from './functions/json-editor.tsx'
 import { firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
-import { apiFieldOf, changesOf, type Draft, draftOf } from './settings-draft.ts'
+import { apiFieldOf, changesOf, type Draft, draftOf, rebaseDraft } from './settings-draft.ts'
+import { HandoffFieldset, ToolsFieldset } from './settings-tools.tsx'
+import { AnalysisSchemaField, WebhookFieldset } from './settings-webhook.tsx'
 
 /** The studio form's answer when the organization lacks a key: what stood in, where to add keys. */
 type Fallback = { missingKeys: string[]; replaced: string[]; redirectUrl: string }
@@ -13,8 +17,8 @@ type Fallback = { missingKeys: string[]; replaced: string[]; redirectUrl: string
 const fallbackOf = (answer: StudioAgentUpdated, draft: Draft): Fallback => ({
   missingKeys: answer.missingKeys ?? [],
   replaced: [
-    answer.finalModel && answer.finalModel !== draft.model ? `model ${answer.finalModel}` : '',
-    answer.finalStt && answer.finalStt !== draft.stt ? `speech to text ${answer.finalStt}` : '',
+    answer.finalModel && answer.finalModel !== draft.model ? t('model {id}', { id: answer.finalModel }) : '',
+    answer.finalStt && answer.finalStt !== draft.stt ? t('speech to text {id}', { id: answer.finalStt }) : '',
   ].filter(Boolean),
   redirectUrl: answer.redirectUrl ?? PROVIDER_KEYS_PATH,
 })
@@ -22,10 +26,15 @@ const fallbackOf = (answer: StudioAgentUpdated, draft: Draft): Fallback => ({
 const MissingKeys = ({ fallback }: { fallback: Fallback }) => (
   <div class="notice" role="status">
     <p>
-      Your organization has no key for {fallback.missingKeys.join(' and ')}, so the platform's choice was
-      saved instead{fallback.replaced.length > 0 ? ` (${fallback.replaced.join(', ')})` : ''}.
+      {t(
+        "Your organization has no key for {providers}, so the platform's choice was saved instead{replaced}.",
+        {
+          providers: fallback.missingKeys.join(t(' and ')),
+          replaced: fallback.replaced.length > 0 ? ` (${fallback.replaced.join(', ')})` : '',
+        },
+      )}
     </p>
-    <a {...linkProps(fallback.redirectUrl)}>Add your provider keys</a>
+    <a {...linkProps(fallback.redirectUrl)}>{t('Add your provider keys')}</a>
   </div>
 )
 
@@ -49,8 +58,18 @@ export const SettingsForm = ({
   const [busy, setBusy] = useState(false)
   const role = session.value?.organization.role
   const architecture = agent.agentArchitecture
-  // What the server stored (it may have replaced a choice) becomes the form's new starting point.
-  useEffect(() => setDraft(draftOf(agent)), [agent.updatedAt])
+  // After a save, what the server stored (it may have replaced a choice) becomes the form's new
+  // starting point; after a change made elsewhere on the page, what the owner typed is kept.
+  const stored = useRef(saved)
+  const isSaving = useRef(false)
+  useEffect(() => {
+    const next = draftOf(agent)
+    setDraft((current) =>
+      isSaving.current ? next : rebaseDraft(current, { from: stored.current, to: next }),
+    )
+    stored.current = next
+    isSaving.current = false
+  }, [agent.updatedAt])
 
   const set = (changes: Partial<Draft>) => {
     const next = { ...draft, ...changes }
@@ -72,10 +91,16 @@ export const SettingsForm = ({
     event.preventDefault()
     const changes = changesOf(saved, draft)
     if (Object.keys(changes).length === 0) return setOutcome('saved')
+    if (
+      changes.analysisSchema !== undefined &&
+      (await problemsOfSchema(draft.analysisSchema, 'analysisSchema', { optional: true })).length > 0
+    )
+      return document.getElementById('analysisSchema')?.focus()
     setError(null)
     setBusy(true)
     try {
       const answer = await updateAgent(agent.id, changes)
+      isSaving.current = true
       await onSaved()
       setOutcome(answer.usedDefaults ? fallbackOf(answer, draft) : 'saved')
     } catch (caught) {
@@ -84,56 +109,63 @@ export const SettingsForm = ({
       setBusy(false)
     }
   }
+  const fieldsetProps = { draft, set, problem }
   const isVoice = architecture !== 'text'
   const voiceProvider = architecture === 'realtime' ? draft.realtimeProvider : draft.tts
   const models = modelsFor(catalogue, architecture)
   return (
     <form class="card" onSubmit={submit} aria-labelledby="settings-title">
-      <h2 id="settings-title">Settings</h2>
+      <h2 id="settings-title">{t('Settings')}</h2>
       <fieldset>
-        <legend>About</legend>
-        <Field label="Name" name="name" problem={problem('name')}>
+        <legend>{t('About')}</legend>
+        <Field label={t('Name')} name="name" problem={problem('name')}>
           <input {...text('name')} required />
         </Field>
-        <Field label="Description (for your team)" name="description" problem={problem('description')}>
+        <Field label={t('Description (for your team)')} name="description" problem={problem('description')}>
           <input {...text('description')} />
         </Field>
-        <Field label="What it is told (system prompt)" name="systemPrompt" problem={problem('systemPrompt')}>
+        <Field
+          label={t('What it is told (system prompt)')}
+          name="systemPrompt"
+          problem={problem('systemPrompt')}
+        >
           <textarea {...text('systemPrompt')} rows={6} required />
         </Field>
-        <Field label="Language" name="language" problem={problem('language')}>
+        <Field label={t('Language')} name="language" problem={problem('language')}>
           <select {...text('language')} onChange={(event) => set({ language: event.currentTarget.value })}>
-            <option value="en">English</option>
-            <option value="ur">Urdu</option>
-            <option value="sd">Sindhi</option>
+            <option value="en">{t('English')}</option>
+            <option value="ur">{t('Urdu')}</option>
+            <option value="sd">{t('Sindhi')}</option>
           </select>
         </Field>
         <Field
-          label="Who sees it"
+          label={t('Who sees it')}
           name="mode"
           problem={problem('mode')}
-          hint="Private: you, admins and owners. Public: your whole team. Commercial: every organization."
+          hint={t(
+            'Private: you, admins and owners. Public: your whole team. Commercial: every organization.',
+          )}
         >
           <select
             {...text('mode')}
             {...describedBy('mode', { problem: problem('mode'), hint: true })}
             onChange={(event) => set({ mode: event.currentTarget.value })}
           >
-            <option value="private">Private</option>
-            <option value="public">Public</option>
+            <option value="private">{t('Private')}</option>
+            <option value="public">{t('Public')}</option>
             {role === 'owner' || role === 'admin' || draft.mode === 'commercial' ? (
-              <option value="commercial">Commercial</option>
+              <option value="commercial">{t('Commercial')}</option>
             ) : null}
           </select>
         </Field>
       </fieldset>
       <fieldset>
-        <legend>{isVoice ? 'Model and voice' : 'Model'}</legend>
+        <legend>{isVoice ? t('Model and voice') : t('Model')}</legend>
         {architecture !== 'realtime' ? (
           <>
             <Picker
               name="model"
-              label="Language model"
+              label={t('Language model')}
               options={models}
               value={draft.model}
               onChange={(model) => set({ model })}
@@ -141,7 +173,7 @@ export const SettingsForm = ({
             />
             <Picker
               name="fallbackModel"
-              label="Fallback model (when the first fails)"
+              label={t('Fallback model (when the first fails)')}
               options={models.filter((model) => model.id !== draft.model)}
               value={draft.fallbackModel}
               onChange={(fallbackModel) => set({ fallbackModel })}
@@ -152,7 +184,7 @@ export const SettingsForm = ({
         ) : (
           <Picker
             name="realtimeProvider"
-            label="Realtime model"
+            label={t('Realtime model')}
             options={catalogue.realtimeProviders}
             value={draft.realtimeProvider}
             onChange={(realtimeProvider) => set({ realtimeProvider })}
@@ -163,7 +195,7 @@ export const SettingsForm = ({
           <>
             <Picker
               name="stt"
-              label="Speech to text"
+              label={t('Speech to text')}
               options={catalogue.stt}
               value={draft.stt}
               onChange={(stt) => set({ stt })}
@@ -171,7 +203,7 @@ export const SettingsForm = ({
             />
             <Picker
               name="tts"
-              label="Text to speech"
+              label={t('Text to speech')}
               options={catalogue.tts}
               value={draft.tts}
               onChange={(tts) => set({ tts })}
@@ -182,7 +214,7 @@ export const SettingsForm = ({
         {isVoice ? (
           <Picker
             name="voiceId"
-            label="Voice"
+            label={t('Voice')}
             options={voicesOf(catalogue, voiceProvider)}
             value={draft.voiceId}
             onChange={(voiceId) => set({ voiceId })}
@@ -190,7 +222,7 @@ export const SettingsForm = ({
           />
         ) : null}
         <Field
-          label="Temperature (0.1 steady – 1.0 inventive)"
+          label={t('Temperature (0.1 steady – 1.0 inventive)')}
           name="temperature"
           problem={problem('temperature')}
         >
@@ -198,32 +230,32 @@ export const SettingsForm = ({
         </Field>
       </fieldset>
       <fieldset>
-        <legend>Conversation</legend>
-        <Field label="Who speaks first" name="greetingType" problem={problem('greetingType')}>
+        <legend>{t('Conversation')}</legend>
+        <Field label={t('Who speaks first')} name="greetingType" problem={problem('greetingType')}>
           <select
             {...text('greetingType')}
             onChange={(event) => set({ greetingType: event.currentTarget.value })}
           >
-            <option value="userFirst">The visitor</option>
-            <option value="agentFirst">The agent, with its greeting</option>
+            <option value="userFirst">{t('The visitor')}</option>
+            <option value="agentFirst">{t('The agent, with its greeting')}</option>
           </select>
         </Field>
         {draft.greetingType === 'agentFirst' ? (
-          <Field label="Greeting" name="greetingMessage" problem={problem('greetingMessage')}>
-            <input {...text('greetingMessage')} placeholder="Hi! How can I help?" />
+          <Field label={t('Greeting')} name="greetingMessage" problem={problem('greetingMessage')}>
+            <input {...text('greetingMessage')} placeholder={t('Hi! How can I help?')} />
           </Field>
         ) : null}
         {isVoice ? (
           <>
             <Field
-              label="Farewell (said when the call ends)"
+              label={t('Farewell (said when the call ends)')}
               name="lastMessage"
               problem={problem('lastMessage')}
             >
               <input {...text('lastMessage')} maxLength={100} />
             </Field>
             <Field
-              label="Seconds of silence before it hangs up (10–60)"
+              label={t('Seconds of silence before it hangs up (10–60)')}
               name="inactivityTimeout"
               problem={problem('inactivityTimeout')}
             >
@@ -233,7 +265,7 @@ export const SettingsForm = ({
         ) : null}
       </fieldset>
       <fieldset>
-        <legend>After the conversation</legend>
+        <legend>{t('After the conversation')}</legend>
         <label class="choice">
           <input
             type="checkbox"
@@ -241,26 +273,23 @@ export const SettingsForm = ({
             checked={draft.postCallAnalysis}
             onChange={(event) => set({ postCallAnalysis: event.currentTarget.checked })}
           />
-          <span>Summarise it: a summary, the visitor's mood and the outcome</span>
+          <span>{t("Summarise it: a summary, the visitor's mood and the outcome")}</span>
         </label>
-        <Field
-          label="Webhook URL (https; conversation events are sent there)"
-          name="webhookUrl"
-          problem={problem('webhookUrl')}
-        >
-          <input {...text('webhookUrl')} type="url" placeholder="https://shop.example.com/parley" />
-        </Field>
+        <AnalysisSchemaField {...fieldsetProps} error={error} />
       </fieldset>
+      <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
+      <HandoffFieldset {...fieldsetProps} agent={agent} />
+      <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       <ErrorLine error={error} />
       {outcome === 'saved' ? (
         <p class="ok" role="status">
-          Saved.
+          {t('Saved.')}
         </p>
       ) : outcome ? (
         <MissingKeys fallback={outcome} />
       ) : null}
       <button type="submit" class="primary" disabled={busy}>
-        Save settings
+        {t('Save settings')}
       </button>
     </form>
   )

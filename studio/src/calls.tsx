@@ -1,0 +1,167 @@
+import type { AgentListItem, Call, CallDetail } from '@parley/shared'
+import { useEffect, useState } from 'preact/hooks'
+import { listAgents } from './agents/client.ts'
+import { api } from './api.ts'
+import { t } from './i18n.tsx'
+import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
+import { type Choice, Filters, useRecords } from './records/list.tsx'
+import { linkProps } from './router.ts'
+import { ErrorLine, Loading } from './ui.tsx'
+
+const statusName = (status: Call['status']) =>
+  ({ active: t('in progress'), ended: t('ended'), failed: t('failed') })[status]
+
+const directionName = (call: Call) =>
+  call.direction === 'web'
+    ? t('from the website')
+    : t('phone call to {number}', { number: call.phoneNumber ?? '—' })
+
+/** Voice calls, from the website's microphone and the campaigns' phone calls: searchable, paged. */
+export const CallsPage = () => {
+  const [agents, setAgents] = useState<AgentListItem[]>([])
+  useEffect(() => {
+    listAgents().then(setAgents, () => undefined)
+  }, [])
+  const records = useRecords<Call>('/v1/calls')
+  const agentName = (id: string) => agents.find((agent) => agent.id === id)?.name ?? id
+  const choices: Choice[] = [
+    { name: 'agentId', label: t('Agent'), options: agents.map((agent) => [agent.id, agent.name]) },
+    {
+      name: 'direction',
+      label: t('Kind'),
+      options: [
+        ['web', t('from the website')],
+        ['outbound', t('phone calls')],
+      ],
+    },
+    {
+      name: 'status',
+      label: t('Status'),
+      options: [
+        ['active', t('in progress')],
+        ['ended', t('ended')],
+        ['failed', t('failed')],
+      ],
+    },
+    {
+      name: 'hasAnalysis',
+      label: t('Analysis'),
+      options: [
+        ['true', t('analysed')],
+        ['false', t('not analysed')],
+      ],
+    },
+  ]
+  return (
+    <section aria-labelledby="calls-title">
+      <h1 id="calls-title">{t('Calls')}</h1>
+      <Filters choices={choices} onSearch={records.search} />
+      <ErrorLine error={records.error} />
+      {records.rows === null ? (
+        records.error ? null : (
+          <Loading />
+        )
+      ) : records.rows.length === 0 ? (
+        <p class="empty">
+          {records.isFiltered
+            ? t('No call matches.')
+            : t('No calls yet. Visitors who press the microphone and campaign calls appear here.')}
+        </p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('When')}</th>
+                <th scope="col">{t('Agent')}</th>
+                <th scope="col">{t('Kind')}</th>
+                <th scope="col">{t('Length')}</th>
+                <th scope="col">{t('Status')}</th>
+                <th scope="col">{t('Cost')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {records.rows.map((call) => (
+                <tr>
+                  <td>
+                    <a {...linkProps(`/calls/${call.id}`)}>{when(call.startedAt)}</a>
+                  </td>
+                  <td>{agentName(call.agentId)}</td>
+                  <td>{directionName(call)}</td>
+                  <td>{seconds(call.durationSeconds)}</td>
+                  <td>{statusName(call.status)}</td>
+                  <td>{usd(call.costUsd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {records.next ? (
+        <button type="button" onClick={records.more} disabled={records.isLoading}>
+          {t('More')}
+        </button>
+      ) : null}
+    </section>
+  )
+}
+
+/** One call: who spoke what and when, how it ended, its cost and analysis, where it came from. */
+export const CallPage = ({ id }: { id: string }) => {
+  const [call, setCall] = useState<CallDetail['data'] | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  useEffect(() => {
+    api<CallDetail>(`/v1/calls/${encodeURIComponent(id)}`).then((body) => setCall(body.data), setError)
+  }, [id])
+  if (!call) return error ? <ErrorLine error={error} /> : <Loading />
+  return (
+    <section aria-labelledby="call-title">
+      <p>
+        <a class="back" {...linkProps('/calls')}>
+          {t('Calls')}
+        </a>
+      </p>
+      <h1 id="call-title">
+        {directionName(call)}, {when(call.startedAt)}
+      </h1>
+      <p class="muted">
+        {statusName(call.status)} · {seconds(call.durationSeconds)} · {usd(call.costUsd)}
+        {call.endReason ? ` · ${call.endReason}` : ''}
+      </p>
+      <p>
+        <a {...linkProps(`/agents/${call.agentId}`)}>{t('The agent')}</a>
+        {call.liveAgentId !== call.agentId ? (
+          <>
+            {' · '}
+            <a {...linkProps(`/agents/${call.liveAgentId}`)}>{t('The agent it was handed to')}</a>
+          </>
+        ) : null}
+        {call.conversationId ? (
+          <>
+            {' · '}
+            <a {...linkProps(`/conversations/${call.conversationId}`)}>{t('The whole conversation')}</a>
+          </>
+        ) : null}
+        {call.batchJobId ? (
+          <>
+            {' · '}
+            <a {...linkProps(`/campaigns/${call.batchJobId}`)}>{t('Its campaign')}</a>
+          </>
+        ) : null}
+      </p>
+      <AnalysisCard analysis={call.analysis} />
+      {call.transcript.length === 0 ? (
+        <p class="empty">{t('Nothing was said in this call.')}</p>
+      ) : (
+        <ol class="transcript">
+          {call.transcript.map((line) => (
+            <li class={`turn ${line.role}`}>
+              <span class="who">{line.role === 'user' ? t('Caller') : t('Agent')}</span>
+              <p>{line.content}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,75 @@
+import type { BatchContactStatus, BatchCounters, BatchJobStatus, BatchSkipReason } from '@parley/shared'
+import { t } from '../i18n.tsx'
+
+/** The campaigns area's words for the API's codes (each a literal t() phrase, translated). */
+
+export const jobStatusName = (status: BatchJobStatus) =>
+  ({
+    pending: t('Starting'),
+    scheduled: t('Scheduled'),
+    running: t('Calling'),
+    paused: t('Paused'),
+    completed: t('Completed'),
+    failed: t('Failed'),
+    cancelled: t('Cancelled'),
+  })[status]
+
+/** The API's contact statuses (shared's batchContactStatuses; a value import would bring zod along). */
+export const CONTACT_STATUSES: readonly BatchContactStatus[] = [
+  'pending',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+]
+
+export const contactStatusName = (status: BatchContactStatus) =>
+  ({
+    pending: t('Waiting'),
+    in_progress: t('On a call'),
+    completed: t('Completed'),
+    failed: t('Failed'),
+    cancelled: t('Cancelled'),
+  })[status]
+
+export const skipReasonName = (reason: BatchSkipReason, duplicateOfRow: number | null) =>
+  ({
+    missing_phone: t('No phone number'),
+    invalid_phone: t('Not a valid phone number (E.164, like +14155550123)'),
+    wrong_column_count: t('The row has more or fewer cells than the header'),
+    duplicate: t('Same number as row {row}', { row: duplicateOfRow ?? '?' }),
+  })[reason]
+
+/** The dialer's outcomes (free text on the API): the known ones in words, others as given. */
+export const outcomeName = (outcome: string | null) => {
+  if (outcome === null) return '—'
+  const known: Record<string, string> = {
+    answered: t('Answered'),
+    completed: t('Call finished'),
+    busy: t('Busy'),
+    no_answer: t('No answer'),
+    failed: t('Call failed'),
+    agent_unavailable: t('No agent was free'),
+    cancelled: t('Cancelled'),
+  }
+  return known[outcome] ?? outcome
+}
+
+/** Contacts that will not be dialled again unless retried: done, one way or another. */
+export const doneOf = (counters: BatchCounters) => counters.completed + counters.failed + counters.cancelled
+
+export const TERMINAL_STATUSES: ReadonlySet<BatchJobStatus> = new Set(['completed', 'failed', 'cancelled'])
+
+/** Which controls the job's state allows (what the API's control routes accept). */
+export const allowedActions = (status: BatchJobStatus, counters: BatchCounters) => ({
+  pause: status === 'pending' || status === 'scheduled' || status === 'running',
+  resume: status === 'paused',
+  cancel: !TERMINAL_STATUSES.has(status),
+  retryFailed: counters.failed > 0 && ['running', 'paused', 'completed', 'failed'].includes(status),
+})
+
+/** Dollars as the reader's locale writes them (cents, or the fraction of a cent a price has). */
+export const usd = (amount: string | number) =>
+  new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 4 }).format(
+    Number(amount),
+  )

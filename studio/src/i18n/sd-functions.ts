@@ -1,0 +1,106 @@
+/** Sindhi words of the custom functions, their test call and the agent's functions, handoff and webhook settings (see ../i18n.tsx). */
+const sd: Record<string, string> = {
+  'Line {line}: write each header as Name: value': 'سٽ {line}: هر هيڊر کي Name: value جي صورت ۾ لکو',
+  'New function': 'نئون فنڪشن',
+  'Edit {label}': '{label} ۾ ترميم',
+  Label: 'ليبل',
+  'Name (what the agent calls)': 'نالو (جنهن سان ايجنٽ ان کي سڏي ٿو)',
+  'snake_case: a-z, 0-9 and _, starting with a letter': 'snake_case: a-z، 0-9 ۽ _، اکر سان شروع',
+  'When to call it (for the agent)': 'ان کي ڪڏهن سڏجي (ايجنٽ لاءِ)',
+  Method: 'طريقو',
+  'Endpoint (https)': 'اينڊ پوائنٽ (https)',
+  'Headers (one per line, Name: value)': 'هيڊر (هر سٽ ۾ هڪ، Name: value)',
+  'Stored: {headers}. Leave empty to keep them; type every header to replace them.':
+    'محفوظ ٿيل: {headers}. انهن کي رکڻ لاءِ خالي ڇڏيو؛ بدلائڻ لاءِ هر هيڊر ٻيهر لکو.',
+  'Sent on every call, e.g. Authorization: Bearer …':
+    'هر ڪال سان موڪليا وڃن ٿا، مثال طور Authorization: Bearer …',
+  'Remove the stored headers (unless replaced above)': 'محفوظ ٿيل هيڊر هٽايو (جيڪڏهن مٿي نوان نه لکيا هجن)',
+  'Parameters (JSON Schema)': 'پيراميٽر (JSON Schema)',
+  'An object schema: the arguments the agent fills in. Property types: string, number, boolean, array, object.':
+    'هڪ object اسڪيما: اهي آرگيومينٽ جيڪي ايجنٽ ڀري ٿو. پراپرٽي جا قسم: string، number، boolean، array، object.',
+  'Saving…': 'محفوظ ٿي رهيو آهي…',
+  'Add function': 'فنڪشن شامل ڪريو',
+  'Save function': 'فنڪشن محفوظ ڪريو',
+  Cancel: 'رد ڪريو',
+  'Delete the function {label}? The agent stops calling it at once.':
+    'فنڪشن {label} ختم ڪريو؟ ايجنٽ ان کي فوراً سڏڻ بند ڪندو.',
+  'Custom functions': 'ڪسٽم فنڪشن',
+  "Only the agent's creator, admins and owners see its functions.":
+    'هن ايجنٽ جا فنڪشن رڳو ان کي ٺاهيندڙ، ايڊمن ۽ مالڪ ڏسي سگهن ٿا.',
+  'Your own https endpoints the agent may call while it talks, with the arguments it fills in.':
+    'توهان جا پنهنجا https اينڊ پوائنٽ جن کي ايجنٽ ڳالهه ٻولهه دوران، پاڻ ڀريل آرگيومينٽن سان، سڏي سگهي ٿو.',
+  'Function calling is off in the settings above: the agent calls none of these.':
+    'مٿين سيٽنگن ۾ فنڪشن ڪالنگ بند آهي: ايجنٽ انهن مان ڪنهن کي به نٿو سڏي.',
+  'No custom functions yet.': 'اڃا ڪو ڪسٽم فنڪشن ناهي.',
+  'The agent may call it': 'ايجنٽ ان کي سڏي سگهي ٿو',
+  'Test call': 'آزمائشي ڪال',
+  Edit: 'ترميم',
+  Delete: 'ختم ڪريو',
+  'Pages of functions': 'فنڪشنن جا صفحا',
+  Previous: 'پويون',
+  'Page {page} of {pages}': '{pages} مان صفحو {page}',
+  Next: 'اڳيون',
+  'Add a function': 'هڪ فنڪشن شامل ڪريو',
+  'An agent can have at most {count} functions.': 'هڪ ايجنٽ جا وڌ ۾ وڌ {count} فنڪشن ٿي سگهن ٿا.',
+  'Owners and admins add, change and test functions.': 'فنڪشن مالڪ ۽ ايڊمن شامل ڪن، بدلائن ۽ آزمائين ٿا.',
+  'Line {line}, column {column}: {problem}': 'سٽ {line}، ڪالم {column}: {problem}',
+  '{path} must be an object with a type': '{path} کي type سان object هجڻ گهرجي',
+  '{path}.type must be one of {types}': '{path}.type انهن مان هڪ هجڻ گهرجي: {types}',
+  '{path}.default must be a {type}': '{path}.default کي {type} هجڻ گهرجي',
+  '{path} must be a JSON Schema object': '{path} کي JSON Schema object هجڻ گهرجي',
+  "{path}.type must be 'object'": "{path}.type کي 'object' هجڻ گهرجي",
+  '{path}.properties must be an object': '{path}.properties کي object هجڻ گهرجي',
+  '{path}.required names "{name}", which is not a property':
+    '{path}.required ۾ "{name}" آهي، جيڪا ڪا پراپرٽي ناهي',
+  'The arguments must be a JSON object': 'آرگيومينٽ JSON object هجڻ گهرجن',
+  'No answer': 'ڪو جواب ناهي',
+  'HTTP {status}': 'HTTP {status}',
+  '{ms} ms': '{ms} ملي سيڪنڊ',
+  'The agent would be given this JSON.': 'ايجنٽ کي هي JSON ڏنو ويندو.',
+  'The agent would be told:': 'ايجنٽ کي اهو ٻڌايو ويندو:',
+  'Response body': 'جواب جو متن',
+  'Only the beginning of the body is shown.': 'متن جو رڳو شروعاتي حصو ڏيکاريو ويو آهي.',
+  'Test call: {label}': 'آزمائشي ڪال: {label}',
+  'Calls {method} {endpoint} once, as the agent would. No credits are used.':
+    '{method} {endpoint} کي هڪ ڀيرو سڏي ٿو، جيئن ايجنٽ سڏي ها. ڪو ڪريڊٽ خرچ نٿو ٿئي.',
+  'Arguments (JSON)': 'آرگيومينٽ (JSON)',
+  'Call it': 'سڏيو',
+  Close: 'بند ڪريو',
+  'Calling…': 'سڏي رهيو آهي…',
+  'Calling… (at most 10 s)': 'سڏي رهيو آهي… (وڌ ۾ وڌ 10 سيڪنڊ)',
+  Functions: 'فنڪشن',
+  'Let it call functions (the ones ticked here and its custom functions)':
+    'ان کي فنڪشن سڏڻ ڏيو (هتي چونڊيل ۽ ان جا ڪسٽم فنڪشن)',
+  'not offered here': 'هتي موجود ناهي',
+  Handoff: 'منتقلي',
+  'Voice agents this one may pass the call to (at most 10).':
+    'وائس ايجنٽ جن ڏانهن هي ڪال منتقل ڪري سگهي ٿو (وڌ ۾ وڌ 10).',
+  'Text agents this one may pass the chat to (at most 10).':
+    'ٽيڪسٽ ايجنٽ جن ڏانهن هي چيٽ منتقل ڪري سگهي ٿو (وڌ ۾ وڌ 10).',
+  'No other agent to hand over to yet.': 'اڃا منتقلي لاءِ ڪو ٻيو ايجنٽ ناهي.',
+  'Loading agents…': 'ايجنٽ لوڊ ٿي رهيا آهن…',
+  'Show more agents': 'وڌيڪ ايجنٽ ڏيکاريو',
+  'A chat ended': 'هڪ چيٽ ختم ٿي',
+  'A call ended': 'هڪ ڪال ختم ٿي',
+  'A chat was analysed': 'هڪ چيٽ جو تجزيو ٿيو',
+  'A call was analysed': 'هڪ ڪال جو تجزيو ٿيو',
+  'A batch of calls finished': 'ڪالن جو هڪ بيچ پورو ٿيو',
+  'Analysis fields (JSON Schema, optional)': 'تجزيي جا خانا (JSON Schema، اختياري)',
+  'An object schema of what to pull from each conversation, e.g. the order number. Empty: none.':
+    'هر ڳالهه ٻولهه مان ڇا ڪڍجي، ان جو object اسڪيما، مثال طور آرڊر نمبر. خالي: ڪجهه به نه.',
+  'Make a new signing secret? The current one stops working at once.':
+    'نئون دستخطي راز ٺاهيو؟ هاڻوڪو راز فوراً ڪم ڪرڻ بند ڪندو.',
+  'Signing secret': 'دستخطي راز',
+  'Your endpoint checks the X-Parley-Signature header with it. It is shown once, when it is made.':
+    'توهان جو اينڊ پوائنٽ ان سان X-Parley-Signature هيڊر جانچي ٿو. اهو رڳو هڪ ڀيرو، ٺهڻ وقت، ڏيکاريو وڃي ٿو.',
+  'Making a secret…': 'راز ٺهي رهيو آهي…',
+  'Make a new signing secret': 'نئون دستخطي راز ٺاهيو',
+  'Copy it now: it will not be shown again.': 'هاڻي ڪاپي ڪريو: اهو ٻيهر نه ڏيکاريو ويندو.',
+  Copied: 'ڪاپي ٿي ويو',
+  Copy: 'ڪاپي ڪريو',
+  Webhook: 'ويب هُڪ',
+  'Webhook URL (https; conversation events are sent there)':
+    'ويب هُڪ URL (https؛ ڳالهه ٻولهه جا واقعا اتي موڪليا وڃن ٿا)',
+  'Events sent': 'موڪليا ويندڙ واقعا',
+}
+export default sd

@@ -1,0 +1,45 @@
+import type { AnalysisResult } from '@parley/shared'
+import { language, t } from '../i18n.tsx'
+
+/** A moment in the reader's language (Urdu and Sindhi digits and month names where chosen). */
+export const when = (iso: string) =>
+  new Date(iso).toLocaleString(language.value, { dateStyle: 'medium', timeStyle: 'short' })
+
+export const usd = (amount: number) =>
+  new Intl.NumberFormat(language.value, {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 4,
+  }).format(amount)
+
+export const seconds = (value: number | null) =>
+  value === null
+    ? '—'
+    : t('{minutes} min {seconds} s', { minutes: Math.floor(value / 60), seconds: value % 60 })
+
+const sentimentOf = (sentiment: AnalysisResult['sentiment']) =>
+  ({ positive: t('positive'), neutral: t('neutral'), negative: t('negative') })[sentiment]
+
+/** The post-conversation analysis: summary, sentiment, outcome and the agent's own fields. */
+export const AnalysisCard = ({ analysis }: { analysis: AnalysisResult | null }) =>
+  analysis ? (
+    <div class="card">
+      <h2>{t('Analysis')}</h2>
+      <p>{analysis.summary}</p>
+      <dl class="facts">
+        <dt>{t('Sentiment')}</dt>
+        <dd>{sentimentOf(analysis.sentiment)}</dd>
+        <dt>{t('Outcome')}</dt>
+        <dd>{analysis.outcome}</dd>
+        {Object.entries(analysis.data ?? {}).map(([name, value]) => (
+          <>
+            <dt>
+              <code>{name}</code>
+            </dt>
+            <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          </>
+        ))}
+      </dl>
+    </div>
+  ) : null

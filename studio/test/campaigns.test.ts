@@ -1,0 +1,249 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { agentJoinsAnswered, hangUpAnswered } from '../../server/test/helpers/batch-dialer.ts'
+import { setBalanceMicros } from '../../server/test/helpers/billing.ts'
+import { type FakeLiveKit, startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
+import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
+import { checkStudioPage } from './studio-pages.ts'
+
+/**
+ * The campaigns area in Debian's Chromium against a real server and the fake LiveKit: an owner
+ * adds the number a voice agent calls from, uploads a call list with a bad row, sees the preview
+ * (the contacts, the skipped row and why, the estimate), creates the campaign and watches it over
+ * its progress stream, pausing and resuming it, to completion, with each contact's outcome. The
+ * fake LiveKit answers the dials; the test plays the agent joining and the callee hanging up, as
+ * the server's batch tests do. Every page passes checkStudioPage.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const screenshots = join(root, 'test-output', 'studio')
+const hasBrowser = existsSync(CHROMIUM)
+if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
+  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
+
+let server: TestServer
+let livekit: FakeLiveKit
+let browser: Browser
+let files: string
+
+beforeAll(async () => {
+  if (!hasBrowser) return
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
+    cwd: join(root, 'studio'),
+    stdio: 'inherit',
+  })
+  mkdirSync(screenshots, { recursive: true })
+  files = mkdtempSync(join(tmpdir(), 'parley-campaigns-'))
+  livekit = await startFakeLiveKit()
+  // The dialer sweeps often and retries soon, so a job runs its course in a moment.
+  server = await startTestServer({ env: { ...livekit.env, BATCH_TICK_MS: '50', BATCH_RETRY_BASE_MS: '10' } })
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  })
+})
+afterAll(async () => {
+  livekit?.releaseSip()
+  await browser?.close()
+  await server?.destroy()
+  await livekit?.close()
+  if (files) rmSync(files, { recursive: true, force: true })
+})
+
+const fill = async (page: Page, selector: string, value: string) => {
+  await page.waitForSelector(selector)
+  await page.$eval(selector, (element) => {
+    ;(element as HTMLInputElement).value = ''
+  })
+  await page.type(selector, value)
+}
+const clickText = async (page: Page, tag: string, text: string) => {
+  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
+  await element?.click()
+}
+const waitForText = async (page: Page, text: string) => {
+  try {
+    await page.waitForFunction(
+      (wanted) => document.body.innerText.includes(wanted),
+      { timeout: 15_000 },
+      text,
+    )
+  } catch (error) {
+    const shown = await page.evaluate(() => document.body.innerText)
+    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
+      cause: error,
+    })
+  }
+}
+const textOf = (page: Page, selector: string) =>
+  page.$eval(selector, (element) => (element as HTMLElement).innerText.trim())
+const rowsOf = (page: Page, selector: string) =>
+  page.$$eval(`${selector} tbody tr`, (rows) =>
+    rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.innerText.trim())),
+  )
+const expectGoodPage = async (page: Page, name: string) => {
+  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
+}
+
+// Two callees answer (their dials ring until released), one is busy.
+const [ada, grace, busy] = ['+14155551001', '+14155551002', '+14155551003']
+
+describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, () => {
+  it('uploads a CSV, previews it, creates the campaign and follows it to completion', async () => {
+    const context = await browser.createBrowserContext()
+    const page = await context.newPage()
+    await page.setViewport({ width: 1024, height: 800 })
+    page.on('dialog', (dialog) => void dialog.accept())
+
+    await page.goto(`${server.url}/studio/`)
+    await clickText(page, 'button', 'Create an account')
+    await fill(page, '#organizationName', 'Call Shop')
+    await fill(page, '#name', 'Hana')
+    await fill(page, '#email', `hana-${Date.now()}@shop.example.com`)
+    await fill(page, '#password', 'correct horse battery staple')
+    await clickText(page, 'button', 'Create account')
+    await waitForText(page, 'No agents yet')
+    const organizationId = await page.evaluate(
+      () => JSON.parse(localStorage.getItem('parley.studio.session') ?? '{}').organization.id as string,
+    )
+    // Credits, as an operator grants them; the preview sets the estimate against them.
+    await setBalanceMicros(server, { organizationId, micros: 5_000_000 })
+
+    // A voice agent with the platform's speech providers (no keys of the organization's own), live.
+    await clickText(page, 'button', 'New agent')
+    await (await page.waitForSelector('input[value="pipeline"]'))?.click()
+    await page.waitForSelector('#stt')
+    await fill(page, '#name', 'Renewals Caller')
+    await fill(page, '#systemPrompt', 'You remind {{name}} that the {{plan}} plan renews soon.')
+    await clickText(page, 'button', 'Create agent')
+    await page.waitForSelector('#agent-title')
+    await clickText(page, 'button', 'Make it live')
+    await waitForText(page, 'Take it offline')
+
+    // The number it calls from.
+    await page.click('nav a[href="/studio/campaigns"]')
+    await waitForText(page, 'No campaigns yet')
+    await expectGoodPage(page, 'campaigns-empty')
+    await clickText(page, 'a', 'Phone numbers')
+    await waitForText(page, 'No phone numbers yet')
+    await fill(page, '#number', '+1 415 555 0100')
+    await fill(page, '#sipTrunkId', 'ST_outbound')
+    const agentOption = await page.waitForSelector('#outboundAgentId option:nth-child(2)')
+    await page.select('#outboundAgentId', (await agentOption?.evaluate((option) => option.value)) ?? '')
+    await clickText(page, 'button', 'Add number')
+    // The API's own words, next to the field it names.
+    await page.waitForSelector('#number-problem')
+    expect(await page.$eval('#number', (element) => element.getAttribute('aria-invalid'))).toBe('true')
+    await fill(page, '#number', '+14155550100')
+    await clickText(page, 'button', 'Add number')
+    await waitForText(page, 'Number added.')
+    await waitForText(page, 'Calls with: Renewals Caller')
+    // Its label changed; a second number added, then deleted (after the confirmation).
+    await page.click('button[aria-label="Change +14155550100"]')
+    await fill(page, '#editLabel', 'Renewals line')
+    await expectGoodPage(page, 'phone-number-edit')
+    await clickText(page, 'button', 'Save')
+    await waitForText(page, '+14155550100 saved.')
+    expect(await textOf(page, '.numbers')).toContain('+14155550100 Renewals line')
+    await fill(page, '#number', '+14155550101')
+    await fill(page, '#sipTrunkId', 'ST_outbound')
+    await clickText(page, 'button', 'Add number')
+    await waitForText(page, 'Calls with: No agent')
+    await page.click('button[aria-label="Delete +14155550101"]')
+    await waitForText(page, '+14155550101 deleted.')
+    expect(await textOf(page, '.numbers')).not.toContain('+14155550101')
+    await expectGoodPage(page, 'phone-numbers')
+
+    // The call list: one bad phone among three good ones.
+    const csv = join(files, 'renewals.csv')
+    writeFileSync(
+      csv,
+      [
+        'phone,name,plan',
+        `${ada},Ada,Gold`,
+        `${grace},Grace,Silver`,
+        '415-555-0199,Bad Number,Gold',
+        `${busy},Busy Bee,Bronze`,
+      ].join('\n'),
+    )
+    livekit.scriptSip(ada, { result: 'answered', hold: true })
+    livekit.scriptSip(grace, { result: 'answered', hold: true })
+    livekit.scriptSip(busy, { result: 'busy' })
+
+    await page.click('nav a[href="/studio/campaigns"]')
+    await clickText(page, 'a', 'New campaign')
+    await fill(page, '#name', 'Spring renewals')
+    const fileInput = await page.waitForSelector('input[type="file"]#file')
+    await (fileInput as ElementHandle<HTMLInputElement> | null)?.uploadFile(csv)
+    await fill(page, '#maxAttempts', '1')
+    await clickText(page, 'button', 'Preview')
+    await page.waitForSelector('#preview-title')
+    await waitForText(page, '3 contacts will be called from +14155550100 by Renewals Caller.')
+    expect(await rowsOf(page, '.preview table:not(.skipped)')).toEqual([
+      ['2', ada, 'Ada', 'plan: Gold'],
+      ['3', grace, 'Grace', 'plan: Silver'],
+      ['5', busy, 'Busy Bee', 'plan: Bronze'],
+    ])
+    expect(await textOf(page, '#preview-skipped')).toBe('1 row skipped')
+    expect(await rowsOf(page, '.preview table.skipped')).toEqual([
+      ['4', '415-555-0199', 'Not a valid phone number (E.164, like +14155550123)'],
+    ])
+    // Three pipeline calls of 2 minutes at $0.0175 a minute.
+    await waitForText(page, 'Estimated cost: $0.11')
+    await waitForText(page, '3 × 2 min a call × $0.0175 a minute')
+    await waitForText(page, 'Your balance: $5.00')
+    await waitForText(page, 'Starts as soon as it is created')
+    await expectGoodPage(page, 'campaign-preview')
+
+    await clickText(page, 'button', 'Create campaign')
+    await page.waitForSelector('#campaign-title')
+    expect(await textOf(page, '#campaign-title')).toBe('Spring renewals')
+    // Live over the stream: two calls ring, the busy one failed on its only try.
+    await waitForText(page, '1 of 3 contacts done')
+    expect(await textOf(page, '#campaign-status')).toBe('Calling')
+    await clickText(page, 'button', 'Pause')
+    await page.waitForFunction(() => document.querySelector('#campaign-status')?.textContent === 'Paused')
+    expect(
+      await page.$eval('.campaign-controls button:first-child', (b) => (b as HTMLButtonElement).disabled),
+    ).toBe(true)
+    await clickText(page, 'button', 'Resume')
+    await page.waitForFunction(() => document.querySelector('#campaign-status')?.textContent === 'Calling')
+    await expectGoodPage(page, 'campaign-running')
+
+    // The callees pick up; the agent joins each call and the callee hangs up.
+    const batchJobId = new URL(page.url()).pathname.split('/').at(-1) ?? ''
+    livekit.releaseSip()
+    await vi.waitFor(
+      async () => {
+        await agentJoinsAnswered(server, livekit, batchJobId)
+        await hangUpAnswered(server, livekit, batchJobId)
+        expect(await textOf(page, '#campaign-status')).toBe('Completed')
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    await waitForText(page, '3 of 3 contacts done')
+    const outcomes = await rowsOf(page, 'table.contacts')
+    expect(outcomes).toEqual([
+      ['1', ada, 'Ada', 'Completed', '1', 'Call finished'],
+      ['2', grace, 'Grace', 'Completed', '1', 'Call finished'],
+      ['3', busy, 'Busy Bee', 'Failed', '1', expect.stringMatching(/^Busy/)],
+    ])
+    expect(await page.$('.live-dot')).toBeNull()
+    // The busy contact had its one try: retrying re-queues nobody, and says so.
+    await clickText(page, 'button', 'Retry failed')
+    await waitForText(page, 'No failed contact has tries left.')
+    await expectGoodPage(page, 'campaign-completed')
+
+    await page.click('nav a[href="/studio/campaigns"]')
+    await waitForText(page, 'Spring renewals')
+    expect(await textOf(page, '.campaigns')).toContain('3 of 3 contacts done')
+    await expectGoodPage(page, 'campaigns')
+    await context.close()
+  })
+})

@@ -5,6 +5,7 @@ import { t } from '../i18n.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from '../ui.tsx'
 import { inviteMember, listMembers } from './client.ts'
 import { MoreButton, roleName, usePages, when } from './format.tsx'
+import { refreshSession } from './switcher.tsx'
 
 /** Who may invite whom, as the API decides: owners any role, admins members, members no one. */
 const invitableBy: Record<Role, Role[]> = {
@@ -28,6 +29,7 @@ export const MembersPage = () => {
     }, setError)
   useEffect(() => {
     void load()
+    refreshSession()
   }, [organizationId])
 
   return (

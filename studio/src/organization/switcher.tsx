@@ -1,6 +1,6 @@
 import type { Session } from '@parley/shared'
 import { effect, signal } from '@preact/signals'
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, session, signIn } from '../api.ts'
 import { t } from '../i18n.tsx'
 import { navigate, route } from '../router.ts'
@@ -16,7 +16,6 @@ export const OrganizationSwitcher = () => {
   const current = session.value
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
-  useEffect(refreshSession, [])
   if (!current) return null
   const role = <span class="role">{roleName(current.organization.role)}</span>
   if (current.organizations.length < 2)
@@ -64,11 +63,12 @@ export const OrganizationSwitcher = () => {
 }
 
 /**
- * Once per page load, the organizations of the session as they are now: an invitation accepted
- * or a membership granted since the token was issued shows without signing in again.
+ * The organizations of the session as they are now, once per page load: a membership granted
+ * since the token was issued shows without signing in again. The members page asks (every other
+ * page keeps to its own data's requests); signing in always answers them fresh.
  */
 let isRefreshed = false
-const refreshSession = () => {
+export const refreshSession = () => {
   if (isRefreshed) return
   isRefreshed = true
   api<Omit<Session, 'token' | 'expiresAt'>>('/api/auth/session').then(

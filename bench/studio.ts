@@ -29,6 +29,10 @@ const PAGES = [
   '/campaigns',
   '/campaigns/phone-numbers',
   '/campaigns/new',
+  '/settings/organization/members',
+  '/settings/organization/api-keys',
+  '/settings/organization/credits',
+  '/settings/organization/webhooks',
   '/settings/organization/provider-keys',
 ]
 

@@ -444,6 +444,7 @@ export const ZWebhookDelivery = z
     nextAttemptAt: ZIsoDateTime.nullable(),
   })
   .meta({ id: 'WebhookDelivery' })
+export type WebhookDelivery = z.infer<typeof ZWebhookDelivery>
 
 export const ZWebhookDeliveryList = z
   .object({
@@ -452,10 +453,12 @@ export const ZWebhookDeliveryList = z
     pagination: ZPagination,
   })
   .meta({ id: 'WebhookDeliveryList' })
+export type WebhookDeliveryList = z.infer<typeof ZWebhookDeliveryList>
 
 export const ZWebhookDeliveryAnswer = z
   .object({ success: z.literal(true), data: ZWebhookDelivery })
   .meta({ id: 'WebhookDeliveryAnswer' })
+export type WebhookDeliveryAnswer = z.infer<typeof ZWebhookDeliveryAnswer>
 
 export const ZWebhookDeliveryParams = z.object({
   agentId: z.string().min(1).max(100),

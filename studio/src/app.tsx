@@ -7,14 +7,10 @@ import { Campaigns } from './campaigns/lazy.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
+import { OrganizationArea } from './organization/lazy.tsx'
+import { JoinedNotice, OrganizationSwitcher } from './organization/switcher.tsx'
 import { linkProps, route, useMainRegion } from './router.ts'
-import { ProviderKeysPage } from './settings.tsx'
 import { ThemePicker } from './theme.tsx'
-import { PROVIDER_KEYS_PATH } from './ui.tsx'
-
-/** A role in the reader's language. */
-export const roleName = (role: string) =>
-  ({ owner: t('owner'), admin: t('admin'), member: t('member') })[role] ?? role
 
 /** The studio's sections, in the order the navigation shows them (labels go through t()). */
 const sections = () => [
@@ -23,7 +19,7 @@ const sections = () => [
   { path: '/conversations', label: t('Conversations') },
   { path: '/calls', label: t('Calls') },
   { path: '/campaigns', label: t('Campaigns') },
-  { path: PROVIDER_KEYS_PATH, label: t('Provider keys') },
+  { path: '/settings/organization/members', label: t('Organization') },
 ]
 
 const Page = () => {
@@ -38,7 +34,7 @@ const Page = () => {
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/campaigns' || path.startsWith('/campaigns/')) return <Campaigns path={path} />
   if (path === '/conversations') return <ConversationsPage />
-  if (path === PROVIDER_KEYS_PATH) return <ProviderKeysPage />
+  if (path.startsWith('/settings/organization')) return <OrganizationArea path={path} />
   return <AgentsPage />
 }
 
@@ -51,15 +47,14 @@ export const App = () => {
     <div class="shell">
       <header>
         <strong>Parley Studio</strong>
-        <span class="muted">
-          {current.organization.name} · <span class="role">{roleName(current.organization.role)}</span>
-        </span>
+        <OrganizationSwitcher />
         <LanguagePicker />
         <ThemePicker />
         <button type="button" class="small" onClick={signOut}>
           {t('Sign out')}
         </button>
       </header>
+      <JoinedNotice />
       <nav aria-label={t('Studio')}>
         {sections().map((section) => (
           <a
@@ -72,7 +67,7 @@ export const App = () => {
           </a>
         ))}
       </nav>
-      <main ref={main} tabIndex={-1}>
+      <main key={current.organization.id} ref={main} tabIndex={-1}>
         <Page />
       </main>
     </div>

@@ -307,7 +307,7 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
     const page = await context.newPage()
     await page.setViewport({ width: 375, height: 740 })
     await signUp(page, { organization: 'Dark Shop', name: 'Bilal', url: bare.url })
-    await page.select('.theme select', 'dark')
+    await page.select('::-p-xpath(//header//select[option[@value="dark"]])', 'dark')
     await page.reload()
     await waitForText(page, 'No agents yet')
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')

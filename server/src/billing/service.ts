@@ -1,8 +1,9 @@
-import type { LedgerEntry } from '@parley/shared'
+import type { LedgerEntry, OrganizationLedger } from '@parley/shared'
 import type { Kysely } from 'kysely'
 import { monotonicFactory } from 'ulid'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
+import { decodeCursor, encodeCursor } from '../http/cursor.ts'
 import * as store from './store.ts'
 
 /**
@@ -86,6 +87,25 @@ export const getBalanceMicros = async (db: Executor, organizationId: string): Pr
 
 export const listLedger = async (db: Executor, organizationId: string, limit = 100) =>
   (await store.listLedger(db, organizationId, { limit })).map(presentLedgerEntry)
+
+/** A page of the ledger, newest first, with the balance now; `cursor` is the previous page's nextCursor. */
+export const readLedgerPage = async (
+  db: Executor,
+  { organizationId, limit, cursor }: { organizationId: string; limit: number; cursor?: string | undefined },
+): Promise<OrganizationLedger> => {
+  const after = cursor ? decodeCursor(cursor) : null
+  const [rows, balance] = await Promise.all([
+    store.listLedgerPage(db, { organizationId, limit, after }),
+    getBalanceMicros(db, organizationId),
+  ])
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return {
+    balanceUsd: toUsd(balance),
+    entries: page.map(presentLedgerEntry),
+    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.cursorAt, id: last.id }) : null,
+  }
+}
 
 export const presentLedgerEntry = (entry: store.LedgerRow): LedgerEntry => ({
   id: entry.id,

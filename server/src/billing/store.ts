@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
 
 export type LedgerRow = {
@@ -138,6 +139,41 @@ export const listLedger = (
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()
+
+/**
+ * One page of an organization's ledger, newest first (keyset: creation time to the microsecond,
+ * then id), `limit + 1` rows so the caller knows whether another page follows.
+ */
+export const listLedgerPage = (
+  db: Executor,
+  {
+    organizationId,
+    limit,
+    after,
+  }: { organizationId: string; limit: number; after: { createdAt: string; id: string } | null },
+): Promise<Array<LedgerRow & { cursorAt: string }>> => {
+  let query = db
+    .selectFrom('credit_ledger')
+    .select([
+      'id',
+      'organization_id as organizationId',
+      'amount_micros as amountMicros',
+      'balance_after_micros as balanceAfterMicros',
+      'kind',
+      'reason',
+      'reference',
+      'created_at as createdAt',
+      exactTime('created_at').as('cursorAt'),
+    ])
+    .where('organization_id', '=', organizationId)
+  if (after)
+    query = query.where(sql<boolean>`(created_at, id) < (${atExactTime(after.createdAt)}, ${after.id})`)
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute()
+}
 
 export const findBalance = async (db: Executor, organizationId: string): Promise<number | undefined> => {
   const row = await db

@@ -73,6 +73,7 @@ const byName: Record<string, unknown> = {
   attempts: 1,
   available: true,
   balanceAfterUsd: 24.83,
+  balanceUsd: 24.83,
   baseUrl: 'https://api.openai.com/v1',
   batchContactId: ID.contact,
   batch_contact_id: ID.contact,

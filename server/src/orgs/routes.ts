@@ -1,8 +1,10 @@
 import {
   ZInviteMember,
+  ZLedgerQuery,
   ZLogin,
   ZMember,
   ZMemberList,
+  ZOrganizationLedger,
   ZOrgIdParams,
   ZSession,
   ZSignup,
@@ -96,6 +98,20 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     errors: [403, 404, 409],
     handle: ({ params, body, req }) =>
       orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/organizations/{orgId}/ledger',
+    summary: 'The credit balance and ledger of an organization, newest first (owners and admins)',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    query: ZLedgerQuery,
+    response: ZOrganizationLedger,
+    errors: [403, 404],
+    handle: ({ params, query, req }) =>
+      orgs.readLedger(ctx, studioActorOf(req), { organizationId: params.orgId, query }),
   })
 
   routes.add({

@@ -1,8 +1,10 @@
 import type {
   InviteMember,
+  LedgerQuery,
   Login,
   Member,
   Membership,
+  OrganizationLedger,
   Role,
   Session,
   Signup,
@@ -11,7 +13,7 @@ import type {
 } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
-import { changeBalance, toUsd } from '../billing/service.ts'
+import { changeBalance, readLedgerPage, toUsd } from '../billing/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -169,6 +171,20 @@ export const inviteMember = async (
 export const listMembers = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
   await roleIn(ctx, actor, organizationId)
   return (await store.listMembers(ctx.db, organizationId)).map(presentMember)
+}
+
+/**
+ * The credit ledger is money: owners and admins read it, as they export it; a member is refused.
+ * Another organization answers 404, as a missing one does.
+ */
+export const readLedger = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  { organizationId, query }: { organizationId: string; query: LedgerQuery },
+): Promise<OrganizationLedger> => {
+  const role = await roleIn(ctx, actor, organizationId)
+  if (role === 'member') throw AppError.forbidden('Only owners and admins can read the credit ledger')
+  return readLedgerPage(ctx.db, { organizationId, ...query })
 }
 
 export const listOrganizations = (ctx: AppContext) => store.listOrganizations(ctx.db)

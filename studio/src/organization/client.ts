@@ -1,0 +1,65 @@
+import type {
+  ApiKey,
+  ApiKeyType,
+  CreatedApiKey,
+  Member,
+  OrganizationLedger,
+  Role,
+  V1Organization,
+  WebhookDeliveryAnswer,
+  WebhookDeliveryList,
+} from '@parley/shared'
+import { api } from '../api.ts'
+
+/** The organization area's calls: members, API keys, credits and the ledger, webhook deliveries. */
+
+const organizationPath = (organizationId: string) =>
+  `/api/organizations/${encodeURIComponent(organizationId)}`
+
+export const listMembers = async (organizationId: string) =>
+  (await api<{ members: Member[] }>(`${organizationPath(organizationId)}/members`)).members
+
+export const inviteMember = (organizationId: string, invitation: { email: string; role: Role }) =>
+  api<Member>(`${organizationPath(organizationId)}/members`, { method: 'POST', json: invitation })
+
+export const listKeys = async () => (await api<{ apiKeys: ApiKey[] }>('/api/api-keys')).apiKeys
+
+export const createKey = (key: { name: string; type: ApiKeyType; allowedDomains?: string[] }) =>
+  api<CreatedApiKey>('/api/api-keys', { method: 'POST', json: key })
+
+export const updateKeyDomains = (id: string, allowedDomains: string[]) =>
+  api<ApiKey>(`/api/api-keys/${encodeURIComponent(id)}`, { method: 'PATCH', json: { allowedDomains } })
+
+export type KeyAction = 'disable' | 'enable' | 'revoke'
+export const changeKey = (id: string, action: KeyAction) =>
+  api<ApiKey>(`/api/api-keys/${encodeURIComponent(id)}/${action}`, { method: 'POST' })
+
+/** Tier, rate limit and balance: every role may read them (GET /v1/organization). */
+export const getOrganization = async () => (await api<V1Organization>('/v1/organization')).data
+
+/** Owners and admins only; a member is answered 403. */
+export const readLedger = (organizationId: string, cursor: string | null) => {
+  const params = new URLSearchParams({ limit: '20' })
+  if (cursor) params.set('cursor', cursor)
+  return api<OrganizationLedger>(`${organizationPath(organizationId)}/ledger?${params}`)
+}
+
+export const listDeliveries = (agentId: string, page: number) =>
+  api<WebhookDeliveryList>(
+    `/v1/agents/${encodeURIComponent(agentId)}/webhook-deliveries?page=${page}&limit=20`,
+  )
+
+export const redeliver = async (agentId: string, deliveryId: string) =>
+  (
+    await api<WebhookDeliveryAnswer>(
+      `/v1/agents/${encodeURIComponent(agentId)}/webhook-deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+      { method: 'POST' },
+    )
+  ).data
+
+/** Domains as typed: separated by commas, spaces or new lines. */
+export const parseDomains = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((domain) => domain.trim())
+    .filter(Boolean)

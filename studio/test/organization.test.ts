@@ -1,0 +1,301 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Session } from '@parley/shared'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type HttpTarget, startHttpTarget } from '../../server/test/helpers/http-target.ts'
+import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
+import { checkStudioPage } from './studio-pages.ts'
+
+/**
+ * The organization area in Debian's Chromium against a real server: an owner makes API keys (a
+ * secret shown once), disables and revokes one, invites a member; the member signs up with that
+ * email in a browser of their own, switches to the owner's organization and sees what a member may
+ * see; the owner reads the credit ledger and sends a webhook delivery again. Every page passes
+ * axe-core in light and dark and fits 375 px (studio-pages.ts).
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const screenshots = join(root, 'test-output', 'studio')
+const hasBrowser = existsSync(CHROMIUM)
+if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
+  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
+
+let server: TestServer
+let browser: Browser
+let receiver: HttpTarget
+
+beforeAll(async () => {
+  if (!hasBrowser) return
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
+    cwd: join(root, 'studio'),
+    stdio: 'inherit',
+  })
+  mkdirSync(screenshots, { recursive: true })
+  // The agent's webhook endpoint: answers 200 to whatever it is sent.
+  receiver = await startHttpTarget((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}')
+  })
+  server = await startTestServer({ env: { OUTBOUND_ALLOW_HOSTS: receiver.hostAndPort } })
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  })
+})
+afterAll(async () => {
+  await browser?.close()
+  await server?.destroy()
+  await receiver?.close()
+})
+
+const fill = async (page: Page, selector: string, value: string) => {
+  await page.waitForSelector(selector)
+  await page.$eval(selector, (element) => {
+    ;(element as HTMLInputElement).value = ''
+  })
+  await page.type(selector, value)
+}
+const clickText = async (page: Page, tag: string, text: string) => {
+  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
+  await element?.click()
+}
+const waitForText = async (page: Page, text: string) => {
+  try {
+    await page.waitForFunction(
+      (wanted) => document.body.innerText.includes(wanted),
+      { timeout: 15_000 },
+      text,
+    )
+  } catch (error) {
+    const shown = await page.evaluate(() => document.body.innerText)
+    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
+      cause: error,
+    })
+  }
+}
+const bodyText = (page: Page) => page.evaluate(() => document.body.innerText)
+const sessionOf = async (page: Page) =>
+  JSON.parse((await page.evaluate(() => localStorage.getItem('parley.studio.session'))) ?? 'null') as Session
+const expectGoodPage = async (page: Page, name: string) => {
+  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
+}
+/** A page of the organization area, by its sub-navigation link. */
+const openOrganizationPage = async (page: Page, path: string, titleId: string) => {
+  await page.click(`nav a[href="/studio/settings/organization/${path}"]`)
+  await page.waitForSelector(`#${titleId}`)
+}
+
+const signUp = async (page: Page, { organization, name, email }: Record<string, string>) => {
+  await page.goto(`${server.url}/studio/`)
+  await clickText(page, 'button', 'Create an account')
+  await fill(page, '#organizationName', organization ?? '')
+  await fill(page, '#name', name ?? '')
+  await fill(page, '#email', email ?? '')
+  await fill(page, '#password', 'correct horse battery staple')
+  await clickText(page, 'button', 'Create account')
+  await waitForText(page, 'No agents yet')
+}
+
+describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () => {
+  it('lets an owner manage keys and invite, shows a member what a member may see, and redelivers webhooks', async () => {
+    const owners = await browser.createBrowserContext()
+    const owner = await owners.newPage()
+    // What the copy button hands the clipboard, recorded in the page: the system clipboard is one
+    // for every browser of a parallel test run.
+    await owner.evaluateOnNewDocument(() => {
+      Object.defineProperty(navigator, 'clipboard', {
+        value: {
+          writeText: async (text: string) => {
+            ;(window as unknown as { copied: string }).copied = text
+          },
+        },
+      })
+    })
+    await owner.setViewport({ width: 1024, height: 800 })
+    await signUp(owner, {
+      organization: 'Northwind Shop',
+      name: 'Ada',
+      email: `ada-${Date.now()}@shop.example.com`,
+    })
+    expect(await owner.$eval('header', (element) => element.textContent)).toContain('Northwind Shop · owner')
+    expect(await owner.$('#organization-switch')).toBeNull()
+    const ownerSession = await sessionOf(owner)
+
+    // A secret key, shown in full once, copied; after a reload only its prefix is left.
+    await owner.click('nav a[href="/studio/settings/organization/members"]')
+    await owner.waitForSelector('#members-title')
+    await openOrganizationPage(owner, 'api-keys', 'api-keys-title')
+    await fill(owner, '#keyName', 'Server key')
+    await clickText(owner, 'button', 'Create key')
+    await owner.waitForSelector('#created-key')
+    const secret = (await owner.$eval('#created-key', (element) => element.textContent)) ?? ''
+    expect(secret).toMatch(/^[\w-]{64}$/)
+    await waitForText(owner, 'It is shown only this once')
+    await clickText(owner, 'button', 'Copy key')
+    await waitForText(owner, 'Copied')
+    expect(await owner.evaluate(() => (window as unknown as { copied: string }).copied)).toBe(secret)
+    await expectGoodPage(owner, 'organization-api-keys-created')
+    await owner.reload()
+    await waitForText(owner, 'Server key')
+    expect(await bodyText(owner)).not.toContain(secret)
+    expect(await owner.$eval('.prefix', (element) => element.textContent)).toBe(
+      `${secret.slice(0, 8)}••••••••`,
+    )
+
+    // A second key, disabled, then revoked after saying so.
+    await fill(owner, '#keyName', 'Old key')
+    await clickText(owner, 'button', 'Create key')
+    await owner.waitForSelector('#created-key')
+    await clickText(owner, 'button', 'I have stored it')
+    await clickText(owner, 'button', 'Disable Old key')
+    await waitForText(owner, 'Enable Old key')
+    const oldKey = '::-p-xpath(//li[.//strong[.="Old key"]])'
+    expect(await owner.$eval(oldKey, (element) => element.textContent)).toContain('Disabled')
+    await clickText(owner, 'li[.//strong[.="Old key"]]//button', 'Revoke…')
+    await waitForText(owner, 'Revoke Old key for good?')
+    // The confirmation takes the focus: Enter on it is the deliberate second step.
+    await owner.waitForFunction(() => document.activeElement?.textContent === 'Revoke for good')
+    await owner.keyboard.press('Enter')
+    await owner.waitForFunction(
+      () =>
+        [...document.querySelectorAll('li')].some(
+          (item) => item.textContent?.includes('Old key') && item.textContent.includes('Revoked'),
+        ),
+      { timeout: 15_000 },
+    )
+    expect(await owner.$eval(oldKey, (element) => element.querySelectorAll('button').length)).toBe(0)
+
+    // A widget key's allowed domains are edited in place.
+    await owner.click('input[value="widget"]')
+    await fill(owner, '#keyName', 'Shop website')
+    await fill(owner, '#keyDomains', 'shop.example.com')
+    await clickText(owner, 'button', 'Create key')
+    await owner.waitForSelector('#created-key')
+    expect(await owner.$eval('#created-key', (element) => element.textContent)).toMatch(/^tk_widget_/)
+    await clickText(owner, 'button', 'I have stored it')
+    await clickText(owner, 'button', 'Edit domains')
+    const domainsInput = await owner.waitForSelector('input[id^="domains-"]')
+    await domainsInput?.click({ count: 3 })
+    await domainsInput?.type('shop.example.com, www.example.org')
+    await clickText(owner, 'button', 'Save domains')
+    await waitForText(owner, 'Allowed domains: shop.example.com, www.example.org')
+    await expectGoodPage(owner, 'organization-api-keys')
+
+    // An invitation, with the way the invitee joins.
+    const memberEmail = `bilal-${Date.now()}@shop.example.com`
+    await openOrganizationPage(owner, 'members', 'members-title')
+    expect(
+      await owner.$$eval('#role option', (options) => options.map((option) => option.textContent)),
+    ).toEqual(['member', 'admin', 'owner'])
+    await fill(owner, '#email', memberEmail)
+    await clickText(owner, 'button', 'Invite')
+    await waitForText(owner, `${memberEmail} is invited as member`)
+    await waitForText(owner, 'Invitation pending')
+    await expectGoodPage(owner, 'organization-members-owner')
+
+    // The member signs up with that email in a browser of their own: two organizations.
+    const members = await browser.createBrowserContext()
+    const member = await members.newPage()
+    await member.setViewport({ width: 1024, height: 800 })
+    await signUp(member, { organization: 'Bilal Repairs', name: 'Bilal', email: memberEmail })
+    await waitForText(member, 'You joined Northwind Shop')
+    expect(
+      await member.$$eval('#organization-switch option', (options) => options.map((o) => o.textContent)),
+    ).toEqual(expect.arrayContaining(['Northwind Shop', 'Bilal Repairs']))
+    await member.select('#organization-switch', ownerSession.organization.id)
+    await member.waitForFunction(() => document.querySelector('header .role')?.textContent === 'member')
+    expect((await sessionOf(member)).organization.id).toBe(ownerSession.organization.id)
+
+    // Members: the list, the invitation now accepted, and no invite form.
+    await member.click('nav a[href="/studio/settings/organization/members"]')
+    await member.waitForSelector('#members-title')
+    await waitForText(member, 'Bilal')
+    expect(await member.$('#invite-title')).toBeNull()
+    await waitForText(member, 'Only owners and admins invite people')
+    expect(await bodyText(member)).not.toContain('Invitation pending')
+    await expectGoodPage(member, 'organization-members-member')
+
+    // API keys: read-only.
+    await openOrganizationPage(member, 'api-keys', 'api-keys-title')
+    await waitForText(member, 'Server key')
+    expect(await member.$('#new-api-key-title')).toBeNull()
+    expect(await member.$$eval('.org-list button', (buttons) => buttons.length)).toBe(0)
+    await waitForText(member, 'Only owners create, disable and revoke keys.')
+    await expectGoodPage(member, 'organization-api-keys-member')
+
+    // Credits: the balance, and the ledger refused in words (the API refuses it too).
+    await openOrganizationPage(member, 'credits', 'credits-title')
+    await waitForText(member, '$5.00')
+    await member.waitForSelector('#ledger-refused')
+    expect(await member.$('table')).toBeNull()
+    const refused = await server.request(`/api/organizations/${ownerSession.organization.id}/ledger`, {
+      token: (await sessionOf(member)).token,
+    })
+    expect(refused.status).toBe(403)
+    await expectGoodPage(member, 'organization-credits-member')
+    await members.close()
+
+    // The owner reads the ledger: the trial credit.
+    await owner.bringToFront()
+    await openOrganizationPage(owner, 'credits', 'credits-title')
+    await owner.waitForSelector('table')
+    const rows = await owner.$$eval('tbody tr', (trs) => trs.map((tr) => tr.textContent))
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toContain('Trial credit')
+    expect(rows[0]).toContain('Trial credits on signup')
+    expect(await owner.$eval('#credit-balance', (element) => element.textContent)).toBe('$5.00')
+    await expectGoodPage(owner, 'organization-credits')
+
+    // A chat of an agent with a webhook ends: its chat.ended delivery is listed, and sent again.
+    const created = await server.request('/v1/agents', {
+      method: 'POST',
+      token: ownerSession.token,
+      json: {
+        name: 'Hooked Bot',
+        agentArchitecture: 'text',
+        model: 'gpt-4o-mini',
+        systemPrompt: 'You help.',
+        webhookUrl: `${receiver.origin}/hook`,
+      },
+    })
+    expect(created.status).toBe(201)
+    const { data: agent } = (await created.json()) as { data: { id: string } }
+    const chat = await server.request('/v1/chat/sessions', {
+      method: 'POST',
+      headers: { 'x-studio-token': ownerSession.token },
+      json: { agent_id: agent.id },
+    })
+    expect(chat.status).toBe(200)
+    const { conversation_id, session_token } = (await chat.json()) as Record<string, string>
+    const ended = await server.request(`/v1/chat/sessions/${conversation_id}/end`, {
+      method: 'POST',
+      token: session_token,
+    })
+    expect(ended.status).toBe(200)
+    await openOrganizationPage(owner, 'webhooks', 'webhooks-title')
+    await waitForText(owner, 'chat.ended')
+    // The first attempt goes from the job queue on its own; the count below is the redelivery's.
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 15_000, interval: 50 })
+    const before = receiver.received.length
+    await clickText(owner, 'button', 'Redeliver')
+    await waitForText(owner, 'Sent again as a new delivery: Succeeded (HTTP 200')
+    expect(receiver.received.length).toBe(before + 1)
+    expect(JSON.parse(receiver.received.at(-1)?.body ?? '{}')).toMatchObject({
+      event: 'chat.ended',
+      data: { conversation_id, agent_id: agent.id },
+    })
+    expect(await owner.$$eval('.org-list > li', (items) => items.length)).toBe(2)
+    await expectGoodPage(owner, 'organization-webhooks')
+
+    // In Urdu the area reads right to left, in its own words.
+    await owner.evaluate(() => localStorage.setItem('parley.studio.language', 'ur'))
+    await owner.goto(`${server.url}/studio/settings/organization/api-keys`)
+    await waitForText(owner, 'API چابیاں')
+    expect(await owner.evaluate(() => document.documentElement.dir)).toBe('rtl')
+    await expectGoodPage(owner, 'organization-api-keys-ur')
+    await owners.close()
+  })
+})

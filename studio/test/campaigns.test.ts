@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,10 +32,6 @@ let files: string
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: join(root, 'studio'),
-    stdio: 'inherit',
-  })
   mkdirSync(screenshots, { recursive: true })
   files = mkdtempSync(join(tmpdir(), 'parley-campaigns-'))
   livekit = await startFakeLiveKit()

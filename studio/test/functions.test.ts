@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,10 +27,6 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: join(root, 'studio'),
-    stdio: 'inherit',
-  })
   mkdirSync(screenshots, { recursive: true })
   shop = await startHttpTarget((request, response) =>
     respondJson(response, 200, { order: JSON.parse(request.body || '{}').orderNumber, status: 'shipped' }),

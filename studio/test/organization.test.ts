@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,10 +28,6 @@ let receiver: HttpTarget
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: join(root, 'studio'),
-    stdio: 'inherit',
-  })
   mkdirSync(screenshots, { recursive: true })
   // The agent's webhook endpoint: answers 200 to whatever it is sent.
   receiver = await startHttpTarget((_request, response) => {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,17 +26,6 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  // What `npm start` serves: the studio as it is now, and the widget (built once: other tests and
-  // `npm start` may be serving it).
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: join(root, 'studio'),
-    stdio: 'inherit',
-  })
-  if (!existsSync(join(root, 'widget/dist/parley.js')))
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-      cwd: join(root, 'widget'),
-      stdio: 'inherit',
-    })
   mkdirSync(screenshots, { recursive: true })
   llm = await startFakeLlm()
   llm.setFallback({ text: ['Your order ', 'ships tomorrow.'] })

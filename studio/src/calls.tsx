@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { listAgents } from './agents/client.ts'
 import { api } from './api.ts'
 import { t } from './i18n.tsx'
+import { ExportButton } from './records/export.tsx'
 import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
 import { type Choice, Filters, useRecords } from './records/list.tsx'
 import { linkProps } from './router.ts'
@@ -54,7 +55,10 @@ export const CallsPage = () => {
   ]
   return (
     <section aria-labelledby="calls-title">
-      <h1 id="calls-title">{t('Calls')}</h1>
+      <div class="row spread">
+        <h1 id="calls-title">{t('Calls')}</h1>
+        <ExportButton kind="calls" />
+      </div>
       <Filters choices={choices} onSearch={records.search} />
       <ErrorLine error={records.error} />
       {records.rows === null ? (

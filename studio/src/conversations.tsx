@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { listAgents } from './agents/client.ts'
 import { api } from './api.ts'
 import { t } from './i18n.tsx'
+import { ExportButton } from './records/export.tsx'
 import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
 import { type Choice, Filters, useRecords } from './records/list.tsx'
 import { linkProps } from './router.ts'
@@ -50,7 +51,10 @@ export const ConversationsPage = () => {
   ]
   return (
     <section aria-labelledby="conversations-title">
-      <h1 id="conversations-title">{t('Conversations')}</h1>
+      <div class="row spread">
+        <h1 id="conversations-title">{t('Conversations')}</h1>
+        <ExportButton kind="conversations" />
+      </div>
       <Filters choices={choices} onSearch={records.search} />
       <ErrorLine error={records.error} />
       {records.rows === null ? (

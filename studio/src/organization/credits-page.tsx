@@ -2,6 +2,7 @@ import type { LedgerEntry, V1Organization } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { session } from '../api.ts'
 import { t } from '../i18n.tsx'
+import { ExportButton } from '../records/export.tsx'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { getOrganization, readLedger } from './client.ts'
 import { MoreButton, usd, when } from './format.tsx'
@@ -55,7 +56,10 @@ export const CreditsPage = () => {
           {t('Only owners and admins can see the ledger of credits added and spent.')}
         </p>
       ) : (
-        <Ledger />
+        <>
+          <ExportButton kind="ledger" />
+          <Ledger />
+        </>
       )}
     </section>
   )

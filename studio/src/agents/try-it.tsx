@@ -1,0 +1,83 @@
+import type { AgentV1 } from '@parley/shared'
+import { useRef, useState } from 'preact/hooks'
+import { language, t } from '../i18n.tsx'
+import { theme } from '../theme.tsx'
+import { ErrorLine } from '../ui.tsx'
+import { EmbeddedWidget, type ParleyWidget } from '../widget-embed.tsx'
+
+/**
+ * Try it: the widget visitors get, inline on the agent's page and talking to this agent as the
+ * signed-in member (the studio token, so an agent that is not live yet can be tried too). Text
+ * agents chat; voice agents open voice first. Each message is answered with the agent as it is
+ * saved now; a reset ends the conversation and starts another, greeting included.
+ */
+export const TryIt = ({ agent }: { agent: AgentV1 }) => {
+  const [conversation, setConversation] = useState(0)
+  // The agent as it was when this conversation started: a save after that is pointed out.
+  const [startedAt, setStartedAt] = useState(agent.updatedAt)
+  const [isResetting, setResetting] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const widget = useRef<ParleyWidget | null>(null)
+  const isVoice = agent.agentArchitecture !== 'text'
+
+  const reset = async () => {
+    setResetting(true)
+    setError(null)
+    try {
+      // Ends it on the server too (billing closed, webhook sent), then a new widget starts afresh.
+      await widget.current?.endConversation()
+      setStartedAt(agent.updatedAt)
+      setConversation((count) => count + 1)
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setResetting(false)
+    }
+  }
+
+  return (
+    <section class="card try-it" aria-labelledby="try-it-title">
+      <div class="row">
+        <h2 id="try-it-title">{t('Try it')}</h2>
+        <button type="button" onClick={reset} disabled={isResetting} aria-busy={isResetting}>
+          {isResetting ? t('Resetting…') : t('Reset conversation')}
+        </button>
+      </div>
+      <p class="muted">
+        {t(
+          'The widget your visitors get, talking to this agent. These conversations are billed and listed like any other.',
+        )}
+      </p>
+      {agent.active ? null : (
+        <p class="notice">
+          {t('This agent is not live: only the studio can talk to it until you make it live.')}
+        </p>
+      )}
+      {isVoice ? (
+        <p class="muted">{t('It answers by voice: press the microphone and let your browser use it.')}</p>
+      ) : null}
+      {agent.updatedAt === startedAt ? null : (
+        <p class="notice" role="status">
+          {t(
+            'Settings saved: replies follow them from your next message. Reset to start over with the greeting.',
+          )}
+        </p>
+      )}
+      <ErrorLine error={error} />
+      <EmbeddedWidget
+        key={conversation}
+        onElement={(element) => {
+          widget.current = element
+        }}
+        attributes={{
+          'agent-id': agent.id,
+          'base-url': location.origin,
+          position: 'inline',
+          lang: language.value,
+          theme: theme.value === 'system' ? null : theme.value,
+          mode: isVoice ? 'voice' : null,
+        }}
+      />
+    </section>
+  )
+}

@@ -102,6 +102,7 @@ export const Customiser = ({ agent, voiceAgents, choices, onChange }: Props) => 
               {...describedBy('accent', { problem: problems.accent, hint: true })}
               value={choices.accent}
               placeholder="#1d4ed8"
+              dir="ltr"
               spellcheck={false}
               onInput={(event) => set({ accent: event.currentTarget.value })}
             />
@@ -149,6 +150,7 @@ export const Customiser = ({ agent, voiceAgents, choices, onChange }: Props) => 
               <input
                 {...describedBy(`suggestion-${at}`, { problem: problems.suggestions[at] })}
                 value={text}
+                dir="auto"
                 maxLength={MAX_SUGGESTION_LENGTH}
                 onInput={(event) => setSuggestion(at, event.currentTarget.value)}
               />

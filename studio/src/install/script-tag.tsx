@@ -56,6 +56,7 @@ export const ScriptTag = ({
           {...describedBy('widgetKey', { problem: keyProblem, hint: true })}
           value={widgetKey}
           placeholder="tk_widget_…"
+          dir="ltr"
           autocomplete="off"
           spellcheck={false}
           onInput={(event) => onKey(event.currentTarget.value)}
@@ -63,7 +64,7 @@ export const ScriptTag = ({
       </Field>
       {snippet ? (
         <>
-          <pre class="snippet" id="snippet">
+          <pre class="snippet" id="snippet" dir="ltr">
             {snippet}
           </pre>
           <div class="row" aria-live="polite">

@@ -176,6 +176,9 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
 
     // Not live, and no widget key anywhere: the studio's own session talks to it.
     await waitForText(page, 'only the studio can talk to it')
+    // Closed until asked for: a visit to the page starts no conversation.
+    expect(await page.$('.try-it parley-widget')).toBeNull()
+    await clickText(page, 'button', 'Talk to it')
     await waitInWidget(page, '.try-it', "shadow.querySelector('textarea')", 'the composer')
     await say(page, '.try-it', 'Where is my order?')
     await waitInWidget(
@@ -206,7 +209,7 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
       "shadow.querySelector('.title')?.textContent === 'Order Helper' && !shadow.querySelector('.user')",
       'a new conversation with the saved name',
     )
-    expect(await page.$('.try-it .notice[role="status"]')).toBeNull()
+    expect(await page.$('.try-it [role="status"].try-it-note')).toBeNull()
     const ended = await server.ctx.db
       .selectFrom('conversations')
       .select('status')
@@ -216,6 +219,7 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
 
     // A voice agent opens on the microphone; the call is made with the studio token.
     const voiceId = await newAgent(page, { name: 'Phone Bot', architecture: 'pipeline' })
+    await clickText(page, 'button', 'Talk to it')
     await waitInWidget(page, '.try-it', `shadow.querySelector('[part="voice-start"]')`, 'the microphone')
     const voiceSession = page.waitForResponse((response) =>
       response.url().endsWith('/v1/chat/voice-sessions'),

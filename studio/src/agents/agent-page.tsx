@@ -69,7 +69,7 @@ export const AgentPage = ({ id }: { id: string }) => {
         </a>
       </div>
       <ErrorLine error={error} />
-      <TryIt agent={agent} />
+      <TryIt key={agent.id} agent={agent} />
       <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
       <AgentFunctions agent={agent} onChanged={reload} />
       <div class="card danger-zone">

@@ -3,6 +3,8 @@ const sd: Record<string, string> = {
   'The widget could not be loaded from this server. Reload the page to try again.':
     'هن سرور تان ويجيٽ لوڊ نه ٿي سگهيو. ٻيهر ڪوشش لاءِ صفحو ٻيهر لوڊ ڪريو.',
   'Try it': 'آزمائي ڏسو',
+  'Talk to it': 'ان سان ڳالهايو',
+  Hide: 'لڪايو',
   'Resetting…': 'نئين سر شروع ٿي رهيو آهي…',
   'Reset conversation': 'ڳالهه ٻولهه نئين سر شروع ڪريو',
   'The widget your visitors get, talking to this agent. These conversations are billed and listed like any other.':

@@ -3,6 +3,8 @@ const ur: Record<string, string> = {
   'The widget could not be loaded from this server. Reload the page to try again.':
     'اس سرور سے ویجٹ لوڈ نہیں ہو سکا۔ دوبارہ کوشش کے لیے صفحہ دوبارہ لوڈ کریں۔',
   'Try it': 'آزما کر دیکھیں',
+  'Talk to it': 'اس سے بات کریں',
+  Hide: 'چھپائیں',
   'Resetting…': 'نئے سرے سے شروع ہو رہا ہے…',
   'Reset conversation': 'گفتگو نئے سرے سے شروع کریں',
   'The widget your visitors get, talking to this agent. These conversations are billed and listed like any other.':

@@ -2,10 +2,15 @@ import type { ApiKey, CreatedApiKey } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api.ts'
 import { t } from './i18n.tsx'
-import { type AgentRow, Customiser, hasProblems } from './install/customiser.tsx'
-import { ScriptTag } from './install/script-tag.tsx'
-import { DEFAULT_CHOICES, isVoiceAgent, type WidgetChoices } from './install/snippet.ts'
+import { DEFAULT_CHOICES, isVoiceAgent, type WidgetChoices } from './install/choices.ts'
+import type { AgentRow } from './install/customiser.tsx'
+import { lazy } from './lazy.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
+
+// The customiser and the tag come as one chunk of their own, when this page first shows.
+const tools = () => import('./install/tools.ts')
+const Customiser = lazy(() => tools().then((module) => module.Customiser))
+const ScriptTag = lazy(() => tools().then((module) => module.ScriptTag))
 
 /**
  * Install: how the widget looks and opens (the customiser, with a live preview), widget keys with
@@ -112,13 +117,7 @@ export const InstallPage = () => {
         <p class="muted">{t('Only owners create keys; ask yours for a widget key.')}</p>
       )}
       {agent ? (
-        <ScriptTag
-          agent={agent}
-          choices={choices}
-          widgetKey={widgetKey}
-          onKey={setWidgetKey}
-          isBlocked={hasProblems(choices)}
-        />
+        <ScriptTag agent={agent} choices={choices} widgetKey={widgetKey} onKey={setWidgetKey} />
       ) : null}
       <h2>{t('Widget keys')}</h2>
       {keys === null ? (

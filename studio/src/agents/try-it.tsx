@@ -1,9 +1,12 @@
 import type { AgentV1 } from '@parley/shared'
 import { useRef, useState } from 'preact/hooks'
 import { language, t } from '../i18n.tsx'
+import { lazy } from '../lazy.tsx'
 import { theme } from '../theme.tsx'
 import { ErrorLine } from '../ui.tsx'
-import { EmbeddedWidget, type ParleyWidget } from '../widget-embed.tsx'
+import type { ParleyWidget } from '../widget-embed.tsx'
+
+const EmbeddedWidget = lazy(() => import('../widget-embed.tsx').then((module) => module.EmbeddedWidget))
 
 /**
  * Try it: the widget visitors get, inline on the agent's page and talking to this agent as the

@@ -1,15 +1,8 @@
 import { LANGUAGES, t } from '../i18n.tsx'
 import { describedBy, Field } from '../ui.tsx'
 import { EmbeddedWidget } from '../widget-embed.tsx'
-import {
-  contrastWithWhite,
-  isColour,
-  isVoiceAgent,
-  MAX_SUGGESTION_LENGTH,
-  MAX_SUGGESTIONS,
-  type WidgetChoices,
-  widgetSettings,
-} from './snippet.ts'
+import { isVoiceAgent, MAX_SUGGESTION_LENGTH, MAX_SUGGESTIONS, type WidgetChoices } from './choices.ts'
+import { contrastWithWhite, isColour, widgetSettings } from './snippet.ts'
 
 export type AgentRow = { id: string; name: string; agentArchitecture: string }
 

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 import { describedBy, Field } from '../ui.tsx'
-import type { AgentRow } from './customiser.tsx'
-import { snippetFor, type WidgetChoices } from './snippet.ts'
+import type { WidgetChoices } from './choices.ts'
+import { type AgentRow, hasProblems } from './customiser.tsx'
+import { snippetFor } from './snippet.ts'
 
 const WIDGET_KEY = /^tk_widget_[\w-]+$/
 
@@ -16,15 +17,13 @@ export const ScriptTag = ({
   choices,
   widgetKey,
   onKey,
-  isBlocked,
 }: {
   agent: AgentRow
   choices: WidgetChoices
   widgetKey: string
   onKey: (key: string) => void
-  /** The choices have a problem to fix first. */
-  isBlocked: boolean
 }) => {
+  const isBlocked = hasProblems(choices)
   const [copied, setCopied] = useState<'no' | 'yes' | 'refused'>('no')
   const key = widgetKey.trim()
   const keyProblem = key && !WIDGET_KEY.test(key) ? t('A widget key starts with tk_widget_.') : undefined

@@ -1,42 +1,11 @@
 /**
- * The customiser's choices and what they become: the widget's attributes (the live preview) and the
+ * What the customiser's choices become: the widget's attributes (the live preview) and the
  * script tag an owner pastes, whose `data-*` the loader copies onto the widget it places
  * (widget/src/index.ts). A default is left out of both, so a tag says only what was chosen.
  */
-export type WidgetChoices = {
-  /** The bottom corner on the end side of the widget's language (right in English) or the start side. */
-  position: 'end' | 'start'
-  theme: 'auto' | 'light' | 'dark'
-  /** A CSS colour; '' keeps the widget's own. */
-  accent: string
-  /** '' follows the page's own language (`<html lang>`). */
-  language: '' | 'en' | 'ur' | 'sd'
-  suggestions: string[]
-  /** A text agent's voice companion (a pipeline or realtime agent); '' for none. */
-  voiceAgentId: string
-  /** With voice: whether the panel opens on the microphone or on the text box. */
-  opensWith: 'chat' | 'voice'
-  voiceInput: 'toggle' | 'push-to-talk'
-}
-
-export const DEFAULT_CHOICES: WidgetChoices = {
-  position: 'end',
-  theme: 'auto',
-  accent: '',
-  language: '',
-  suggestions: [],
-  voiceAgentId: '',
-  opensWith: 'chat',
-  voiceInput: 'toggle',
-}
-
-/** The widget shows this many starter prompts at most (widget/src/element.tsx). */
-export const MAX_SUGGESTIONS = 6
-export const MAX_SUGGESTION_LENGTH = 100
+import { isVoiceAgent, type WidgetChoices } from './choices.ts'
 
 type Agent = { id: string; agentArchitecture: string }
-
-export const isVoiceAgent = (agent: Agent) => agent.agentArchitecture !== 'text'
 
 /** A colour the widget can use as its accent: any CSS colour, and nothing that could leave the attribute. */
 export const isColour = (value: string) =>

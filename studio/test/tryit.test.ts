@@ -111,7 +111,10 @@ const widgetText = (page: Page, scope: string) =>
     scope,
   )
 
-/** Waits until `check` (an expression of `shadow`) holds inside the widget under `scope`. */
+/**
+ * Waits until `check` (an expression of `shadow`) holds inside the widget under `scope`. A string
+ * predicate: the studio's CSP allows no eval, so a function building one from text would throw.
+ */
 const waitInWidget = async (page: Page, scope: string, check: string, what: string) => {
   const shadow = `document.querySelector(${JSON.stringify(`${scope} parley-widget`)})?.shadowRoot`
   await page

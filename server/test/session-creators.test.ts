@@ -59,13 +59,14 @@ describe('chat session creation credentials', () => {
 })
 
 describe('voice session creation credentials', () => {
-  it('takes secret keys and widget keys (allowed origins), not studio tokens', async () => {
+  it('takes secret keys, widget keys (allowed origins) and, for the studio, studio tokens', async () => {
     expect((await call('voice-creator', { 'x-api-key': secret })).status).toBe(200)
     expect(
       (await call('voice-creator', { 'x-api-key': widget, origin: 'https://a.example.com' })).status,
     ).toBe(200)
     const studio = await call('voice-creator', { 'x-studio-token': owner.token })
-    expect(studio.status).toBe(401)
-    expect(await studio.json()).toMatchObject({ code: 'invalid_api_key' })
+    expect(studio.status).toBe(200)
+    expect(await studio.json()).toEqual({ kind: 'studio', organizationId: owner.organization.id })
+    expect((await call('voice-creator', { 'x-studio-token': 'not-a-jwt' })).status).toBe(401)
   })
 })

@@ -1,26 +1,31 @@
 import type { ApiKey, CreatedApiKey } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api.ts'
+import { t } from './i18n.tsx'
+import { DEFAULT_CHOICES, isVoiceAgent, type WidgetChoices } from './install/choices.ts'
+import type { AgentRow } from './install/customiser.tsx'
+import { lazy } from './lazy.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
 
-type AgentRow = { id: string; name: string; agentArchitecture: string }
-
-/** The exact tag to paste before </body>. */
-export const snippetFor = ({ agentId, key }: { agentId: string; key: string }) =>
-  `<script src="${location.origin}/widget/parley.js" data-agent-id="${agentId}" data-key="${key}" async></script>`
+// The customiser and the tag come as one chunk of their own, when this page first shows.
+const tools = () => import('./install/tools.ts')
+const Customiser = lazy(() => tools().then((module) => module.Customiser))
+const ScriptTag = lazy(() => tools().then((module) => module.ScriptTag))
 
 /**
- * Install: widget keys with the domains they may be used from, and the script tag of an agent.
- * A key is shown in full once, when it is made (it is stored hashed): the tag made then carries it.
+ * Install: how the widget looks and opens (the customiser, with a live preview), widget keys with
+ * the domains they may be used from, and the script tag of an agent with those choices. A key is
+ * shown in full once, when it is made (it is stored hashed): the tag made then carries it.
  */
 export const InstallPage = () => {
   const [keys, setKeys] = useState<ApiKey[] | null>(null)
   const [agents, setAgents] = useState<AgentRow[]>([])
   const [agentId, setAgentId] = useState(new URLSearchParams(location.search).get('agent') ?? '')
-  const [created, setCreated] = useState<CreatedApiKey | null>(null)
+  const [choices, setChoices] = useState<WidgetChoices>(DEFAULT_CHOICES)
+  const [widgetKey, setWidgetKey] = useState('')
   const [error, setError] = useState<unknown>(null)
-  const [copied, setCopied] = useState(false)
   const isOwner = session.value?.organization.role === 'owner'
+  const agent = agents.find((row) => row.id === agentId)
 
   const load = () =>
     api<{ apiKeys: ApiKey[] }>('/api/api-keys').then(
@@ -44,19 +49,18 @@ export const InstallPage = () => {
       .filter(Boolean)
     setError(null)
     try {
-      setCreated(
-        await api<CreatedApiKey>('/api/api-keys', {
-          method: 'POST',
-          json: { name: String(form.get('keyName')), type: 'widget', allowedDomains: domains },
-        }),
-      )
+      const created = await api<CreatedApiKey>('/api/api-keys', {
+        method: 'POST',
+        json: { name: String(form.get('keyName')), type: 'widget', allowedDomains: domains },
+      })
+      setWidgetKey(created.key)
       await load()
     } catch (caught) {
       setError(caught)
     }
   }
   const revoke = async (key: ApiKey) => {
-    if (!confirm(`Revoke ${key.name}? Widgets using it stop at once.`)) return
+    if (!confirm(t('Revoke {name}? Widgets using it stop at once.', { name: key.name }))) return
     try {
       await api(`/api/api-keys/${key.id}/revoke`, { method: 'POST' })
       await load()
@@ -64,36 +68,38 @@ export const InstallPage = () => {
       setError(caught)
     }
   }
-  const snippet = created && agentId ? snippetFor({ agentId, key: created.key }) : null
-  const copy = async () => {
-    if (!snippet) return
-    await navigator.clipboard?.writeText(snippet).catch(() => undefined)
-    setCopied(true)
-  }
 
   return (
     <section aria-labelledby="install-title">
-      <h1 id="install-title">Put an agent on your website</h1>
+      <h1 id="install-title">{t('Put an agent on your website')}</h1>
       <ErrorLine error={error} />
-      <Field label="Agent" name="agent">
+      <Field label={t('Agent')} name="agent">
         <select id="agent" value={agentId} onChange={(event) => setAgentId(event.currentTarget.value)}>
-          {agents.map((agent) => (
-            <option value={agent.id}>{agent.name}</option>
+          {agents.map((row) => (
+            <option value={row.id}>{row.name}</option>
           ))}
         </select>
       </Field>
+      {agent ? (
+        <Customiser
+          agent={agent}
+          voiceAgents={agents.filter(isVoiceAgent)}
+          choices={choices}
+          onChange={setChoices}
+        />
+      ) : null}
       {isOwner ? (
         <form class="card" onSubmit={create} aria-labelledby="new-key">
-          <h2 id="new-key">New widget key</h2>
-          <Field label="Name" name="keyName" problem={problemOf(error, 'name')}>
+          <h2 id="new-key">{t('New widget key')}</h2>
+          <Field label={t('Name')} name="keyName" problem={problemOf(error, 'name')}>
             <input
               {...describedBy('keyName', { problem: problemOf(error, 'name') })}
               required
-              placeholder="Shop website"
+              placeholder={t('Shop website')}
             />
           </Field>
           <Field
-            label="Your website's domains (one or more)"
+            label={t("Your website's domains (one or more)")}
             name="allowedDomains"
             problem={problemOf(error, 'allowedDomains')}
           >
@@ -104,29 +110,20 @@ export const InstallPage = () => {
             />
           </Field>
           <button type="submit" class="primary">
-            Create key and script tag
+            {t('Create key and script tag')}
           </button>
         </form>
       ) : (
-        <p class="muted">Only owners create keys; ask yours for a widget key.</p>
+        <p class="muted">{t('Only owners create keys; ask yours for a widget key.')}</p>
       )}
-      {snippet ? (
-        <div class="card" aria-live="polite">
-          <h2>Paste this before &lt;/body&gt;</h2>
-          <pre class="snippet" id="snippet">
-            {snippet}
-          </pre>
-          <button type="button" onClick={copy}>
-            {copied ? 'Copied' : 'Copy'}
-          </button>
-          <p class="muted">The key is shown only now: it is stored hashed.</p>
-        </div>
+      {agent ? (
+        <ScriptTag agent={agent} choices={choices} widgetKey={widgetKey} onKey={setWidgetKey} />
       ) : null}
-      <h2>Widget keys</h2>
+      <h2>{t('Widget keys')}</h2>
       {keys === null ? (
         <Loading />
       ) : keys.length === 0 ? (
-        <p class="empty">No widget keys yet.</p>
+        <p class="empty">{t('No widget keys yet.')}</p>
       ) : (
         <ul class="list">
           {keys.map((key) => (
@@ -137,7 +134,7 @@ export const InstallPage = () => {
               </span>{' '}
               {isOwner && key.status !== 'Revoked' ? (
                 <button type="button" class="danger small" onClick={() => revoke(key)}>
-                  Revoke
+                  {t('Revoke')}
                 </button>
               ) : null}
             </li>

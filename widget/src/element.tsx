@@ -50,6 +50,7 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
     static observedAttributes = [...IDENTITY_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'open']
     #mounted: Mounted | null = null
     #identity = ''
+    #studioToken = ''
     #view: Signal<View> = signal(this.#readView())
 
     connectedCallback() {
@@ -68,6 +69,15 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
       if (name === 'open') return this.#mounted?.setOpen(next !== null)
       if (VIEW_ATTRIBUTES.includes(name)) this.#view.value = this.#readView()
       if (IDENTITY_ATTRIBUTES.includes(name)) this.#remount()
+    }
+
+    /**
+     * A studio session token in place of a widget key (the studio's Try it panel and preview):
+     * settable from script only, so it never shows in markup or in a copied tag.
+     */
+    set studioToken(token: string) {
+      this.#studioToken = String(token ?? '')
+      if (this.isConnected) this.#remount()
     }
 
     /** Opens the panel (and starts or resumes the conversation). */
@@ -98,12 +108,14 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
 
     #readIdentity(): Identity | null {
       const agentId = this.getAttribute('agent-id')
-      const apiKey = this.getAttribute('key') ?? this.getAttribute('api-key')
-      if (!agentId || !apiKey) return null
+      const apiKey = this.getAttribute('key') ?? this.getAttribute('api-key') ?? ''
+      const studioToken = this.#studioToken
+      if (!agentId || !(apiKey || studioToken)) return null
       const baseUrl = this.getAttribute('base-url') || defaultBaseUrl
       const voiceAgentId =
         this.getAttribute('voice-agent-id') || (this.getAttribute('mode') === 'voice' ? agentId : null)
-      return { agentId, apiKey, baseUrl, userIdentifier: this.getAttribute('user-identifier'), voiceAgentId }
+      const userIdentifier = this.getAttribute('user-identifier')
+      return { agentId, apiKey, studioToken, baseUrl, userIdentifier, voiceAgentId }
     }
 
     #readView(): View {

@@ -3,6 +3,7 @@ import { render } from 'preact'
 import { type ChatModel, createChatModel } from './chat/model.ts'
 import { createSessionStore } from './chat/storage.ts'
 import { createHttpTransport } from './chat/transport.ts'
+import type { Credentials } from './credentials.ts'
 import type { Emit } from './events.ts'
 import { loadStrings } from './strings.ts'
 import { App, type AppProps } from './ui/app.tsx'
@@ -10,9 +11,8 @@ import type { VoiceChunk } from './voice/contract.ts'
 import { createVoiceModel, type VoiceModel } from './voice/model.ts'
 
 /** Who the widget talks to; changing any of these starts over with another conversation. */
-export type Identity = {
+export type Identity = Credentials & {
   agentId: string
-  apiKey: string
   baseUrl: string
   userIdentifier: string | null
   /** The pipeline or realtime agent of voice calls; null: no microphone button. */
@@ -31,13 +31,14 @@ export type Mounted = {
 
 /** The voice chunk (livekit-client) comes from the same /widget/ directory, on the first call only. */
 const createVoice = (identity: Identity, view: Signal<View>, model: ChatModel, emit: Emit) => {
-  const { baseUrl, apiKey, voiceAgentId } = identity
+  const { baseUrl, apiKey, studioToken, voiceAgentId } = identity
   if (!voiceAgentId) return null
   const chunkUrl = `${baseUrl.replace(/\/$/, '')}/widget/${__PARLEY_VOICE_CHUNK__}`
   return createVoiceModel({
     load: () => import(/* @vite-ignore */ chunkUrl) as Promise<VoiceChunk>,
     baseUrl,
     apiKey,
+    studioToken,
     agentId: voiceAgentId,
     isPushToTalk: () => view.peek().voiceInput === 'push-to-talk',
     // A widget with a text agent of its own keeps one conversation across typing and talking: the

@@ -13,7 +13,7 @@ import type { Request } from 'express'
 import { z } from 'zod'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import { chatSessionActorOf } from '../http/authentication.ts'
+import { chatSessionActorOf, sessionCreatorOf } from '../http/authentication.ts'
 import { chatRatePolicies, limitRequests, type RatePolicy } from '../http/rate-limit.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { listenForStops } from './active-replies.ts'
@@ -23,12 +23,6 @@ import { createSession, findActiveConversation, readHistory } from './sessions.t
 
 const TAG = 'Text chat'
 
-const creatorOf = (req: Request) => {
-  const actor = req.actor
-  if (actor?.kind === 'apiKey' || actor?.kind === 'studio') return actor
-  throw AppError.unauthorized('An API key is required', 'invalid_api_key')
-}
-
 export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
   listenForStops(ctx)
   const limit = (policy: RatePolicy, keyOf: (req: Request) => string) =>
@@ -36,7 +30,7 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
   const perSession = (req: Request) => chatSessionActorOf(req).conversationId
   // Per key as the spec says; a studio session has no key, so its user stands in.
   const perCreator = (req: Request) => {
-    const actor = creatorOf(req)
+    const actor = sessionCreatorOf(req)
     return actor.kind === 'apiKey' ? `key:${actor.keyId}` : `user:${actor.userId}`
   }
 
@@ -50,7 +44,7 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
     body: ZCreateChatSession,
     response: ZChatSession,
     errors: [402, 403, 404, 429, 503],
-    handle: ({ body, req }) => createSession(ctx, { actor: creatorOf(req), input: body }),
+    handle: ({ body, req }) => createSession(ctx, { actor: sessionCreatorOf(req), input: body }),
   })
 
   routes.add({

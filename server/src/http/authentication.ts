@@ -98,16 +98,17 @@ const studioOnV1 = async (ctx: AppContext, token: string): Promise<ApiKeyActor> 
 }
 
 /**
- * Chat session creation (spec "Authentication"): X-API-Key (or, as on v1, Authorization:
- * Bearer) with a secret key or a widget key from an allowed Origin, or X-Studio-Token with a
- * studio session. Voice session creation takes the key only (widget keys too, DESIGN.md §4).
- * The chat routes add their per-key rate limit.
+ * Chat and voice session creation (spec "Authentication"): X-API-Key (or, as on v1,
+ * Authorization: Bearer) with a secret key or a widget key from an allowed Origin (voice too,
+ * DESIGN.md §4), or X-Studio-Token with a studio session. The spec names the studio token for chat
+ * only; voice takes it as well so the studio's Try it panel can call the agent being edited, as its
+ * chat does (README "The studio's Try it panel"). The routes add their per-key rate limits.
  */
 const requireSessionCreator =
-  (ctx: AppContext, { allowStudioToken }: { allowStudioToken: boolean }): RequestHandler =>
+  (ctx: AppContext): RequestHandler =>
   async (req, res, next) => {
     const key = apiKeyOf(req)
-    const studioToken = allowStudioToken ? req.get('x-studio-token')?.trim() : undefined
+    const studioToken = req.get('x-studio-token')?.trim()
     if (!key && studioToken) {
       if (!looksLikeJwt(studioToken))
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
@@ -159,8 +160,8 @@ export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestH
   studio: [requireStudio(ctx)],
   operator: [requireOperator(ctx)],
   apiKey: [requireSecretKey(ctx), limitV1(ctx)],
-  chatSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: true })],
-  voiceSessionCreator: [requireSessionCreator(ctx, { allowStudioToken: false })],
+  chatSessionCreator: [requireSessionCreator(ctx)],
+  voiceSessionCreator: [requireSessionCreator(ctx)],
   chatSession: [requireChatSession(ctx)],
   worker: [requireWorker(ctx)],
 })
@@ -176,6 +177,13 @@ export const chatSessionActorOf = (req: Request): ChatSessionActor => {
   if (req.actor?.kind !== 'chatSession')
     throw AppError.unauthorized('Invalid or expired session token', 'invalid_token')
   return req.actor
+}
+
+/** Who opens a session on a `chatSessionCreator` or `voiceSessionCreator` route: a key or the studio. */
+export const sessionCreatorOf = (req: Request): ApiKeyActor | StudioActor => {
+  const actor = req.actor
+  if (actor?.kind === 'apiKey' || actor?.kind === 'studio') return actor
+  throw AppError.unauthorized('An API key is required', 'invalid_api_key')
 }
 
 /** The key actor of a route declared with `auth: 'apiKey'`. */

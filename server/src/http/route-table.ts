@@ -63,7 +63,7 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   operator: [{ adminToken: [] }],
   apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { studioSession: [] }],
   chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
-  voiceSessionCreator: [{ apiKeyHeader: [] }],
+  voiceSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
   chatSession: [{ chatSessionToken: [] }],
   worker: [{ workerToken: [] }],
 }

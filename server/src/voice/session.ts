@@ -9,7 +9,7 @@ import { authenticateChatSession } from '../chat/session-auth.ts'
 import { findActiveConversation, sessionNotFound } from '../chat/sessions.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import type { ApiKeyActor } from '../http/types.ts'
+import type { ApiKeyActor, StudioActor } from '../http/types.ts'
 import { findKeyCreator } from '../keys/store.ts'
 import type { LiveKit } from '../providers/livekit.ts'
 import { agentRuntimeConfig, serializeDispatchMetadata } from './runtime-config.ts'
@@ -50,8 +50,12 @@ const requireLiveKit = (ctx: AppContext): LiveKit => {
   return ctx.livekit
 }
 
-/** The key's creator is the participant (spec: identity is the user id). */
-const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
+/** A key, or a member trying an agent in the studio (its Try it panel). */
+type Creator = ApiKeyActor | StudioActor
+
+/** The key's creator is the participant (spec: identity is the user id); in the studio, the member. */
+const userIdOf = async (ctx: AppContext, actor: Creator) => {
+  if (actor.kind === 'studio') return actor.userId
   if (actor.member) return actor.member.userId
   if (actor.keyId === null) throw AppError.unauthorized('An API key is required', 'invalid_api_key')
   const creator = await findKeyCreator(ctx.db, actor.keyId)
@@ -59,12 +63,13 @@ const userIdOf = async (ctx: AppContext, actor: ApiKeyActor) => {
   return creator?.userId ?? `key-${actor.keyId}`
 }
 
-const findVoiceAgent = async (ctx: AppContext, actor: ApiKeyActor, agentId: string) => {
+const findVoiceAgent = async (ctx: AppContext, actor: Creator, agentId: string) => {
   const agent = await findSessionAgent(ctx, { organizationId: actor.organizationId, agentId })
   const architecture = agent.agentArchitecture
   if (architecture === 'text')
     throw AppError.badRequest('Agent must be pipeline or realtime for voice sessions', 'not_voice_agent')
-  if (!agent.active && actor.keyType === 'widget') throw AppError.agentInactive()
+  // Only the public path refuses an inactive agent: the studio and secret keys may try it (§7).
+  if (!agent.active && actor.kind === 'apiKey' && actor.keyType === 'widget') throw AppError.agentInactive()
   return { agent, architecture }
 }
 
@@ -73,7 +78,7 @@ const findVoiceAgent = async (ctx: AppContext, actor: ApiKeyActor, agentId: stri
  * (a token for another conversation is 403 conversation_mismatch, a forged or expired one 401), and
  * it must be live and of the key's organization (404 session_not_found otherwise, as for chat).
  */
-const conversationToContinue = async (ctx: AppContext, actor: ApiKeyActor, input: CreateVoiceSession) => {
+const conversationToContinue = async (ctx: AppContext, actor: Creator, input: CreateVoiceSession) => {
   if (input.conversation_id === undefined) return null
   const chatActor = await authenticateChatSession(ctx, {
     token: input.session_token,
@@ -91,7 +96,7 @@ const conversationToContinue = async (ctx: AppContext, actor: ApiKeyActor, input
  */
 export const createVoiceSession = async (
   ctx: AppContext,
-  { actor, input }: { actor: ApiKeyActor; input: CreateVoiceSession },
+  { actor, input }: { actor: Creator; input: CreateVoiceSession },
 ): Promise<VoiceSession> => {
   const userId = await userIdOf(ctx, actor)
   const { agent, architecture } = await findVoiceAgent(ctx, actor, input.agent_id)
@@ -119,7 +124,7 @@ export const createVoiceSession = async (
     organizationId: actor.organizationId,
     agentId: agent.id,
     userId,
-    keyId: actor.keyId,
+    keyId: actor.kind === 'apiKey' ? actor.keyId : null,
     roomName,
     architecture,
     direction: 'web',

@@ -181,6 +181,31 @@ describe('POST /v1/chat/voice-sessions', () => {
     expect(await unlisted.json()).toEqual({ detail: expect.any(String), code: 'origin_not_allowed' })
   })
 
+  it('takes the studio token (X-Studio-Token) of a member trying an inactive agent in its own organization only', async () => {
+    // The studio's Try it panel: no key, the member is the participant, and the agent need not be live.
+    const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline', active: false })
+    const studio = { 'x-studio-token': team.member.session.token }
+    const response = await startVoice({ agent_id: agent.id }, studio)
+    expect(response.status).toBe(200)
+    const session = (await response.json()) as { room_name: string; token: string }
+    expect(session.room_name).toMatch(new RegExp(`^agent_${agent.id}_${team.member.userId}_\\d{13}$`))
+    const claims = await new TokenVerifier(fake.apiKey, fake.apiSecret).verify(session.token)
+    expect(claims.sub).toBe(team.member.userId)
+    expect(await findCallOfRoom(server, session.room_name)).toMatchObject({
+      status: 'active',
+      direction: 'web',
+      key_id: null,
+    })
+
+    const other = await createTeam(server)
+    const foreign = await makeAgent(server, other.owner, { agentArchitecture: 'pipeline' })
+    const refused = await startVoice({ agent_id: foreign.id }, studio)
+    expect(refused.status).toBe(404)
+    expect(await refused.json()).toEqual({ detail: expect.any(String), code: 'not_found' })
+    const forged = await startVoice({ agent_id: agent.id }, { 'x-studio-token': 'not-a-jwt' })
+    expect(forged.status).toBe(401)
+  })
+
   describe('errors, each {detail, code}', () => {
     const expectError = async (response: Response, status: number, code: string, detail?: RegExp) => {
       expect(response.status).toBe(status)

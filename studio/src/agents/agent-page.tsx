@@ -7,6 +7,7 @@ import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.t
 import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
 import { SettingsForm } from './settings-form.tsx'
+import { TryIt } from './try-it.tsx'
 
 /** One agent: live or not, where to install it, every setting, and deletion with confirmation. */
 export const AgentPage = ({ id }: { id: string }) => {
@@ -68,6 +69,7 @@ export const AgentPage = ({ id }: { id: string }) => {
         </a>
       </div>
       <ErrorLine error={error} />
+      <TryIt key={agent.id} agent={agent} />
       <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
       <AgentFunctions agent={agent} onChanged={reload} />
       <div class="card danger-zone">

@@ -114,6 +114,21 @@ describe('HTTP transport', () => {
     })
   })
 
+  it('opens a session with the studio token instead, in its own header and with no key', async () => {
+    const headers: Array<Record<string, unknown>> = []
+    const url = await serve((request, response) => {
+      headers.push({ key: request.headers['x-api-key'], studio: request.headers['x-studio-token'] })
+      response.writeHead(201, { 'content-type': 'application/json' })
+      response.end(
+        JSON.stringify({ conversation_id: 'c1', session_token: 's', agent_name: 'A', greeting: null }),
+      )
+    })
+    await createHttpTransport({ baseUrl: url, apiKey: '', studioToken: 'studio.jwt.token' }).createSession({
+      agentId: 'a',
+    })
+    expect(headers).toEqual([{ key: undefined, studio: 'studio.jwt.token' }])
+  })
+
   it('ignores malformed and unknown frames', async () => {
     const url = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' })

@@ -1,4 +1,5 @@
 import { type EventSourceMessage, fetchEventSource } from '@microsoft/fetch-event-source'
+import { type Credentials, credentialHeader } from '../credentials.ts'
 import {
   type ChatSession,
   type HistoryMessage,
@@ -56,11 +57,8 @@ class StreamDropped extends Error {}
 
 export const createHttpTransport = ({
   baseUrl,
-  apiKey,
-}: {
-  baseUrl: string
-  apiKey: string
-}): ChatTransport => {
+  ...credentials
+}: Credentials & { baseUrl: string }): ChatTransport => {
   const url = (path: string) => `${baseUrl.replace(/\/$/, '')}/v1/chat/sessions${path}`
   const bearer = (session: ChatSession) => ({ authorization: `Bearer ${session.sessionToken}` })
   const json = async (response: Response) => {
@@ -72,7 +70,7 @@ export const createHttpTransport = ({
     createSession: async ({ agentId, userIdentifier }) => {
       const response = await fetch(url(''), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        headers: { 'content-type': 'application/json', ...credentialHeader(credentials) },
         body: JSON.stringify({
           agent_id: agentId,
           ...(userIdentifier ? { user_identifier: userIdentifier } : {}),

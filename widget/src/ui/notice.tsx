@@ -51,6 +51,7 @@ export const Notice = ({
           type="button"
           class="suggestion"
           part="suggestion"
+          dir="auto"
           onClick={() => void model.send(text)}
         >
           {text}

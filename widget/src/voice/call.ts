@@ -89,7 +89,7 @@ const playRemoteAudio = (room: Room) => {
 const hasAgentIn = (room: Room) =>
   [...room.remoteParticipants.values()].some((participant) => participant.isAgent)
 
-export const startCall = ({ baseUrl, apiKey, agentId, isMuted, continues, on }: CallRequest): VoiceCall => {
+export const startCall = ({ isMuted, continues, on, ...session }: CallRequest): VoiceCall => {
   const room = new Room()
   let microphone: LocalAudioTrack | null = null
   // Declared before `call`, whose agent timer may call it.
@@ -132,10 +132,10 @@ export const startCall = ({ baseUrl, apiKey, agentId, isMuted, continues, on }: 
       if (call.isOver()) return track.stop()
       microphone = track
       if (call.isMuted()) await track.mute()
-      const session = await createVoiceSession({ baseUrl, apiKey, agentId, continues })
+      const created = await createVoiceSession({ ...session, continues })
       if (call.isOver()) return
-      on.onAgentName(session.agentName)
-      await room.connect(session.url, session.token)
+      on.onAgentName(created.agentName)
+      await room.connect(created.url, created.token)
       if (call.isOver()) return
       await room.localParticipant.publishTrack(track)
       // The agent may be there already (it is dispatched with the room).

@@ -3,6 +3,7 @@
  * data and callbacks only, so the chunk carries neither Preact nor signals and the main bundle
  * carries no LiveKit code. Types only; nothing here ends up in either bundle.
  */
+import type { Credentials } from '../credentials.ts'
 import type { Language, VoiceStrings } from '../i18n.ts'
 
 /** Why a call could not start or go on; each has a line in `VoiceStrings`. */
@@ -47,9 +48,8 @@ export type CallEvents = {
 /** A chat session's conversation and the token that proves the caller holds it. */
 export type Continuation = { conversationId: string; sessionToken: string }
 
-export type CallRequest = {
+export type CallRequest = Credentials & {
   baseUrl: string
-  apiKey: string
   agentId: string
   /** Push-to-talk starts with the microphone muted. */
   isMuted: boolean

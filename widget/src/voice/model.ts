@@ -1,4 +1,5 @@
 import { batch, computed, signal } from '@preact/signals'
+import type { Credentials } from '../credentials.ts'
 import type { Caption, Continuation, VoiceCall, VoiceChunk, VoiceFailure, VoiceState } from './contract.ts'
 
 export type { VoiceState }
@@ -11,11 +12,10 @@ export const isTextFallback = (failure: VoiceFailure | null) =>
   failure === 'webrtc_blocked' ||
   failure === 'agent_unavailable'
 
-export type VoiceModelOptions = {
+export type VoiceModelOptions = Credentials & {
   /** Fetches the voice chunk; called on the first call only. */
   load: () => Promise<VoiceChunk>
   baseUrl: string
-  apiKey: string
   agentId: string
   isPushToTalk: () => boolean
   /** The chat session the call continues, opened if need be; null: the call stands alone. */

@@ -21,7 +21,7 @@ const answers: Record<string, { status: number; body: unknown }> = {
 
 let server: Server
 let baseUrl = ''
-const seen: { key: string | undefined; body: string }[] = []
+const seen: { key: string | undefined; studio?: string; body: string }[] = []
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -30,7 +30,8 @@ beforeAll(async () => {
       body += chunk.toString()
     })
     request.on('end', () => {
-      seen.push({ key: request.headers['x-api-key'] as string | undefined, body })
+      const studio = request.headers['x-studio-token'] as string | undefined
+      seen.push({ key: request.headers['x-api-key'] as string | undefined, ...(studio && { studio }), body })
       const answer = answers[(JSON.parse(body) as { agent_id: string }).agent_id] ?? answers.media
       response.writeHead(answer?.status ?? 500, { 'content-type': 'application/json' })
       response.end(JSON.stringify(answer?.body))
@@ -52,6 +53,11 @@ describe('voice session request', () => {
     const session = await createVoiceSession({ baseUrl, apiKey: 'tk_widget_key', agentId: 'ok' })
     expect(session).toEqual({ url: 'wss://media.example', token: 'jwt', agentName: 'Ava' })
     expect(seen.at(-1)).toEqual({ key: 'tk_widget_key', body: '{"agent_id":"ok"}' })
+  })
+
+  it('sends the studio token in its own header when the studio embeds the widget', async () => {
+    await createVoiceSession({ baseUrl, apiKey: '', studioToken: 'studio.jwt.token', agentId: 'ok' })
+    expect(seen.at(-1)).toEqual({ key: undefined, studio: 'studio.jwt.token', body: '{"agent_id":"ok"}' })
   })
 
   it('names each refusal by what the visitor is told: 402, 500, any other, a malformed answer, no server', async () => {

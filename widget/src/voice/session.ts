@@ -1,8 +1,9 @@
 /**
- * POST /v1/chat/voice-sessions with the widget key (spec "Voice session", "Voice session errors"):
+ * POST /v1/chat/voice-sessions with the widget key, or the studio's token (spec "Voice session", "Voice session errors"):
  * part of the voice chunk, so none of it weighs on the first load.
  */
 import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
+import { type Credentials, credentialHeader } from '../credentials.ts'
 import type { Continuation, VoiceFailure } from './contract.ts'
 
 /** A call that cannot start or go on, with the code the widget shows a line for. */
@@ -28,12 +29,11 @@ const toFailure = (status: number, code: unknown): VoiceFailure =>
 
 export const createVoiceSession = async ({
   baseUrl,
-  apiKey,
   agentId,
   continues = null,
-}: {
+  ...credentials
+}: Credentials & {
   baseUrl: string
-  apiKey: string
   agentId: string
   continues?: Continuation | null
 }): Promise<{ url: string; token: string; agentName: string }> => {
@@ -41,7 +41,7 @@ export const createVoiceSession = async ({
   try {
     response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/voice-sessions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      headers: { 'content-type': 'application/json', ...credentialHeader(credentials) },
       body: JSON.stringify({
         agent_id: agentId,
         ...(continues && {

@@ -94,12 +94,15 @@ const measurePages = async () => {
       email: `bench-${Date.now()}@shop.example.com`,
       password: 'correct horse battery staple',
     })
-    for (const name of ['Support', 'Sales', 'Returns'])
-      await post(
+    const agentIds: string[] = []
+    for (const name of ['Support', 'Sales', 'Returns']) {
+      const created = await post(
         `${server.url}/v1/agents`,
         { name, agentArchitecture: 'text', systemPrompt: `You are ${name}.` },
         String(session.token),
       )
+      agentIds.push(String((created.data as { id: string }).id))
+    }
     const page = await browser.newPage()
     await page.goto(`${server.url}/studio/`)
     await page.evaluate(
@@ -128,7 +131,7 @@ const measurePages = async () => {
         `  cold cache: list shown ${ms(coldList)}, interactive ${ms(cold)}\n` +
         `  warm cache: list shown ${ms(warmList)}, interactive ${ms(warm)}\n\nAPI requests per page (aim: one or two):\n`,
     )
-    for (const path of PAGES) {
+    for (const path of [...PAGES, `/agents/${agentIds[0]}`]) {
       const requests = await apiRequestsOf(page, `${server.url}/studio${path}`)
       process.stdout.write(
         `  ${path.padEnd(44)}${String(requests.length).padStart(3)}  ${requests.join(' ')}\n`,

@@ -6,6 +6,17 @@ export const ZUlid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULI
 export const ZIsoDateTime = z.string().meta({ format: 'date-time' })
 
 /** The `pagination` block of every v1 list answer. */
+/** A keyset page's query fields: how many, and where the previous page ended. */
+export const cursorPageFields = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'The nextCursor of the previous page; absent for the first page' }),
+}
+
 export const ZPagination = z.object({ page: z.number().int(), total: z.number().int(), hasNext: z.boolean() })
 
 export const ZEmail = z

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ZIsoDateTime } from './common.ts'
+import { cursorPageFields, ZIsoDateTime } from './common.ts'
 
 /**
  * The filters conversations and calls share: creation time, whether post-call analysis is there,
@@ -24,13 +24,7 @@ export const recordFilters = (searched: string) => ({
 
 /** GET /v1/conversations: newest first, a page at a time, narrowed by any of the filters. */
 export const ZListConversationsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'The nextCursor of the previous page; absent for the first page' }),
+  ...cursorPageFields,
   agentId: z.string().min(1).max(100).optional(),
   status: z.enum(['active', 'ended', 'expired']).optional(),
   channel: z.enum(['text', 'voice']).optional().meta({

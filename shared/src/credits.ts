@@ -1,15 +1,10 @@
 import { z } from 'zod'
 import { ZLedgerEntry } from './admin.ts'
+import { cursorPageFields } from './common.ts'
 
 /** GET /api/organizations/{orgId}/ledger: a page of the credit ledger, newest first (owners and admins). */
 export const ZLedgerQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'The nextCursor of the previous page; absent for the first page' }),
+  ...cursorPageFields,
 })
 export type LedgerQuery = z.infer<typeof ZLedgerQuery>
 

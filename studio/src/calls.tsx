@@ -1,11 +1,17 @@
-import type { AgentListItem, Call, CallDetail } from '@parley/shared'
+import type { Call, CallDetail } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
-import { listAgents } from './agents/client.ts'
 import { api } from './api.ts'
 import { t } from './i18n.tsx'
 import { ExportButton } from './records/export.tsx'
 import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
-import { type Choice, Filters, useRecords } from './records/list.tsx'
+import {
+  agentChoice,
+  analysisChoice,
+  type Choice,
+  RecordsView,
+  useAgents,
+  useRecords,
+} from './records/list.tsx'
 import { linkProps } from './router.ts'
 import { ErrorLine, Loading } from './ui.tsx'
 
@@ -19,14 +25,11 @@ const directionName = (call: Call) =>
 
 /** Voice calls, from the website's microphone and the campaigns' phone calls: searchable, paged. */
 export const CallsPage = () => {
-  const [agents, setAgents] = useState<AgentListItem[]>([])
-  useEffect(() => {
-    listAgents().then(setAgents, () => undefined)
-  }, [])
+  const agents = useAgents()
   const records = useRecords<Call>('/v1/calls')
   const agentName = (id: string) => agents.find((agent) => agent.id === id)?.name ?? id
   const choices: Choice[] = [
-    { name: 'agentId', label: t('Agent'), options: agents.map((agent) => [agent.id, agent.name]) },
+    agentChoice(agents),
     {
       name: 'direction',
       label: t('Kind'),
@@ -44,14 +47,7 @@ export const CallsPage = () => {
         ['failed', t('failed')],
       ],
     },
-    {
-      name: 'hasAnalysis',
-      label: t('Analysis'),
-      options: [
-        ['true', t('analysed')],
-        ['false', t('not analysed')],
-      ],
-    },
+    analysisChoice(),
   ]
   return (
     <section aria-labelledby="calls-title">
@@ -59,53 +55,23 @@ export const CallsPage = () => {
         <h1 id="calls-title">{t('Calls')}</h1>
         <ExportButton kind="calls" />
       </div>
-      <Filters choices={choices} onSearch={records.search} />
-      <ErrorLine error={records.error} />
-      {records.rows === null ? (
-        records.error ? null : (
-          <Loading />
-        )
-      ) : records.rows.length === 0 ? (
-        <p class="empty">
-          {records.isFiltered
-            ? t('No call matches.')
-            : t('No calls yet. Visitors who press the microphone and campaign calls appear here.')}
-        </p>
-      ) : (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('When')}</th>
-                <th scope="col">{t('Agent')}</th>
-                <th scope="col">{t('Kind')}</th>
-                <th scope="col">{t('Length')}</th>
-                <th scope="col">{t('Status')}</th>
-                <th scope="col">{t('Cost')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.rows.map((call) => (
-                <tr>
-                  <td>
-                    <a {...linkProps(`/calls/${call.id}`)}>{when(call.startedAt)}</a>
-                  </td>
-                  <td>{agentName(call.agentId)}</td>
-                  <td>{directionName(call)}</td>
-                  <td>{seconds(call.durationSeconds)}</td>
-                  <td>{statusName(call.status)}</td>
-                  <td>{usd(call.costUsd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {records.next ? (
-        <button type="button" onClick={records.more} disabled={records.isLoading}>
-          {t('More')}
-        </button>
-      ) : null}
+      <RecordsView
+        records={records}
+        choices={choices}
+        empty={t('No calls yet. Visitors who press the microphone and campaign calls appear here.')}
+        noMatch={t('No call matches.')}
+        columns={[
+          {
+            label: t('When'),
+            cell: (call) => <a {...linkProps(`/calls/${call.id}`)}>{when(call.startedAt)}</a>,
+          },
+          { label: t('Agent'), cell: (call) => agentName(call.agentId) },
+          { label: t('Kind'), cell: directionName },
+          { label: t('Length'), cell: (call) => seconds(call.durationSeconds) },
+          { label: t('Status'), cell: (call) => statusName(call.status) },
+          { label: t('Cost'), cell: (call) => usd(call.costUsd) },
+        ]}
+      />
     </section>
   )
 }

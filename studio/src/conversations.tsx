@@ -1,11 +1,17 @@
-import type { AgentListItem, ConversationDetail, ConversationList } from '@parley/shared'
+import type { ConversationDetail, ConversationList } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
-import { listAgents } from './agents/client.ts'
 import { api } from './api.ts'
 import { t } from './i18n.tsx'
 import { ExportButton } from './records/export.tsx'
 import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
-import { type Choice, Filters, useRecords } from './records/list.tsx'
+import {
+  agentChoice,
+  analysisChoice,
+  type Choice,
+  RecordsView,
+  useAgents,
+  useRecords,
+} from './records/list.tsx'
 import { linkProps } from './router.ts'
 import { ErrorLine, Loading } from './ui.tsx'
 
@@ -16,13 +22,10 @@ const statusName = (status: Row['status']) =>
 
 /** What visitors said, typed or spoken: newest first, searchable and filtered, a page at a time. */
 export const ConversationsPage = () => {
-  const [agents, setAgents] = useState<AgentListItem[]>([])
-  useEffect(() => {
-    listAgents().then(setAgents, () => undefined)
-  }, [])
+  const agents = useAgents()
   const records = useRecords<Row>('/v1/conversations')
   const choices: Choice[] = [
-    { name: 'agentId', label: t('Agent'), options: agents.map((agent) => [agent.id, agent.name]) },
+    agentChoice(agents),
     {
       name: 'channel',
       label: t('Channel'),
@@ -40,14 +43,7 @@ export const ConversationsPage = () => {
         ['expired', t('expired')],
       ],
     },
-    {
-      name: 'hasAnalysis',
-      label: t('Analysis'),
-      options: [
-        ['true', t('analysed')],
-        ['false', t('not analysed')],
-      ],
-    },
+    analysisChoice(),
   ]
   return (
     <section aria-labelledby="conversations-title">
@@ -55,54 +51,25 @@ export const ConversationsPage = () => {
         <h1 id="conversations-title">{t('Conversations')}</h1>
         <ExportButton kind="conversations" />
       </div>
-      <Filters choices={choices} onSearch={records.search} />
-      <ErrorLine error={records.error} />
-      {records.rows === null ? (
-        records.error ? null : (
-          <Loading />
-        )
-      ) : records.rows.length === 0 ? (
-        <p class="empty">
-          {records.isFiltered
-            ? t('No conversation matches.')
-            : t('No conversations yet. They appear here as visitors talk to your agents.')}
-        </p>
-      ) : (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('When')}</th>
-                <th scope="col">{t('Agent')}</th>
-                <th scope="col">{t('Messages')}</th>
-                <th scope="col">{t('Status')}</th>
-                <th scope="col">{t('Cost')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.rows.map((row) => (
-                <tr>
-                  <td>
-                    <a {...linkProps(`/conversations/${row.id}`)}>{when(row.createdAt)}</a>
-                  </td>
-                  <td>{row.agentName}</td>
-                  <td>
-                    {row.messageCount}
-                    {row.channels.includes('voice') ? ` · ${t('spoken')}` : ''}
-                  </td>
-                  <td>{statusName(row.status)}</td>
-                  <td>{usd(row.costUsd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {records.next ? (
-        <button type="button" onClick={records.more} disabled={records.isLoading}>
-          {t('More')}
-        </button>
-      ) : null}
+      <RecordsView
+        records={records}
+        choices={choices}
+        empty={t('No conversations yet. They appear here as visitors talk to your agents.')}
+        noMatch={t('No conversation matches.')}
+        columns={[
+          {
+            label: t('When'),
+            cell: (row) => <a {...linkProps(`/conversations/${row.id}`)}>{when(row.createdAt)}</a>,
+          },
+          { label: t('Agent'), cell: (row) => row.agentName },
+          {
+            label: t('Messages'),
+            cell: (row) => `${row.messageCount}${row.channels.includes('voice') ? ` · ${t('spoken')}` : ''}`,
+          },
+          { label: t('Status'), cell: (row) => statusName(row.status) },
+          { label: t('Cost'), cell: (row) => usd(row.costUsd) },
+        ]}
+      />
     </section>
   )
 }

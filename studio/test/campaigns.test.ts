@@ -1,14 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { agentJoinsAnswered, hangUpAnswered } from '../../server/test/helpers/batch-dialer.ts'
 import { setBalanceMicros } from '../../server/test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { checkStudioPage } from './studio-pages.ts'
+import { clickText, expectGoodPage, fill, hasBrowser, launchBrowser, textOf, waitForText } from './browser.ts'
 
 /**
  * The campaigns area in Debian's Chromium against a real server and the fake LiveKit: an owner
@@ -18,12 +17,6 @@ import { checkStudioPage } from './studio-pages.ts'
  * fake LiveKit answers the dials; the test plays the agent joining and the callee hanging up, as
  * the server's batch tests do. Every page passes checkStudioPage.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const screenshots = join(root, 'test-output', 'studio')
-const hasBrowser = existsSync(CHROMIUM)
-if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
-  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
 
 let server: TestServer
 let livekit: FakeLiveKit
@@ -32,16 +25,11 @@ let files: string
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  mkdirSync(screenshots, { recursive: true })
   files = mkdtempSync(join(tmpdir(), 'parley-campaigns-'))
   livekit = await startFakeLiveKit()
   // The dialer sweeps often and retries soon, so a job runs its course in a moment.
   server = await startTestServer({ env: { ...livekit.env, BATCH_TICK_MS: '50', BATCH_RETRY_BASE_MS: '10' } })
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   livekit?.releaseSip()
@@ -51,40 +39,10 @@ afterAll(async () => {
   if (files) rmSync(files, { recursive: true, force: true })
 })
 
-const fill = async (page: Page, selector: string, value: string) => {
-  await page.waitForSelector(selector)
-  await page.$eval(selector, (element) => {
-    ;(element as HTMLInputElement).value = ''
-  })
-  await page.type(selector, value)
-}
-const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
-}
-const waitForText = async (page: Page, text: string) => {
-  try {
-    await page.waitForFunction(
-      (wanted) => document.body.innerText.includes(wanted),
-      { timeout: 15_000 },
-      text,
-    )
-  } catch (error) {
-    const shown = await page.evaluate(() => document.body.innerText)
-    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
-      cause: error,
-    })
-  }
-}
-const textOf = (page: Page, selector: string) =>
-  page.$eval(selector, (element) => (element as HTMLElement).innerText.trim())
 const rowsOf = (page: Page, selector: string) =>
   page.$$eval(`${selector} tbody tr`, (rows) =>
     rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.innerText.trim())),
   )
-const expectGoodPage = async (page: Page, name: string) => {
-  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
-}
 
 // Two callees answer (their dials ring until released), one is busy.
 const [ada, grace, busy] = ['+14155551001', '+14155551002', '+14155551003']

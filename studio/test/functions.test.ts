@@ -1,11 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { checkStudioPage } from './studio-pages.ts'
+import { clickText, expectGoodPage, fill, hasBrowser, launchBrowser, textOf, waitForText } from './browser.ts'
 
 /**
  * The agent page's custom functions and the settings around them, in Debian's Chromium against a
@@ -14,12 +11,6 @@ import { checkStudioPage } from './studio-pages.ts'
  * server's function tests) and reads the answer; then sets handoff targets, webhook events, an
  * analysis schema and a webhook signing secret. axe-core light and dark, and 375 px, on the way.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const screenshots = join(root, 'test-output', 'studio')
-const hasBrowser = existsSync(CHROMIUM)
-if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
-  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
 
 let server: TestServer
 let shop: HttpTarget
@@ -27,52 +18,17 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  mkdirSync(screenshots, { recursive: true })
   shop = await startHttpTarget((request, response) =>
     respondJson(response, 200, { order: JSON.parse(request.body || '{}').orderNumber, status: 'shipped' }),
   )
   server = await startTestServer({ env: { OUTBOUND_ALLOW_HOSTS: shop.hostAndPort } })
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
   await server?.destroy()
   await shop?.close()
 })
-
-const fill = async (page: Page, selector: string, value: string) => {
-  await page.waitForSelector(selector)
-  await page.$eval(selector, (element) => {
-    ;(element as HTMLInputElement).value = ''
-  })
-  await page.type(selector, value)
-}
-const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
-}
-const textOf = (page: Page, selector: string) =>
-  page.$eval(selector, (element) => (element as HTMLElement).innerText.trim())
-const waitForText = async (page: Page, text: string, selector = 'body') => {
-  try {
-    await page.waitForFunction(
-      (wanted, where) => document.querySelector(where)?.textContent?.includes(wanted),
-      { timeout: 15_000 },
-      text,
-      selector,
-    )
-  } catch (error) {
-    const shown = await page.evaluate((where) => document.querySelector(where)?.textContent ?? '', selector)
-    throw new Error(`"${text}" never showed in ${selector}; it says: ${shown.slice(-1500)}`, { cause: error })
-  }
-}
-const expectGoodPage = async (page: Page, name: string) => {
-  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
-}
 
 const createAgent = async (page: Page, name: string) => {
   await page.click('nav a[href="/studio/agents"]')

@@ -1,12 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Session } from '@parley/shared'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type HttpTarget, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { checkStudioPage } from './studio-pages.ts'
+import { clickText, expectGoodPage, fill, hasBrowser, launchBrowser, waitForText } from './browser.ts'
 
 /**
  * The organization area in Debian's Chromium against a real server: an owner makes API keys (a
@@ -15,12 +12,6 @@ import { checkStudioPage } from './studio-pages.ts'
  * see; the owner reads the credit ledger and sends a webhook delivery again. Every page passes
  * axe-core in light and dark and fits 375 px (studio-pages.ts).
  */
-const CHROMIUM = '/usr/bin/chromium'
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const screenshots = join(root, 'test-output', 'studio')
-const hasBrowser = existsSync(CHROMIUM)
-if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
-  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
 
 let server: TestServer
 let browser: Browser
@@ -28,17 +19,12 @@ let receiver: HttpTarget
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  mkdirSync(screenshots, { recursive: true })
   // The agent's webhook endpoint: answers 200 to whatever it is sent.
   receiver = await startHttpTarget((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}')
   })
   server = await startTestServer({ env: { OUTBOUND_ALLOW_HOSTS: receiver.hostAndPort } })
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
@@ -46,37 +32,9 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-const fill = async (page: Page, selector: string, value: string) => {
-  await page.waitForSelector(selector)
-  await page.$eval(selector, (element) => {
-    ;(element as HTMLInputElement).value = ''
-  })
-  await page.type(selector, value)
-}
-const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
-}
-const waitForText = async (page: Page, text: string) => {
-  try {
-    await page.waitForFunction(
-      (wanted) => document.body.innerText.includes(wanted),
-      { timeout: 15_000 },
-      text,
-    )
-  } catch (error) {
-    const shown = await page.evaluate(() => document.body.innerText)
-    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
-      cause: error,
-    })
-  }
-}
 const bodyText = (page: Page) => page.evaluate(() => document.body.innerText)
 const sessionOf = async (page: Page) =>
   JSON.parse((await page.evaluate(() => localStorage.getItem('parley.studio.session'))) ?? 'null') as Session
-const expectGoodPage = async (page: Page, name: string) => {
-  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
-}
 /** A page of the organization area, by its sub-navigation link. */
 const openOrganizationPage = async (page: Page, path: string, titleId: string) => {
   await page.click(`nav a[href="/studio/settings/organization/${path}"]`)

@@ -1,11 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { checkStudioPage } from './studio-pages.ts'
+import {
+  clickText,
+  expectGoodPage,
+  fill,
+  hasBrowser,
+  launchBrowser,
+  screenshots,
+  waitForText,
+} from './browser.ts'
 
 /**
  * The studio in Debian's Chromium against a real server and the fake model: a shop owner who has
@@ -13,12 +19,6 @@ import { checkStudioPage } from './studio-pages.ts'
  * page on that domain with the tag chats with the agent; then the conversation is in the studio.
  * Every page passes axe-core in light and dark and fits 375 px (studio-pages.ts).
  */
-const CHROMIUM = '/usr/bin/chromium'
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const screenshots = join(root, 'test-output', 'studio')
-const hasBrowser = existsSync(CHROMIUM)
-if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
-  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
 
 let server: TestServer
 let llm: FakeLlm
@@ -26,52 +26,16 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  mkdirSync(screenshots, { recursive: true })
   llm = await startFakeLlm()
   llm.setFallback({ text: ['Your order ', 'ships tomorrow.'] })
   server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' } })
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
   await server?.destroy()
   await llm?.close()
 })
-
-const fill = async (page: Page, selector: string, value: string) => {
-  await page.waitForSelector(selector)
-  await page.$eval(selector, (element) => {
-    ;(element as HTMLInputElement).value = ''
-  })
-  await page.type(selector, value)
-}
-const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
-}
-const waitForText = async (page: Page, text: string) => {
-  try {
-    await page.waitForFunction(
-      (wanted) => document.body.innerText.includes(wanted),
-      { timeout: 15_000 },
-      text,
-    )
-  } catch (error) {
-    const shown = await page.evaluate(() => document.body.innerText)
-    throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
-      cause: error,
-    })
-  }
-}
-
-/** axe-core, light and dark, and 375 px on the page as it is; screenshots of each. */
-const expectGoodPage = async (page: Page, name: string) => {
-  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
-}
 
 const signUp = async (
   page: Page,

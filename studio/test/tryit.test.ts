@@ -1,12 +1,18 @@
-import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLiveKit, startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { checkStudioPage } from './studio-pages.ts'
+import {
+  clickText,
+  expectGoodPage,
+  fill,
+  hasBrowser,
+  launchBrowser,
+  screenshots,
+  waitForText,
+} from './browser.ts'
 
 /**
  * Try it and the customiser in Debian's Chromium against a real server, the fake model and the
@@ -15,12 +21,6 @@ import { checkStudioPage } from './studio-pages.ts'
  * voice session; then picks the widget's position, accent, language and starter prompts, sees the
  * preview follow, and the copied tag shows the same widget on a page of the key's domain.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const screenshots = join(root, 'test-output', 'studio')
-const hasBrowser = existsSync(CHROMIUM)
-if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
-  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
 
 let server: TestServer
 let llm: FakeLlm
@@ -29,26 +29,17 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!hasBrowser) return
-  mkdirSync(screenshots, { recursive: true })
   llm = await startFakeLlm()
   llm.setFallback({ text: ['Your order ', 'ships tomorrow.'] })
   livekit = await startFakeLiveKit()
   server = await startTestServer({
     env: { ...livekit.env, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' },
   })
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      // A microphone that needs no one to allow it: the call goes as far as the voice session.
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-    ],
-  })
+  browser = await launchBrowser([
+    // A microphone that needs no one to allow it: the call goes as far as the voice session.
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+  ])
 })
 afterAll(async () => {
   await browser?.close()
@@ -56,31 +47,6 @@ afterAll(async () => {
   await livekit?.close()
   await llm?.close()
 })
-
-const fill = async (page: Page, selector: string, value: string) => {
-  await page.waitForSelector(selector)
-  await page.$eval(selector, (element) => {
-    ;(element as HTMLInputElement).value = ''
-  })
-  await page.type(selector, value)
-}
-const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
-}
-const waitForText = async (page: Page, text: string) => {
-  await page
-    .waitForFunction((wanted) => document.body.innerText.includes(wanted), { timeout: 15_000 }, text)
-    .catch(async (error: unknown) => {
-      const shown = await page.evaluate(() => document.body.innerText)
-      throw new Error(`"${text}" never showed on ${page.url()}; the page says: ${shown.slice(-1500)}`, {
-        cause: error,
-      })
-    })
-}
-const expectGoodPage = async (page: Page, name: string) => {
-  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
-}
 
 /** The text of the widget under `scope` (its shadow root), for a failure's message. */
 const widgetText = (page: Page, scope: string) =>

@@ -117,6 +117,18 @@ export const applyUsageDebits = async (db: Executor, debits: UsageDebit[]): Prom
   return rows.map((row) => row.taken)
 }
 
+/** A ledger entry as the studio and the operator read it. */
+const ledgerColumns = [
+  'id',
+  'organization_id as organizationId',
+  'amount_micros as amountMicros',
+  'balance_after_micros as balanceAfterMicros',
+  'kind',
+  'reason',
+  'reference',
+  'created_at as createdAt',
+] as const
+
 export const listLedger = (
   db: Executor,
   organizationId: string,
@@ -124,16 +136,7 @@ export const listLedger = (
 ): Promise<LedgerRow[]> =>
   db
     .selectFrom('credit_ledger')
-    .select([
-      'id',
-      'organization_id as organizationId',
-      'amount_micros as amountMicros',
-      'balance_after_micros as balanceAfterMicros',
-      'kind',
-      'reason',
-      'reference',
-      'created_at as createdAt',
-    ])
+    .select(ledgerColumns)
     .where('organization_id', '=', organizationId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -154,17 +157,7 @@ export const listLedgerPage = (
 ): Promise<Array<LedgerRow & { cursorAt: string }>> => {
   let query = db
     .selectFrom('credit_ledger')
-    .select([
-      'id',
-      'organization_id as organizationId',
-      'amount_micros as amountMicros',
-      'balance_after_micros as balanceAfterMicros',
-      'kind',
-      'reason',
-      'reference',
-      'created_at as createdAt',
-      exactTime('created_at').as('cursorAt'),
-    ])
+    .select([...ledgerColumns, exactTime('created_at').as('cursorAt')])
     .where('organization_id', '=', organizationId)
   if (after)
     query = query.where(sql<boolean>`(created_at, id) < (${atExactTime(after.createdAt)}, ${after.id})`)

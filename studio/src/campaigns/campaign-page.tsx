@@ -1,12 +1,13 @@
 import type { BatchJob } from '@parley/shared'
 import { useEffect, useMemo } from 'preact/hooks'
 import { t } from '../i18n.tsx'
+import { usd, when } from '../records/format.tsx'
 import { linkProps } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { CampaignContacts } from './campaign-contacts.tsx'
 import { type CampaignModel, createCampaignModel } from './campaign-model.ts'
 import { JobProgress } from './parts.tsx'
-import { allowedActions, jobStatusName, usd } from './words.ts'
+import { allowedActions, jobStatusName } from './words.ts'
 
 const Counters = ({ job }: { job: BatchJob }) => (
   <dl class="counters">
@@ -110,9 +111,7 @@ export const CampaignPage = ({ id }: { id: string }) => {
           limit: job.concurrentCallLimit,
           tries: job.maxAttempts,
         })}
-        {job.scheduledStartTime
-          ? ` · ${t('Starts {time}', { time: new Date(job.scheduledStartTime).toLocaleString() })}`
-          : ''}
+        {job.scheduledStartTime ? ` · ${t('Starts {time}', { time: when(job.scheduledStartTime) })}` : ''}
       </p>
       <ErrorLine error={model.loadError.value} />
       <CampaignContacts model={model} />

@@ -1,6 +1,7 @@
 import type { BatchPreview } from '@parley/shared'
 import { t } from '../i18n.tsx'
-import { skipReasonName, usd } from './words.ts'
+import { usd, when } from '../records/format.tsx'
+import { skipReasonName } from './words.ts'
 
 /** The custom fields of a contact in one cell ("plan: gold · due: May"), so a phone fits the table. */
 const fieldsText = (fields: Record<string, unknown>) =>
@@ -15,9 +16,7 @@ const Schedule = ({ schedule }: { schedule: BatchPreview['schedule'] }) =>
         time: schedule.localStartTime.replace('T', ' '),
         timezone: schedule.timezone,
       })}{' '}
-      <span class="muted">
-        ({t('{time} where you are', { time: new Date(schedule.scheduledStartTime).toLocaleString() })})
-      </span>
+      <span class="muted">({t('{time} where you are', { time: when(schedule.scheduledStartTime) })})</span>
     </p>
   ) : (
     <p>{t('Starts as soon as it is created')}</p>

@@ -1,6 +1,7 @@
 import type { BatchJob } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
+import { when } from '../records/format.tsx'
 import { linkProps } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { listCampaigns, type Page } from './client.ts'
@@ -47,9 +48,7 @@ export const CampaignsPage = () => {
                 <span class={`badge status-${job.status}`}>{jobStatusName(job.status)}</span>
               </div>
               <JobProgress id={job.id} counters={job.counters} />
-              <span class="muted">
-                {t('Created {when}', { when: new Date(job.createdAt).toLocaleString() })}
-              </span>
+              <span class="muted">{t('Created {when}', { when: when(job.createdAt) })}</span>
             </li>
           ))}
         </ul>

@@ -67,9 +67,3 @@ export const allowedActions = (status: BatchJobStatus, counters: BatchCounters) 
   cancel: !TERMINAL_STATUSES.has(status),
   retryFailed: counters.failed > 0 && ['running', 'paused', 'completed', 'failed'].includes(status),
 })
-
-/** Dollars as the reader's locale writes them (cents, or the fraction of a cent a price has). */
-export const usd = (amount: string | number) =>
-  new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 4 }).format(
-    Number(amount),
-  )

@@ -1,21 +1,12 @@
 import type { Role } from '@parley/shared'
 import { useState } from 'preact/hooks'
-import { language, t } from '../i18n.tsx'
+import { t } from '../i18n.tsx'
 
 /** Words the organization pages share: roles, times, money, and a list shown a page at a time. */
 
 export const roleName = (role: Role) => ({ owner: t('owner'), admin: t('admin'), member: t('member') })[role]
 
-export const when = (iso: string) =>
-  new Date(iso).toLocaleString(language.value, { dateStyle: 'medium', timeStyle: 'short' })
-
-export const usd = (amount: number) =>
-  new Intl.NumberFormat(language.value, {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 6,
-  }).format(amount)
+export { usd, when } from '../records/format.tsx'
 
 const PAGE_SIZE = 20
 

@@ -5,13 +5,14 @@ import { language, t } from '../i18n.tsx'
 export const when = (iso: string) =>
   new Date(iso).toLocaleString(language.value, { dateStyle: 'medium', timeStyle: 'short' })
 
-export const usd = (amount: number) =>
+/** US dollars to the micro-dollar the ledger keeps, with at least cents (batch amounts are strings). */
+export const usd = (amount: number | string) =>
   new Intl.NumberFormat(language.value, {
     style: 'currency',
     currency: 'USD',
     minimumFractionDigits: 2,
-    maximumFractionDigits: 4,
-  }).format(amount)
+    maximumFractionDigits: 6,
+  }).format(Number(amount))
 
 export const seconds = (value: number | null) =>
   value === null

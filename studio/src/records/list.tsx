@@ -1,6 +1,10 @@
+import type { AgentListItem } from '@parley/shared'
+import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { listAgents } from '../agents/client.ts'
 import { api } from '../api.ts'
 import { t } from '../i18n.tsx'
+import { ErrorLine, Loading } from '../ui.tsx'
 
 /** A filter of a records list: a query parameter and its choices, [value, label]. */
 export type Choice = { name: string; label: string; options: Array<[string, string]> }
@@ -85,4 +89,86 @@ export const Filters = ({
       <button type="submit">{t('Search')}</button>
     </form>
   </search>
+)
+
+/** The organization's agents, for a filter and for names (one request). */
+export const useAgents = () => {
+  const [agents, setAgents] = useState<AgentListItem[]>([])
+  useEffect(() => {
+    listAgents().then(setAgents, () => undefined)
+  }, [])
+  return agents
+}
+
+export const agentChoice = (agents: AgentListItem[]): Choice => ({
+  name: 'agentId',
+  label: t('Agent'),
+  options: agents.map((agent) => [agent.id, agent.name]),
+})
+
+export const analysisChoice = (): Choice => ({
+  name: 'hasAnalysis',
+  label: t('Analysis'),
+  options: [
+    ['true', t('analysed')],
+    ['false', t('not analysed')],
+  ],
+})
+
+type Column<Row> = { label: string; cell: (row: Row) => ComponentChildren }
+
+/**
+ * A records list as a page shows it: its filters, the API's error, the rows as a table that
+ * scrolls inside itself on a phone (or what to say when there are none), and More.
+ */
+export const RecordsView = <Row,>({
+  records,
+  choices,
+  columns,
+  empty,
+  noMatch,
+}: {
+  records: ReturnType<typeof useRecords<Row>>
+  choices: Choice[]
+  columns: Array<Column<Row>>
+  empty: string
+  noMatch: string
+}) => (
+  <>
+    <Filters choices={choices} onSearch={records.search} />
+    <ErrorLine error={records.error} />
+    {records.rows === null ? (
+      records.error ? null : (
+        <Loading />
+      )
+    ) : records.rows.length === 0 ? (
+      <p class="empty">{records.isFiltered ? noMatch : empty}</p>
+    ) : (
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th scope="col">{column.label}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {records.rows.map((row) => (
+              <tr>
+                {columns.map((column) => (
+                  <td>{column.cell(row)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )}
+    {records.next ? (
+      <button type="button" onClick={records.more} disabled={records.isLoading}>
+        {t('More')}
+      </button>
+    ) : null}
+  </>
 )

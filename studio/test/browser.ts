@@ -1,0 +1,74 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import puppeteer, { type Page } from 'puppeteer-core'
+import { expect } from 'vitest'
+import { checkStudioPage } from './studio-pages.ts'
+
+/**
+ * What the studio's browser tests share: Debian's Chromium (required in CI, where
+ * PARLEY_REQUIRE_BROWSER is set; the tests skip without it elsewhere), where screenshots go, and
+ * the few page actions every test uses.
+ */
+export const CHROMIUM = '/usr/bin/chromium'
+export const hasBrowser = existsSync(CHROMIUM)
+if (!hasBrowser && process.env.PARLEY_REQUIRE_BROWSER)
+  throw new Error(`Chromium is required (PARLEY_REQUIRE_BROWSER) but ${CHROMIUM} is missing`)
+
+export const screenshots = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-output', 'studio')
+
+/** Headless Chromium for a test file (and the screenshots' folder); `args` adds to the defaults. */
+export const launchBrowser = (args: string[] = []) => {
+  mkdirSync(screenshots, { recursive: true })
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', ...args],
+  })
+}
+
+/** Types `value` into the field, replacing what it held. */
+export const fill = async (page: Page, selector: string, value: string) => {
+  await page.waitForSelector(selector)
+  await page.$eval(selector, (element) => {
+    ;(element as HTMLInputElement).value = ''
+  })
+  await page.type(selector, value)
+}
+
+/** Clicks the first `tag` whose text contains `text`. */
+export const clickText = async (page: Page, tag: string, text: string) => {
+  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
+  await element?.click()
+}
+
+export const textOf = (page: Page, selector: string) =>
+  page.$eval(selector, (element) => (element as HTMLElement).innerText.trim())
+
+/** Waits until `text` shows in `selector` (the page by default); if it never does, says what did. */
+export const waitForText = async (page: Page, text: string, selector = 'body') => {
+  try {
+    await page.waitForFunction(
+      (wanted, where) => (document.querySelector(where) as HTMLElement | null)?.innerText.includes(wanted),
+      { timeout: 15_000 },
+      text,
+      selector,
+    )
+  } catch (error) {
+    const shown = await page.evaluate(
+      (where) => (document.querySelector(where) as HTMLElement | null)?.innerText ?? '',
+      selector,
+    )
+    throw new Error(
+      `"${text}" never showed in ${selector} on ${page.url()}; it says: ${shown.slice(-1500)}`,
+      {
+        cause: error,
+      },
+    )
+  }
+}
+
+/** axe-core, light, dark and right to left, and 375 px on the page as it is; screenshots of each. */
+export const expectGoodPage = async (page: Page, name: string) => {
+  expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
+}

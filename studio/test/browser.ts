@@ -72,3 +72,21 @@ export const waitForText = async (page: Page, text: string, selector = 'body') =
 export const expectGoodPage = async (page: Page, name: string) => {
   expect(await checkStudioPage(page, { name, directory: screenshots })).toEqual([])
 }
+
+/**
+ * Records what the page's copy buttons hand the clipboard (read back with copiedText): the system
+ * clipboard is one for every browser of a parallel test run, so reading it back could race.
+ */
+export const recordClipboard = (page: Page) =>
+  page.evaluateOnNewDocument(() => {
+    Object.defineProperty(navigator, 'clipboard', {
+      value: {
+        writeText: async (text: string) => {
+          ;(window as unknown as { copied: string }).copied = text
+        },
+      },
+    })
+  })
+
+export const copiedText = (page: Page) =>
+  page.evaluate(() => (window as unknown as { copied?: string }).copied)

@@ -3,7 +3,16 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type HttpTarget, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
-import { clickText, expectGoodPage, fill, hasBrowser, launchBrowser, waitForText } from './browser.ts'
+import {
+  clickText,
+  copiedText,
+  expectGoodPage,
+  fill,
+  hasBrowser,
+  launchBrowser,
+  recordClipboard,
+  waitForText,
+} from './browser.ts'
 
 /**
  * The organization area in Debian's Chromium against a real server: an owner makes API keys (a
@@ -56,17 +65,7 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
   it('lets an owner manage keys and invite, shows a member what a member may see, and redelivers webhooks', async () => {
     const owners = await browser.createBrowserContext()
     const owner = await owners.newPage()
-    // What the copy button hands the clipboard, recorded in the page: the system clipboard is one
-    // for every browser of a parallel test run.
-    await owner.evaluateOnNewDocument(() => {
-      Object.defineProperty(navigator, 'clipboard', {
-        value: {
-          writeText: async (text: string) => {
-            ;(window as unknown as { copied: string }).copied = text
-          },
-        },
-      })
-    })
+    await recordClipboard(owner)
     await owner.setViewport({ width: 1024, height: 800 })
     await signUp(owner, {
       organization: 'Northwind Shop',
@@ -89,7 +88,7 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     await waitForText(owner, 'It is shown only this once')
     await clickText(owner, 'button', 'Copy key')
     await waitForText(owner, 'Copied')
-    expect(await owner.evaluate(() => (window as unknown as { copied: string }).copied)).toBe(secret)
+    expect(await copiedText(owner)).toBe(secret)
     await expectGoodPage(owner, 'organization-api-keys-created')
     await owner.reload()
     await waitForText(owner, 'Server key')

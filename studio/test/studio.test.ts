@@ -5,10 +5,12 @@ import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.t
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
 import {
   clickText,
+  copiedText,
   expectGoodPage,
   fill,
   hasBrowser,
   launchBrowser,
+  recordClipboard,
   screenshots,
   waitForText,
 } from './browser.ts'
@@ -54,8 +56,8 @@ const signUp = async (
 describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
   it('takes a new owner from sign-up to a chat on their own page, and shows the conversation', async () => {
     const context = await browser.createBrowserContext()
-    await context.overridePermissions(server.url, ['clipboard-read', 'clipboard-sanitized-write'])
     const page = await context.newPage()
+    await recordClipboard(page)
     await page.setViewport({ width: 1024, height: 800 })
     await page.goto(`${server.url}/studio/`)
     await clickText(page, 'button', 'Create an account')
@@ -98,8 +100,8 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
     await page.waitForSelector('#snippet')
     await clickText(page, 'button', 'Copy')
     await waitForText(page, 'Copied')
-    // What the owner pastes: the clipboard, as the copy button left it.
-    const snippet = await page.evaluate(() => navigator.clipboard.readText())
+    // What the owner pastes: what the copy button handed the clipboard.
+    const snippet = await copiedText(page)
     expect(snippet).toBe(await page.$eval('#snippet', (element) => element.textContent))
     expect(snippet).toContain(`data-agent-id="${agentId}"`)
     expect(snippet).toMatch(/data-key="tk_widget_[\w-]+"/)

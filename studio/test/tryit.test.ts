@@ -6,10 +6,12 @@ import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.t
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts'
 import {
   clickText,
+  copiedText,
   expectGoodPage,
   fill,
   hasBrowser,
   launchBrowser,
+  recordClipboard,
   screenshots,
   waitForText,
 } from './browser.ts'
@@ -190,8 +192,8 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
 
   it('customises the widget with a live preview, and the copied tag shows the same widget', async () => {
     const context = await browser.createBrowserContext()
-    await context.overridePermissions(server.url, ['clipboard-read', 'clipboard-sanitized-write'])
     const page = await context.newPage()
+    await recordClipboard(page)
     await page.setViewport({ width: 1024, height: 800 })
     await signUp(page)
     const agentId = await newAgent(page, { name: 'Shop Helper' })
@@ -249,7 +251,7 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
     expect(shown).toContain(`data-suggestions='["Where is my order?","What&#39;s on sale?"]'`)
     await clickText(page, 'button', 'Copy')
     await waitForText(page, 'Copied')
-    const snippet = await page.evaluate(() => navigator.clipboard.readText())
+    const snippet = await copiedText(page)
     expect(snippet).toBe(shown)
     await expectGoodPage(page, 'install-customiser')
 

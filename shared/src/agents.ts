@@ -242,7 +242,7 @@ const readOnly = (description: string) => z.string().meta({ description: `Read-o
 /**
  * Any subset of the fields GET returns or PUT takes, so a fetched agent can be sent back as it
  * came: the create vocabulary (systemPrompt, language) and the studio one (sysMsg, languages)
- * alike, but not both names of one field at once. id, createdAt and updatedAt are read-only.
+ * alike, but not both names of one field at once. id, createdBy, createdAt and updatedAt are read-only.
  */
 export const ZPatchAgentV1 = z
   .object({
@@ -252,6 +252,7 @@ export const ZPatchAgentV1 = z
     sysMsg: prompt('sysMsg'),
     languages: updateFields.languages,
     id: readOnly('accepted when it is the path id'),
+    createdBy: readOnly('ignored'),
     createdAt: readOnly('ignored'),
     updatedAt: readOnly('ignored'),
   })
@@ -352,6 +353,9 @@ export const ZAgentV1 = z
     fallbackModel: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
+    createdBy: z.string().meta({
+      description: 'The user who created the agent: the creator the access rules name',
+    }),
     createdAt: ZIsoDateTime,
     updatedAt: ZIsoDateTime,
   })

@@ -188,6 +188,28 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     })
     expect(refused.status).toBe(403)
     await expectGoodPage(member, 'organization-credits-member')
+
+    // The owner's agent, open to the whole team: the member reads it and may try it, but changes
+    // nothing (the studio form, going live and deletion are the owner's and admins').
+    const made = await server.request('/v1/agents', {
+      method: 'POST',
+      token: ownerSession.token,
+      json: {
+        name: 'Team Helper',
+        agentArchitecture: 'text',
+        systemPrompt: 'You help the team.',
+        mode: 'public',
+      },
+    })
+    expect(made.status).toBe(201)
+    const teamAgent = ((await made.json()) as { data: { id: string } }).data.id
+    await member.goto(`${server.url}/studio/agents/${teamAgent}`)
+    await member.waitForSelector('#settings-read-only')
+    expect(await member.$eval('#name', (input) => input.matches(':disabled'))).toBe(true)
+    expect(await bodyText(member)).not.toContain('Save settings')
+    expect(await bodyText(member)).not.toContain('Make it live')
+    expect(await bodyText(member)).not.toContain('Delete agent')
+    await expectGoodPage(member, 'agent-member')
     await members.close()
 
     // The owner reads the ledger: the trial credit.

@@ -46,6 +46,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   fallbackModel: agent.fallbackModel,
   webhookEvents: agent.webhookEvents,
   analysisSchema: agent.analysisSchema,
+  createdBy: agent.userId,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),
 })

@@ -220,7 +220,15 @@ type AgentChanges = Partial<store.AgentFields>
 /** Translates the v1 create vocabulary (systemPrompt, language) into stored fields. */
 export const changesFromPatch = (
   agentId: string,
-  { systemPrompt, language, id, createdAt: _createdAt, updatedAt: _updatedAt, ...rest }: PatchAgentV1,
+  {
+    systemPrompt,
+    language,
+    id,
+    createdBy: _createdBy,
+    createdAt: _createdAt,
+    updatedAt: _updatedAt,
+    ...rest
+  }: PatchAgentV1,
 ): AgentChanges => {
   if (id !== undefined && id !== agentId)
     throw AppError.badRequest('id: is read-only and must be the path id')

@@ -95,6 +95,7 @@ const byName: Record<string, unknown> = {
   cursor: 'WyIyMDI2LTExLTI0VDA5OjMwOjAwLjAwMFoiLCIwMUpENE1DM04iXQ',
   costUsd: 0.0412,
   count: 12,
+  createdBy: ID.user,
   createdAt: WHEN,
   creditBalanceUsd: 24.83,
   deletedByKeyId: ID.key,

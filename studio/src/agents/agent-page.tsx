@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
+import { mayManage } from './access.ts'
 import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.ts'
 import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
@@ -61,9 +62,11 @@ export const AgentPage = ({ id }: { id: string }) => {
         {architectureName(agent.agentArchitecture)} · {t('id')} <code id="agent-id">{agent.id}</code>
       </p>
       <div class="row">
-        <button type="button" onClick={toggleLive}>
-          {agent.active ? t('Take it offline') : t('Make it live')}
-        </button>
+        {mayManage(agent) ? (
+          <button type="button" onClick={toggleLive}>
+            {agent.active ? t('Take it offline') : t('Make it live')}
+          </button>
+        ) : null}
         <a class="button" {...linkProps(`/install?agent=${agent.id}`)}>
           {t('Put it on your website')}
         </a>
@@ -72,15 +75,19 @@ export const AgentPage = ({ id }: { id: string }) => {
       <TryIt key={agent.id} agent={agent} />
       <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
       <AgentFunctions agent={agent} onChanged={reload} />
-      <div class="card danger-zone">
-        <h2>{t('Delete')}</h2>
-        <p class="muted">{t('Conversations and their costs are kept; the agent stops answering at once.')}</p>
-        <div>
-          <button type="button" class="danger" onClick={remove}>
-            {t('Delete agent')}
-          </button>
+      {mayManage(agent) ? (
+        <div class="card danger-zone">
+          <h2>{t('Delete')}</h2>
+          <p class="muted">
+            {t('Conversations and their costs are kept; the agent stops answering at once.')}
+          </p>
+          <div>
+            <button type="button" class="danger" onClick={remove}>
+              {t('Delete agent')}
+            </button>
+          </div>
         </div>
-      </div>
+      ) : null}
     </section>
   )
 }

@@ -4,6 +4,7 @@ import { session } from '../api.ts'
 import { t } from '../i18n.tsx'
 import { linkProps } from '../router.ts'
 import { describedBy, ErrorLine, Field, PROVIDER_KEYS_PATH, problemOf } from '../ui.tsx'
+import { mayChangeSettings } from './access.ts'
 import { updateAgent } from './client.ts'
 import { problemsOfSchema } from './functions/json-editor.tsx'
 import { firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
@@ -110,176 +111,184 @@ export const SettingsForm = ({
     }
   }
   const fieldsetProps = { draft, set, problem }
+  const mayEdit = mayChangeSettings(agent)
   const isVoice = architecture !== 'text'
   const voiceProvider = architecture === 'realtime' ? draft.realtimeProvider : draft.tts
   const models = modelsFor(catalogue, architecture)
   return (
     <form class="card" onSubmit={submit} aria-labelledby="settings-title">
       <h2 id="settings-title">{t('Settings')}</h2>
-      <fieldset>
-        <legend>{t('About')}</legend>
-        <Field label={t('Name')} name="name" problem={problem('name')}>
-          <input {...text('name')} required />
-        </Field>
-        <Field label={t('Description (for your team)')} name="description" problem={problem('description')}>
-          <input {...text('description')} />
-        </Field>
-        <Field
-          label={t('What it is told (system prompt)')}
-          name="systemPrompt"
-          problem={problem('systemPrompt')}
-        >
-          <textarea {...text('systemPrompt')} rows={6} required />
-        </Field>
-        <Field label={t('Language')} name="language" problem={problem('language')}>
-          <select {...text('language')} onChange={(event) => set({ language: event.currentTarget.value })}>
-            <option value="en">{t('English')}</option>
-            <option value="ur">{t('Urdu')}</option>
-            <option value="sd">{t('Sindhi')}</option>
-          </select>
-        </Field>
-        <Field
-          label={t('Who sees it')}
-          name="mode"
-          problem={problem('mode')}
-          hint={t(
-            'Private: you, admins and owners. Public: your whole team. Commercial: every organization.',
-          )}
-        >
-          <select
-            {...text('mode')}
-            {...describedBy('mode', { problem: problem('mode'), hint: true })}
-            onChange={(event) => set({ mode: event.currentTarget.value })}
-          >
-            <option value="private">{t('Private')}</option>
-            <option value="public">{t('Public')}</option>
-            {role === 'owner' || role === 'admin' || draft.mode === 'commercial' ? (
-              <option value="commercial">{t('Commercial')}</option>
-            ) : null}
-          </select>
-        </Field>
-      </fieldset>
-      <fieldset>
-        <legend>{isVoice ? t('Model and voice') : t('Model')}</legend>
-        {architecture !== 'realtime' ? (
-          <>
-            <Picker
-              name="model"
-              label={t('Language model')}
-              options={models}
-              value={draft.model}
-              onChange={(model) => set({ model })}
-              problem={problem('model')}
-            />
-            <Picker
-              name="fallbackModel"
-              label={t('Fallback model (when the first fails)')}
-              options={models.filter((model) => model.id !== draft.model)}
-              value={draft.fallbackModel}
-              onChange={(fallbackModel) => set({ fallbackModel })}
-              problem={problem('fallbackModel')}
-              none="None"
-            />
-          </>
-        ) : (
-          <Picker
-            name="realtimeProvider"
-            label={t('Realtime model')}
-            options={catalogue.realtimeProviders}
-            value={draft.realtimeProvider}
-            onChange={(realtimeProvider) => set({ realtimeProvider })}
-            problem={problem('realtimeProvider')}
-          />
-        )}
-        {architecture === 'pipeline' ? (
-          <>
-            <Picker
-              name="stt"
-              label={t('Speech to text')}
-              options={catalogue.stt}
-              value={draft.stt}
-              onChange={(stt) => set({ stt })}
-              problem={problem('stt')}
-            />
-            <Picker
-              name="tts"
-              label={t('Text to speech')}
-              options={catalogue.tts}
-              value={draft.tts}
-              onChange={(tts) => set({ tts })}
-              problem={problem('tts')}
-            />
-          </>
-        ) : null}
-        {isVoice ? (
-          <Picker
-            name="voiceId"
-            label={t('Voice')}
-            options={voicesOf(catalogue, voiceProvider)}
-            value={draft.voiceId}
-            onChange={(voiceId) => set({ voiceId })}
-            problem={problem('voiceId')}
-          />
-        ) : null}
-        <Field
-          label={t('Temperature (0.1 steady – 1.0 inventive)')}
-          name="temperature"
-          problem={problem('temperature')}
-        >
-          <input {...text('temperature')} type="number" step="0.1" inputMode="decimal" />
-        </Field>
-      </fieldset>
-      <fieldset>
-        <legend>{t('Conversation')}</legend>
-        <Field label={t('Who speaks first')} name="greetingType" problem={problem('greetingType')}>
-          <select
-            {...text('greetingType')}
-            onChange={(event) => set({ greetingType: event.currentTarget.value })}
-          >
-            <option value="userFirst">{t('The visitor')}</option>
-            <option value="agentFirst">{t('The agent, with its greeting')}</option>
-          </select>
-        </Field>
-        {draft.greetingType === 'agentFirst' ? (
-          <Field label={t('Greeting')} name="greetingMessage" problem={problem('greetingMessage')}>
-            <input {...text('greetingMessage')} placeholder={t('Hi! How can I help?')} />
+      {mayEdit ? null : (
+        <p class="notice" id="settings-read-only">
+          {t('Only owners and admins, or the member who made it, can change this agent.')}
+        </p>
+      )}
+      <fieldset class="bare" disabled={!mayEdit}>
+        <fieldset>
+          <legend>{t('About')}</legend>
+          <Field label={t('Name')} name="name" problem={problem('name')}>
+            <input {...text('name')} required />
           </Field>
-        ) : null}
-        {isVoice ? (
-          <>
-            <Field
-              label={t('Farewell (said when the call ends)')}
-              name="lastMessage"
-              problem={problem('lastMessage')}
+          <Field label={t('Description (for your team)')} name="description" problem={problem('description')}>
+            <input {...text('description')} />
+          </Field>
+          <Field
+            label={t('What it is told (system prompt)')}
+            name="systemPrompt"
+            problem={problem('systemPrompt')}
+          >
+            <textarea {...text('systemPrompt')} rows={6} required />
+          </Field>
+          <Field label={t('Language')} name="language" problem={problem('language')}>
+            <select {...text('language')} onChange={(event) => set({ language: event.currentTarget.value })}>
+              <option value="en">{t('English')}</option>
+              <option value="ur">{t('Urdu')}</option>
+              <option value="sd">{t('Sindhi')}</option>
+            </select>
+          </Field>
+          <Field
+            label={t('Who sees it')}
+            name="mode"
+            problem={problem('mode')}
+            hint={t(
+              'Private: you, admins and owners. Public: your whole team. Commercial: every organization.',
+            )}
+          >
+            <select
+              {...text('mode')}
+              {...describedBy('mode', { problem: problem('mode'), hint: true })}
+              onChange={(event) => set({ mode: event.currentTarget.value })}
             >
-              <input {...text('lastMessage')} maxLength={100} />
-            </Field>
-            <Field
-              label={t('Seconds of silence before it hangs up (10–60)')}
-              name="inactivityTimeout"
-              problem={problem('inactivityTimeout')}
+              <option value="private">{t('Private')}</option>
+              <option value="public">{t('Public')}</option>
+              {role === 'owner' || role === 'admin' || draft.mode === 'commercial' ? (
+                <option value="commercial">{t('Commercial')}</option>
+              ) : null}
+            </select>
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>{isVoice ? t('Model and voice') : t('Model')}</legend>
+          {architecture !== 'realtime' ? (
+            <>
+              <Picker
+                name="model"
+                label={t('Language model')}
+                options={models}
+                value={draft.model}
+                onChange={(model) => set({ model })}
+                problem={problem('model')}
+              />
+              <Picker
+                name="fallbackModel"
+                label={t('Fallback model (when the first fails)')}
+                options={models.filter((model) => model.id !== draft.model)}
+                value={draft.fallbackModel}
+                onChange={(fallbackModel) => set({ fallbackModel })}
+                problem={problem('fallbackModel')}
+                none="None"
+              />
+            </>
+          ) : (
+            <Picker
+              name="realtimeProvider"
+              label={t('Realtime model')}
+              options={catalogue.realtimeProviders}
+              value={draft.realtimeProvider}
+              onChange={(realtimeProvider) => set({ realtimeProvider })}
+              problem={problem('realtimeProvider')}
+            />
+          )}
+          {architecture === 'pipeline' ? (
+            <>
+              <Picker
+                name="stt"
+                label={t('Speech to text')}
+                options={catalogue.stt}
+                value={draft.stt}
+                onChange={(stt) => set({ stt })}
+                problem={problem('stt')}
+              />
+              <Picker
+                name="tts"
+                label={t('Text to speech')}
+                options={catalogue.tts}
+                value={draft.tts}
+                onChange={(tts) => set({ tts })}
+                problem={problem('tts')}
+              />
+            </>
+          ) : null}
+          {isVoice ? (
+            <Picker
+              name="voiceId"
+              label={t('Voice')}
+              options={voicesOf(catalogue, voiceProvider)}
+              value={draft.voiceId}
+              onChange={(voiceId) => set({ voiceId })}
+              problem={problem('voiceId')}
+            />
+          ) : null}
+          <Field
+            label={t('Temperature (0.1 steady – 1.0 inventive)')}
+            name="temperature"
+            problem={problem('temperature')}
+          >
+            <input {...text('temperature')} type="number" step="0.1" inputMode="decimal" />
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>{t('Conversation')}</legend>
+          <Field label={t('Who speaks first')} name="greetingType" problem={problem('greetingType')}>
+            <select
+              {...text('greetingType')}
+              onChange={(event) => set({ greetingType: event.currentTarget.value })}
             >
-              <input {...text('inactivityTimeout')} type="number" step="1" inputMode="numeric" />
+              <option value="userFirst">{t('The visitor')}</option>
+              <option value="agentFirst">{t('The agent, with its greeting')}</option>
+            </select>
+          </Field>
+          {draft.greetingType === 'agentFirst' ? (
+            <Field label={t('Greeting')} name="greetingMessage" problem={problem('greetingMessage')}>
+              <input {...text('greetingMessage')} placeholder={t('Hi! How can I help?')} />
             </Field>
-          </>
-        ) : null}
+          ) : null}
+          {isVoice ? (
+            <>
+              <Field
+                label={t('Farewell (said when the call ends)')}
+                name="lastMessage"
+                problem={problem('lastMessage')}
+              >
+                <input {...text('lastMessage')} maxLength={100} />
+              </Field>
+              <Field
+                label={t('Seconds of silence before it hangs up (10–60)')}
+                name="inactivityTimeout"
+                problem={problem('inactivityTimeout')}
+              >
+                <input {...text('inactivityTimeout')} type="number" step="1" inputMode="numeric" />
+              </Field>
+            </>
+          ) : null}
+        </fieldset>
+        <fieldset>
+          <legend>{t('After the conversation')}</legend>
+          <label class="choice">
+            <input
+              type="checkbox"
+              id="postCallAnalysis"
+              checked={draft.postCallAnalysis}
+              onChange={(event) => set({ postCallAnalysis: event.currentTarget.checked })}
+            />
+            <span>{t("Summarise it: a summary, the visitor's mood and the outcome")}</span>
+          </label>
+          <AnalysisSchemaField {...fieldsetProps} error={error} />
+        </fieldset>
+        <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
+        <HandoffFieldset {...fieldsetProps} agent={agent} />
+        <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       </fieldset>
-      <fieldset>
-        <legend>{t('After the conversation')}</legend>
-        <label class="choice">
-          <input
-            type="checkbox"
-            id="postCallAnalysis"
-            checked={draft.postCallAnalysis}
-            onChange={(event) => set({ postCallAnalysis: event.currentTarget.checked })}
-          />
-          <span>{t("Summarise it: a summary, the visitor's mood and the outcome")}</span>
-        </label>
-        <AnalysisSchemaField {...fieldsetProps} error={error} />
-      </fieldset>
-      <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
-      <HandoffFieldset {...fieldsetProps} agent={agent} />
-      <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       <ErrorLine error={error} />
       {outcome === 'saved' ? (
         <p class="ok" role="status">
@@ -288,9 +297,11 @@ export const SettingsForm = ({
       ) : outcome ? (
         <MissingKeys fallback={outcome} />
       ) : null}
-      <button type="submit" class="primary" disabled={busy}>
-        {t('Save settings')}
-      </button>
+      {mayEdit ? (
+        <button type="submit" class="primary" disabled={busy}>
+          {t('Save settings')}
+        </button>
+      ) : null}
     </form>
   )
 }

@@ -46,5 +46,7 @@ const sd: Record<string, string> = {
   'model {id}': 'ماڊل {id}',
   'speech to text {id}': 'آواز مان لکت {id}',
   'Hi! How can I help?': 'سلام! مان ڪيئن مدد ڪري سگهان ٿو؟',
+  'Only owners and admins, or the member who made it, can change this agent.':
+    'هن ايجنٽ کي صرف مالڪ ۽ منتظم، يا ان کي ٺاهيندڙ ميمبر بدلائي سگهي ٿو.',
 }
 export default sd

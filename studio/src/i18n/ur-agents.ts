@@ -46,5 +46,7 @@ const ur: Record<string, string> = {
   'model {id}': 'ماڈل {id}',
   'speech to text {id}': 'آواز سے متن {id}',
   'Hi! How can I help?': 'سلام! میں کیسے مدد کر سکتا ہوں؟',
+  'Only owners and admins, or the member who made it, can change this agent.':
+    'یہ ایجنٹ صرف مالکان اور منتظمین، یا اسے بنانے والا رکن بدل سکتا ہے۔',
 }
 export default ur

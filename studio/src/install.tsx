@@ -5,6 +5,7 @@ import { t } from './i18n.tsx'
 import { DEFAULT_CHOICES, isVoiceAgent, type WidgetChoices } from './install/choices.ts'
 import type { AgentRow } from './install/customiser.tsx'
 import { lazy } from './lazy.tsx'
+import { keyStatusName, MoreButton, usePages } from './organization/format.tsx'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from './ui.tsx'
 
 // The customiser and the tag come as one chunk of their own, when this page first shows.
@@ -26,6 +27,7 @@ export const InstallPage = () => {
   const [error, setError] = useState<unknown>(null)
   const isOwner = session.value?.organization.role === 'owner'
   const agent = agents.find((row) => row.id === agentId)
+  const pages = usePages(keys)
 
   const load = () =>
     api<{ apiKeys: ApiKey[] }>('/api/api-keys').then(
@@ -120,17 +122,17 @@ export const InstallPage = () => {
         <ScriptTag agent={agent} choices={choices} widgetKey={widgetKey} onKey={setWidgetKey} />
       ) : null}
       <h2>{t('Widget keys')}</h2>
-      {keys === null ? (
+      {pages.visible === null ? (
         <Loading />
-      ) : keys.length === 0 ? (
+      ) : pages.visible.length === 0 ? (
         <p class="empty">{t('No widget keys yet.')}</p>
       ) : (
         <ul class="list">
-          {keys.map((key) => (
+          {pages.visible.map((key) => (
             <li>
               <strong>{key.name}</strong> <code>{key.prefix}</code>{' '}
               <span class="muted">
-                {key.allowedDomains.join(', ')} · {key.status}
+                {key.allowedDomains.join(', ')} · {keyStatusName(key.status)}
               </span>{' '}
               {isOwner && key.status !== 'Revoked' ? (
                 <button type="button" class="danger small" onClick={() => revoke(key)}>
@@ -141,6 +143,7 @@ export const InstallPage = () => {
           ))}
         </ul>
       )}
+      <MoreButton onMore={pages.more} />
     </section>
   )
 }

@@ -1,8 +1,11 @@
-import type { Role } from '@parley/shared'
+import type { ApiKey, Role } from '@parley/shared'
 import { useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 
 /** Words the organization pages share: roles, times, money, and a list shown a page at a time. */
+
+export const keyStatusName = (status: ApiKey['status']) =>
+  ({ Active: t('Active'), Disabled: t('Disabled'), Revoked: t('Revoked') })[status]
 
 export const roleName = (role: Role) => ({ owner: t('owner'), admin: t('admin'), member: t('member') })[role]
 

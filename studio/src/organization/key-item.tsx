@@ -3,10 +3,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 import { describedBy, ErrorLine, Field, problemOf } from '../ui.tsx'
 import { changeKey, type KeyAction, parseDomains, updateKeyDomains } from './client.ts'
-import { when } from './format.tsx'
-
-const statusName = (status: ApiKey['status']) =>
-  ({ Active: t('Active'), Disabled: t('Disabled'), Revoked: t('Revoked') })[status]
+import { keyStatusName, when } from './format.tsx'
 
 const busyLabel = (action: KeyAction | 'domains') =>
   ({ disable: t('Disabling…'), enable: t('Enabling…'), revoke: t('Revoking…'), domains: t('Saving…') })[
@@ -65,7 +62,7 @@ export const KeyItem = ({
       <div class="row">
         <strong>{apiKey.name}</strong>
         <span class="badge">{apiKey.type === 'secret' ? t('Secret key') : t('Widget key')}</span>
-        <span class={`badge status-${apiKey.status.toLowerCase()}`}>{statusName(apiKey.status)}</span>
+        <span class={`badge status-${apiKey.status.toLowerCase()}`}>{keyStatusName(apiKey.status)}</span>
       </div>
       <code class="prefix" dir="ltr">
         {apiKey.prefix}

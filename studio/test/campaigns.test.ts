@@ -135,6 +135,15 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     const fileInput = await page.waitForSelector('input[type="file"]#file')
     await (fileInput as ElementHandle<HTMLInputElement> | null)?.uploadFile(csv)
     await fill(page, '#maxAttempts', '1')
+    // Calling hours first: the preview reads them back; then at any hour, as the job is made.
+    await clickText(page, 'label', 'Only in calling hours')
+    await page.click('input[name="windowDays"][value="fri"]')
+    await clickText(page, 'button', 'Preview')
+    await waitForText(
+      page,
+      'Calls only from 09:00 to 18:00 on Monday, Tuesday, Wednesday, Thursday, in each contact’s own time zone',
+    )
+    await clickText(page, 'label', 'At any hour')
     await clickText(page, 'button', 'Preview')
     await page.waitForSelector('#preview-title')
     await waitForText(page, '3 contacts will be called from +14155550100 by Renewals Caller.')

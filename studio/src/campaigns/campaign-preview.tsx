@@ -1,7 +1,7 @@
 import type { BatchPreview } from '@parley/shared'
 import { t } from '../i18n.tsx'
 import { usd, when } from '../records/format.tsx'
-import { skipReasonName } from './words.ts'
+import { dayName, skipReasonName } from './words.ts'
 
 /** The custom fields of a contact in one cell ("plan: gold · due: May"), so a phone fits the table. */
 const fieldsText = (fields: Record<string, unknown>) =>
@@ -9,7 +9,22 @@ const fieldsText = (fields: Record<string, unknown>) =>
     .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' · ')
 
-const Schedule = ({ schedule }: { schedule: BatchPreview['schedule'] }) =>
+const Schedule = ({ schedule }: { schedule: BatchPreview['schedule'] }) => (
+  <>
+    <Start schedule={schedule} />
+    {schedule.callingWindow ? (
+      <p>
+        {t('Calls only from {start} to {end} on {days}, in each contact’s own time zone', {
+          start: schedule.callingWindow.start,
+          end: schedule.callingWindow.end,
+          days: schedule.callingWindow.days.map(dayName).join(', '),
+        })}
+      </p>
+    ) : null}
+  </>
+)
+
+const Start = ({ schedule }: { schedule: BatchPreview['schedule'] }) =>
   schedule.scheduledStartTime && schedule.localStartTime ? (
     <p>
       {t('Starts {time} in {timezone}', {

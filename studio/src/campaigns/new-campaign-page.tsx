@@ -6,6 +6,7 @@ import { linkProps, navigate } from '../router.ts'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from '../ui.tsx'
 import { CampaignPreview } from './campaign-preview.tsx'
 import { createCampaign, listPhoneNumbers, listVoiceAgents, previewCampaign } from './client.ts'
+import { dayName, weekdays } from './words.ts'
 
 /** The field an error of the batch routes is about, by its code (their errors name no field). */
 const fieldOfCode: Record<string, string> = {
@@ -37,12 +38,24 @@ const isFieldError = (error: unknown) =>
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone
 
 /** The fields /batch/preview and /batch/create take, from the form (text first, the file last). */
-const requestOf = (formElement: HTMLFormElement, { startsLater }: { startsLater: boolean }) => {
+const requestOf = (
+  formElement: HTMLFormElement,
+  { startsLater, hasHours }: { startsLater: boolean; hasHours: boolean },
+) => {
   const entered = new FormData(formElement)
   const request = new FormData()
   const fields = ['name', 'fromPhoneNumberId', 'concurrentCallLimit', 'maxAttempts']
   if (startsLater) fields.push('scheduledStartTime', 'timezone')
   for (const field of fields) request.append(field, String(entered.get(field) ?? ''))
+  if (hasHours)
+    request.append(
+      'callingWindow',
+      JSON.stringify({
+        start: String(entered.get('windowStart') ?? ''),
+        end: String(entered.get('windowEnd') ?? ''),
+        days: entered.getAll('windowDays').map(String),
+      }),
+    )
   const file = entered.get('file')
   if (file instanceof File) request.append('file', file, file.name)
   return request
@@ -58,6 +71,7 @@ export const NewCampaignPage = () => {
   const [numbers, setNumbers] = useState<PhoneNumber[]>([])
   const [agentId, setAgentId] = useState('')
   const [startsLater, setStartsLater] = useState(false)
+  const [hasHours, setHasHours] = useState(false)
   const [preview, setPreview] = useState<{ data: BatchPreview; form: FormData } | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState<'preview' | 'create' | null>(null)
@@ -81,7 +95,7 @@ export const NewCampaignPage = () => {
   }
   const showPreview = async (event: SubmitEvent) => {
     event.preventDefault()
-    const form = requestOf(event.currentTarget as HTMLFormElement, { startsLater })
+    const form = requestOf(event.currentTarget as HTMLFormElement, { startsLater, hasHours })
     setError(null)
     setBusy('preview')
     try {
@@ -166,6 +180,7 @@ export const NewCampaignPage = () => {
           />
         </Field>
         <StartFields startsLater={startsLater} onStartsLater={setStartsLater} problem={problem} />
+        <HoursFields hasHours={hasHours} onHasHours={setHasHours} problem={problem} />
         <Field
           label={t('Calls at a time')}
           name="concurrentCallLimit"
@@ -258,6 +273,62 @@ const StartFields = ({
             autoComplete="off"
           />
         </Field>
+      </>
+    ) : null}
+  </fieldset>
+)
+
+/** Calling hours: any time, or only between two times on the days ticked (the API's callingWindow). */
+const HoursFields = ({
+  hasHours,
+  onHasHours,
+  problem,
+}: {
+  hasHours: boolean
+  onHasHours: (hours: boolean) => void
+  problem: (field: string) => string | undefined
+}) => (
+  <fieldset>
+    <legend>{t('When to call')}</legend>
+    <label class="choice">
+      <input type="radio" name="hours" checked={!hasHours} onChange={() => onHasHours(false)} />
+      <span>{t('At any hour')}</span>
+    </label>
+    <label class="choice">
+      <input type="radio" name="hours" checked={hasHours} onChange={() => onHasHours(true)} />
+      <span>{t('Only in calling hours, in each contact’s own time zone')}</span>
+    </label>
+    {hasHours ? (
+      <>
+        <div class="row">
+          <Field label={t('From')} name="windowStart">
+            <input {...describedBy('windowStart', {})} type="time" defaultValue="09:00" required />
+          </Field>
+          <Field label={t('Until')} name="windowEnd">
+            <input {...describedBy('windowEnd', {})} type="time" defaultValue="18:00" required />
+          </Field>
+        </div>
+        <fieldset>
+          <legend>{t('On')}</legend>
+          <div class="row">
+            {weekdays.map((day) => (
+              <label class="choice">
+                <input
+                  type="checkbox"
+                  name="windowDays"
+                  value={day}
+                  defaultChecked={day !== 'sat' && day !== 'sun'}
+                />
+                <span>{dayName(day)}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {problem('callingWindow') ? (
+          <small class="error" id="callingWindow-problem">
+            {problem('callingWindow')}
+          </small>
+        ) : null}
       </>
     ) : null}
   </fieldset>

@@ -67,3 +67,16 @@ export const allowedActions = (status: BatchJobStatus, counters: BatchCounters) 
   cancel: !TERMINAL_STATUSES.has(status),
   retryFailed: counters.failed > 0 && ['running', 'paused', 'completed', 'failed'].includes(status),
 })
+
+/** The days of a calling window, Monday first, as the API names them. */
+export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
+export const dayName = (day: (typeof weekdays)[number]) =>
+  ({
+    mon: t('Monday'),
+    tue: t('Tuesday'),
+    wed: t('Wednesday'),
+    thu: t('Thursday'),
+    fri: t('Friday'),
+    sat: t('Saturday'),
+    sun: t('Sunday'),
+  })[day]

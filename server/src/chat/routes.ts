@@ -13,7 +13,7 @@ import type { Request } from 'express'
 import { z } from 'zod'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import { chatSessionActorOf, sessionCreatorOf } from '../http/authentication.ts'
+import { chatSessionActorOf, sessionCreatorLimitKey, sessionCreatorOf } from '../http/authentication.ts'
 import { chatRatePolicies, limitRequests, type RatePolicy } from '../http/rate-limit.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { listenForStops } from './active-replies.ts'
@@ -28,11 +28,6 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
   const limit = (policy: RatePolicy, keyOf: (req: Request) => string) =>
     limitRequests({ rateLimits: ctx.rateLimits, policyOf: () => policy, keyOf })
   const perSession = (req: Request) => chatSessionActorOf(req).conversationId
-  // Per key as the spec says; a studio session has no key, so its user stands in.
-  const perCreator = (req: Request) => {
-    const actor = sessionCreatorOf(req)
-    return actor.kind === 'apiKey' ? `key:${actor.keyId}` : `user:${actor.userId}`
-  }
 
   routes.add({
     method: 'post',
@@ -40,7 +35,7 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
     summary: 'Start a chat session with a text agent',
     tag: TAG,
     auth: 'chatSessionCreator',
-    before: [limit(chatRatePolicies.createSession, perCreator)],
+    before: [limit(chatRatePolicies.createSession, sessionCreatorLimitKey)],
     body: ZCreateChatSession,
     response: ZChatSession,
     errors: [402, 403, 404, 429, 503],

@@ -2,7 +2,7 @@ import type { AgentRow } from '../agents/store.ts'
 import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { invokeFunction } from '../functions/invoker.ts'
-import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
 import { nameTransferTools } from './transfer-tools.ts'
 import { searchWeb, WEB_SEARCH_TOOL } from './web-search.ts'
@@ -89,12 +89,7 @@ export const buildToolset = async (
       name: fn.name,
       run: async (args) => {
         const result = await invokeFunction({
-          fn: {
-            endpoint: fn.endpoint,
-            method: fn.method,
-            headers: openHeaders(ctx, fn),
-            parameters: fn.parameters,
-          },
+          fn: invocableOf(ctx, fn),
           args,
           allowHosts: ctx.config.outboundAllowHosts,
         })

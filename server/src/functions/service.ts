@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
 import { validateOutboundUrl } from '../http/outbound.ts'
-import { validateFunctionParameters } from './invoker.ts'
+import { type InvokableFunction, validateFunctionParameters } from './invoker.ts'
 import * as store from './store.ts'
 
 const isManager = (actor: AgentActor) => actor.role === 'owner' || actor.role === 'admin'
@@ -19,6 +19,17 @@ const maskValue = (value: string) => `${'•'.repeat(8)}${value.length > 8 ? val
 /** A function's custom headers, opened from their sealed form (only to call it, or masked to show). */
 export const openHeaders = (ctx: AppContext, fn: Pick<store.CustomFunctionRow, 'headersBox'>) =>
   JSON.parse(createSecretBox(ctx.config.encryptionKey).open(fn.headersBox)) as Record<string, string>
+
+/** A stored function as the executor calls it: endpoint, method, parameters and its opened headers. */
+export const invocableOf = (
+  ctx: AppContext,
+  fn: Pick<store.CustomFunctionRow, 'endpoint' | 'method' | 'parameters' | 'headersBox'>,
+): InvokableFunction => ({
+  endpoint: fn.endpoint,
+  method: fn.method,
+  headers: openHeaders(ctx, fn),
+  parameters: fn.parameters,
+})
 
 /** The custom functions an agent has enabled, in creation order; no read when it has none. */
 export const listEnabledFunctions = async (

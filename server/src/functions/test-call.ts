@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { callFunction } from './invoker.ts'
 import { checkArguments } from './parameters.ts'
-import { openHeaders } from './service.ts'
+import { invocableOf } from './service.ts'
 import * as store from './store.ts'
 
 export type TestFunctionInput = {
@@ -40,12 +40,7 @@ export const testFunction = async (
 
   const startedAt = performance.now()
   const { result, response } = await callFunction({
-    fn: {
-      endpoint: fn.endpoint,
-      method: fn.method,
-      headers: openHeaders(ctx, fn),
-      parameters: fn.parameters,
-    },
+    fn: invocableOf(ctx, fn),
     args,
     allowHosts: ctx.config.outboundAllowHosts,
   })

@@ -186,6 +186,15 @@ export const sessionCreatorOf = (req: Request): ApiKeyActor | StudioActor => {
   throw AppError.unauthorized('An API key is required', 'invalid_api_key')
 }
 
+/**
+ * What a session creator's rate limits count by: the key, as the spec says; a studio session has
+ * no key, so its member stands in.
+ */
+export const sessionCreatorLimitKey = (req: Request) => {
+  const actor = sessionCreatorOf(req)
+  return actor.kind === 'apiKey' ? `key:${actor.keyId}` : `user:${actor.userId}`
+}
+
 /** The key actor of a route declared with `auth: 'apiKey'`. */
 export const apiKeyActorOf = (req: Request): ApiKeyActor => {
   if (req.actor?.kind !== 'apiKey') throw AppError.unauthorized('An API key is required', 'invalid_api_key')

@@ -5,7 +5,7 @@ import {
   ZVoiceSession,
 } from '@parley/shared'
 import type { AppContext } from '../context.ts'
-import { sessionCreatorOf } from '../http/authentication.ts'
+import { sessionCreatorLimitKey, sessionCreatorOf } from '../http/authentication.ts'
 import { limitRequests } from '../http/rate-limit.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { createVoiceSession } from './session.ts'
@@ -22,11 +22,7 @@ export const registerVoiceRoutes = (routes: RouteTable, ctx: AppContext) => {
       limitRequests({
         rateLimits: ctx.rateLimits,
         policyOf: () => ({ name: 'voice-create-session', points: VOICE_SESSIONS_PER_MINUTE }),
-        // Per key; a studio session has no key, so its member stands in (as for chat).
-        keyOf: (req) => {
-          const actor = sessionCreatorOf(req)
-          return actor.kind === 'apiKey' ? `key:${actor.keyId}` : `user:${actor.userId}`
-        },
+        keyOf: sessionCreatorLimitKey,
       }),
     ],
     body: ZCreateVoiceSession,

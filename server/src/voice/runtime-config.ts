@@ -8,7 +8,7 @@ import {
 import type { AgentRow } from '../agents/store.ts'
 import * as agentStore from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
-import { listEnabledFunctions, openHeaders } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
 
 const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
 
@@ -97,9 +97,6 @@ export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow): Pro
     id: fn.id,
     name: fn.name,
     description: fn.description,
-    endpoint: fn.endpoint,
-    method: fn.method,
-    headers: openHeaders(ctx, fn),
-    parameters: fn.parameters,
+    ...invocableOf(ctx, fn),
   }))
 }

@@ -1,5 +1,6 @@
 import type { ApiKey, CreatedApiKey } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
+import { listAgents } from './agents/client.ts'
 import { api, session } from './api.ts'
 import { t } from './i18n.tsx'
 import { DEFAULT_CHOICES, isVoiceAgent, type WidgetChoices } from './install/choices.ts'
@@ -36,9 +37,9 @@ export const InstallPage = () => {
     )
   useEffect(() => {
     void load()
-    api<{ data: AgentRow[] }>('/v1/agents?limit=100').then((body) => {
-      setAgents(body.data)
-      setAgentId((chosen) => chosen || body.data[0]?.id || '')
+    listAgents().then((rows) => {
+      setAgents(rows)
+      setAgentId((chosen) => chosen || rows[0]?.id || '')
     }, setError)
   }, [])
 

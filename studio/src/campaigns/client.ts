@@ -1,5 +1,4 @@
 import type {
-  AgentListItem,
   BatchContact,
   BatchContactStatus,
   BatchCreated,
@@ -9,6 +8,7 @@ import type {
   PatchPhoneNumber,
   PhoneNumber,
 } from '@parley/shared'
+import { listAgents } from '../agents/client.ts'
 import { api } from '../api.ts'
 
 /** The campaigns area's calls: phone numbers on /v1, batch jobs on /batch (both the public API). */
@@ -19,9 +19,7 @@ const id = (value: string) => encodeURIComponent(value)
 
 /** Voice (pipeline and realtime) agents: the only ones a number can call with. */
 export const listVoiceAgents = async () =>
-  (await api<{ data: AgentListItem[] }>('/v1/agents?limit=100')).data.filter(
-    (agent) => agent.agentArchitecture !== 'text',
-  )
+  (await listAgents()).filter((agent) => agent.agentArchitecture !== 'text')
 
 export const listPhoneNumbers = (page: number, limit = 20) =>
   api<Page<PhoneNumber>>(`/v1/phone-numbers?page=${page}&limit=${limit}`)

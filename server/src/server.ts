@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
+import type { Logger } from 'pino'
 import { ulid } from 'ulid'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
@@ -65,14 +66,16 @@ export const start = async ({
   seedDemo = false,
   extendApp,
   clock = systemClock,
+  logger = createLogger(config),
 }: {
   config: Config
   seedDemo?: boolean
   extendApp?: ExtendApp
   /** Tests steer batch scheduling and calling windows with a fake clock. */
   clock?: Clock
+  /** Where log lines go; pino on stdout at LOG_LEVEL unless given (tests read what is logged). */
+  logger?: Logger
 }): Promise<RunningServer> => {
-  const logger = createLogger(config)
   const database = await openDatabase(config, { logger })
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import type { Logger } from 'pino'
@@ -38,11 +38,26 @@ export type RunningServer = {
   stop: () => Promise<void>
 }
 
-const listen = (app: Express, port: number) =>
+/**
+ * Listens with explicit time-outs: a client that never finishes its headers (slow loris) or its
+ * request is answered 408 and dropped, an idle keep-alive connection is closed. None applies to an
+ * answer being sent, so SSE streams and downloads run as long as they need. Expired connections
+ * are looked for at least twice per headers time-out.
+ */
+const listen = (app: Express, { port, timeouts }: { port: number; timeouts: Config['httpTimeouts'] }) =>
   new Promise<Server>((resolve, reject) => {
-    const server = app.listen(port)
+    const server = createServer(
+      {
+        headersTimeout: timeouts.headersMs,
+        requestTimeout: timeouts.requestMs,
+        keepAliveTimeout: timeouts.keepAliveMs,
+        connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 2)),
+      },
+      app,
+    )
     server.once('listening', () => resolve(server))
     server.once('error', reject)
+    server.listen(port)
   })
 
 /** Stops accepting, lets in-flight requests finish for up to the grace period, then cuts the rest. */
@@ -117,7 +132,10 @@ export const start = async ({
       extend: extendApp,
       demo: demo?.tenant ?? null,
     })
-    const server = config.role === 'worker' ? null : await listen(app, config.port)
+    const server =
+      config.role === 'worker'
+        ? null
+        : await listen(app, { port: config.port, timeouts: config.httpTimeouts })
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')

@@ -36,8 +36,8 @@ const isKnown = async (ctx: AppContext, pair: string) =>
   (await ctx.rateLimits.limiterFor(knownFromAddress).get(pair)) !== null
 
 const rememberKnown = async (ctx: AppContext, pair: string) => {
-  let recorded = recordedAt.get(ctx.rateLimits)
-  if (!recorded) recordedAt.set(ctx.rateLimits, (recorded = new Map()))
+  const recorded = recordedAt.get(ctx.rateLimits) ?? new Map<string, number>()
+  recordedAt.set(ctx.rateLimits, recorded)
   const last = recorded.get(pair)
   if (last !== undefined && Date.now() - last < RECORD_AGAIN_MS) return
   recorded.delete(pair)

@@ -12,6 +12,7 @@ import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
+import { startExportRecovery } from './export/service.ts'
 import { createLogger } from './http/logger.ts'
 import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
@@ -121,6 +122,7 @@ export const start = async ({
     const stopHeartbeat = await startHeartbeat(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
+    const stopExportRecovery = config.role === 'api' ? () => {} : startExportRecovery(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
@@ -152,6 +154,7 @@ export const start = async ({
         await waitForActiveReplies(ctx)
         await stopHeartbeat()
         await dialer?.stop()
+        stopExportRecovery()
         await ctx.jobs.stop()
         await ctx.signals.close()
         redis?.disconnect()

@@ -20,6 +20,7 @@ import * as exportsTable from './0024-exports.ts'
 import * as ownerData from './0026-owner-data.ts'
 import * as conversationCounters from './0027-conversation-counters.ts'
 import * as dialLiveness from './0028-dial-liveness.ts'
+import * as exportLiveness from './0032-export-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0026-owner-data': ownerData,
   '0027-conversation-counters': conversationCounters,
   '0028-dial-liveness': dialLiveness,
+  '0032-export-liveness': exportLiveness,
 }

@@ -74,7 +74,13 @@ export const ZOrganizationSummary = z
     name: z.string(),
     tier: ZTier,
     rateLimitPerMinute: z.number().int(),
-    creditBalanceUsd: z.number(),
+    creditBalanceUsd: z.number().meta({
+      description: 'Below zero when usage was charged past the balance (see overdrawn)',
+    }),
+    overdrawn: z.boolean().meta({
+      description:
+        'Usage was charged past the balance (it is below zero): new work is refused until credits are added',
+    }),
     createdAt: ZIsoDateTime,
   })
   .meta({ id: 'Organization' })

@@ -51,7 +51,8 @@ export const composePlan = ({
   memory,
   toolset,
   source,
-}: PlanParts & { agent: AgentRow; turns: Turn[] }): ReplyPlan => ({
+  maxTokens,
+}: PlanParts & { agent: AgentRow; turns: Turn[]; maxTokens: number }): ReplyPlan => ({
   agent,
   memory,
   turns,
@@ -62,6 +63,7 @@ export const composePlan = ({
     messages: composeMessages({ agent, memory, turns }),
     tools: toolset.tools,
     temperature: agent.temperature,
+    maxTokens,
   },
 })
 

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely'
+import { type Kysely, type Selectable, sql } from 'kysely'
 import { monotonicFactory } from 'ulid'
 import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
@@ -187,6 +187,37 @@ export const claimReply = async (
     agent: agentFromJson(agent),
     history: history ?? [],
   }
+}
+
+/**
+ * Undoes a claim whose reply was refused before its model was asked (its first round was not
+ * covered by the credits): the user's message goes and the slot is free, as if never sent.
+ */
+export const unclaimReply = async (db: Kysely<Database>, { id, messageId }: { id: string; messageId: string }) => {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('chat_messages').where('id', '=', messageId).where('conversation_id', '=', id).execute()
+    await tx.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
+  })
+}
+
+/** The text a message holds now (a dead reply's last checkpoint); undefined when there is none. */
+export const findMessageContent = async (db: Executor, id: string) =>
+  (await db.selectFrom('chat_messages').select('content').where('id', '=', id).executeTakeFirst())?.content
+
+/** Adds usage charged after the reply ended (a dead instance's reply, settled by another). */
+export const addSettledUsage = async (
+  db: Executor,
+  usage: { id: string; inputTokens: number; outputTokens: number; costMicros: number },
+) => {
+  await db
+    .updateTable('conversations')
+    .set({
+      input_tokens: sql`input_tokens + ${usage.inputTokens}`,
+      output_tokens: sql`output_tokens + ${usage.outputTokens}`,
+      cost_micros: sql`cost_micros + ${usage.costMicros}`,
+    })
+    .where('id', '=', usage.id)
+    .execute()
 }
 
 export const releaseReply = async (db: Executor, id: string) => {

@@ -177,6 +177,7 @@ const byName: Record<string, unknown> = {
   outputUsdPerMillion: 0.6,
   outputTokens: 412,
   output_tokens: 412,
+  overdrawn: false,
   page: 1,
   password: 'correct horse battery staple',
   pending: 7,

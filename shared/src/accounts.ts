@@ -56,13 +56,41 @@ export const ZMember = z
   .object({
     userId: z.string().nullable().meta({ description: 'Null while the invitation is pending' }),
     email: z.string(),
-    name: z.string().nullable(),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: 'Null for an invitation: an invitation never names its invitee' }),
     role: ZRole,
-    status: z.enum(['active', 'invited']),
+    status: z.enum(['active', 'invited', 'expired']).meta({
+      description:
+        'active: a member; invited: an invitation waiting for the invitee to accept it; expired: one not accepted in time (invite again to renew it)',
+    }),
     createdAt: ZIsoDateTime,
+    expiresAt: ZIsoDateTime.nullable().meta({ description: 'When an invitation expires; null for a member' }),
   })
   .meta({ id: 'Member' })
 export type Member = z.infer<typeof ZMember>
+
+/** An invitation as its invitee sees it (GET /api/invitations). */
+export const ZInvitation = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    organizationName: z.string(),
+    role: ZRole,
+    invitedBy: z.string().nullable().meta({ description: 'The inviter’s name' }),
+    createdAt: ZIsoDateTime,
+    expiresAt: ZIsoDateTime,
+  })
+  .meta({ id: 'Invitation' })
+export type Invitation = z.infer<typeof ZInvitation>
+
+export const ZInvitationList = z.object({ invitations: z.array(ZInvitation) }).meta({ id: 'InvitationList' })
+export type InvitationList = z.infer<typeof ZInvitationList>
+
+export const ZInvitationParams = z.object({ invitationId: z.string().min(1).max(100) })
+
+export const ZDeclinedInvitation = z.object({ declined: z.literal(true) }).meta({ id: 'DeclinedInvitation' })
 
 export const ZMemberList = z.object({ members: z.array(ZMember) }).meta({ id: 'MemberList' })
 

@@ -130,7 +130,8 @@ export const analyzeTranscript = async (
     // A request the provider refused before answering cost nothing; one cut off did (its prompt
     // and the text received, counted).
     if (isReported || answer !== '') {
-      if (!isReported) usage = { inputTokens: promptTokens, outputTokens: countOutputTokens(ctx, { model, text: answer }) }
+      if (!isReported)
+        usage = { inputTokens: promptTokens, outputTokens: countOutputTokens(ctx, { model, text: answer }) }
       const costMicros = priceReply(ctx.config, { model, usage })
       await ctx.db.transaction().execute((tx) =>
         settleHold(ctx, tx, {

@@ -3,7 +3,7 @@ import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
-import { type UsageChange, debitUsage } from './service.ts'
+import { debitUsage, type UsageChange } from './service.ts'
 
 /**
  * Credit holds: no usage without a paid-for hold. A reply, a voice call or a dial reserves its

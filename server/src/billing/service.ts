@@ -67,7 +67,10 @@ export const debitUsage = async (target: UsageTarget, change: UsageChange): Prom
  * debitUsage for many at once, in one statement, in list order. Answers the micro-USD each took,
  * in order. Closing many calls together bills them all with it.
  */
-export const debitUsages = async ({ db, executor, logger }: UsageTarget, changes: UsageChange[]): Promise<number[]> => {
+export const debitUsages = async (
+  { db, executor, logger }: UsageTarget,
+  changes: UsageChange[],
+): Promise<number[]> => {
   const charged = changes.flatMap((change, index) => (change.amountMicros > 0 ? [{ change, index }] : []))
   const results = await store.applyUsageDebits(
     executor ?? db,
@@ -77,7 +80,8 @@ export const debitUsages = async ({ db, executor, logger }: UsageTarget, changes
   const overdrawn = new Map<string, number>()
   results.forEach((result, i) => {
     const organizationId = charged[i]?.change.organizationId
-    if (result && organizationId && result.balanceAfter < 0) overdrawn.set(organizationId, result.balanceAfter)
+    if (result && organizationId && result.balanceAfter < 0)
+      overdrawn.set(organizationId, result.balanceAfter)
   })
   for (const [organizationId, balanceAfter] of overdrawn)
     logger?.warn(

@@ -89,9 +89,15 @@ describe('every token paid for', () => {
       open = resolve
     })
     // Large usage (0.092 USD a reply), each reply held at its first chunk until all five are answered.
-    llm.setFallback({ text: ['Paid', ' for.'], usage: { input: 2000, output: 900 }, hold: { atChunk: 0, until: gate } })
+    llm.setFallback({
+      text: ['Paid', ' for.'],
+      usage: { input: 2000, output: 900 },
+      hold: { atChunk: 0, until: gate },
+    })
     const responses = await Promise.all(
-      sessions.map((session) => chatCall(server, session, 'messages', { json: { message: 'What does it cost?' } })),
+      sessions.map((session) =>
+        chatCall(server, session, 'messages', { json: { message: 'What does it cost?' } }),
+      ),
     )
     const statuses = responses.map((response) => response.status)
     expect(statuses.filter((status) => status === 200)).toHaveLength(3)
@@ -164,7 +170,9 @@ describe('every token paid for', () => {
       json: { amountUsd: 1, reason: 'Top-up' },
     })
     expect(topUp.status).toBe(201)
-    expect(await topUp.json()).toMatchObject({ data: { organization: { creditBalanceUsd: 0.849, overdrawn: false } } })
+    expect(await topUp.json()).toMatchObject({
+      data: { organization: { creditBalanceUsd: 0.849, overdrawn: false } },
+    })
     const after = await sendChat(server, session, 'More?')
     expect(after.events.at(-1)?.event).toBe('stream_end')
   })
@@ -189,7 +197,10 @@ describe('every token paid for', () => {
     llm.reset()
     llm.queue({ toolCalls: [{ name: 'lookup_weather', args: ['{}'] }], usage: { input: 1000, output: 600 } })
     const cut = await sendChat(server, poorSession, 'Weather?')
-    expect(cut.events.at(-1)).toMatchObject({ event: 'error', data: { error: expect.stringContaining('credits') } })
+    expect(cut.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { error: expect.stringContaining('credits') },
+    })
     expect(llm.requests).toHaveLength(1)
     expect((await usageRows(poor.team.organizationId)).map((row) => Number(row.amount_micros))).toEqual([
       -price(1000, 600),
@@ -237,7 +248,9 @@ describe('every token paid for', () => {
     await Promise.all([settleCutOffReplies(server.ctx), settleCutOffReplies(server.ctx)])
     const expected = 5000 + price(1200, outputTokens)
     const rows = await usageRows(team.organizationId)
-    expect(rows.map((row) => [Number(row.amount_micros), row.reason])).toEqual([[-expected, 'Chat reply (cut off)']])
+    expect(rows.map((row) => [Number(row.amount_micros), row.reason])).toEqual([
+      [-expected, 'Chat reply (cut off)'],
+    ])
     expect(await openHolds(team.organizationId)).toEqual([])
     const conversation = await server.ctx.db
       .selectFrom('conversations')

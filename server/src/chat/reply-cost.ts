@@ -75,11 +75,17 @@ export const countPromptTokens = (
 }
 
 /** The output tokens of text a model streamed (what a crash left: its checkpointed text). */
-export const countOutputTokens = (ctx: Pick<AppContext, 'catalogue'>, { model, text }: { model: string; text: string }) =>
-  text === '' ? 0 : tokenCounterFor(ctx, model)(text)
+export const countOutputTokens = (
+  ctx: Pick<AppContext, 'catalogue'>,
+  { model, text }: { model: string; text: string },
+) => (text === '' ? 0 : tokenCounterFor(ctx, model)(text))
 
 /** The most a round with this prompt can cost: the prompt and a completion of the cap. */
 export const roundWorstCaseMicros = (
   ctx: Pick<AppContext, 'config'>,
-  { model, promptTokens, maxTokens = ctx.config.chatMaxReplyTokens }: { model: string; promptTokens: number; maxTokens?: number },
+  {
+    model,
+    promptTokens,
+    maxTokens = ctx.config.chatMaxReplyTokens,
+  }: { model: string; promptTokens: number; maxTokens?: number },
 ) => priceReply(ctx.config, { model, usage: { inputTokens: promptTokens, outputTokens: maxTokens } })

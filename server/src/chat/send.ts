@@ -120,13 +120,24 @@ const firstRoundOf = (plan: ReplyPlan): NextRound => ({
  */
 const holdReply = async (
   ctx: AppContext,
-  { actor, messageId, predicted }: { actor: ChatSessionActor; messageId: string; predicted: ReplyPlan | null },
+  {
+    actor,
+    messageId,
+    predicted,
+  }: { actor: ChatSessionActor; messageId: string; predicted: ReplyPlan | null },
 ) => {
   const first = predicted
     ? roundOf(ctx, { messageId, round: firstRoundOf(predicted) })
     : {
         amountMicros: 1,
-        round: { instanceId: ctx.instanceId, messageId, model: 'offline', promptTokens: 0, usedMicros: 0, textOffset: 0 },
+        round: {
+          instanceId: ctx.instanceId,
+          messageId,
+          model: 'offline',
+          promptTokens: 0,
+          usedMicros: 0,
+          textOffset: 0,
+        },
       }
   try {
     return await requireHold(ctx, {
@@ -147,7 +158,10 @@ const holdReply = async (
 
 /** Grows the reply's hold to cover its next round (see coverHold). */
 const coverRoundOf =
-  (ctx: AppContext, { holdId, organizationId, messageId }: { holdId: string; organizationId: string; messageId: string }): CoverRound =>
+  (
+    ctx: AppContext,
+    { holdId, organizationId, messageId }: { holdId: string; organizationId: string; messageId: string },
+  ): CoverRound =>
   (next) =>
     coverHold(ctx, {
       id: holdId,
@@ -230,16 +244,16 @@ const recordReply = async (
   // totals: one transaction, so a crash leaves either all of it or the hold for another to settle.
   await ctx.db.transaction().execute(async (tx) => {
     if (isStored)
-        await store.insertMessage(tx, {
-          id: messageId,
-          conversationId: conversation.id,
-          role: 'assistant',
-          content: outcome.text,
-          tokenCount: outcome.outputTokens,
-          status: outcome.status,
-          model: outcome.model,
-          fallbackFrom: outcome.fallbackFrom,
-        })
+      await store.insertMessage(tx, {
+        id: messageId,
+        conversationId: conversation.id,
+        role: 'assistant',
+        content: outcome.text,
+        tokenCount: outcome.outputTokens,
+        status: outcome.status,
+        model: outcome.model,
+        fallbackFrom: outcome.fallbackFrom,
+      })
     await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
     const charged = await settleHold(ctx, tx, {
       id: holdId,
@@ -405,7 +419,11 @@ const settleFailedReply = async (
     .execute((tx) =>
       settleHold(ctx, tx, {
         id: holdId,
-        charge: replyCharge({ organizationId: conversation.organizationId, conversationId: conversation.id, costMicros }),
+        charge: replyCharge({
+          organizationId: conversation.organizationId,
+          conversationId: conversation.id,
+          costMicros,
+        }),
       }),
     )
     .catch((error: unknown) =>

@@ -193,9 +193,16 @@ export const claimReply = async (
  * Undoes a claim whose reply was refused before its model was asked (its first round was not
  * covered by the credits): the user's message goes and the slot is free, as if never sent.
  */
-export const unclaimReply = async (db: Kysely<Database>, { id, messageId }: { id: string; messageId: string }) => {
+export const unclaimReply = async (
+  db: Kysely<Database>,
+  { id, messageId }: { id: string; messageId: string },
+) => {
   await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('chat_messages').where('id', '=', messageId).where('conversation_id', '=', id).execute()
+    await tx
+      .deleteFrom('chat_messages')
+      .where('id', '=', messageId)
+      .where('conversation_id', '=', id)
+      .execute()
     await tx.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
   })
 }

@@ -119,7 +119,9 @@ const redisCounter = (
       if (owner.keyId) pipeline.zadd(keySet as string, 'XX', until, id)
       pipeline.zadd(organizationSet as string, 'XX', until, id)
     }
-    pipeline.exec().catch((error: unknown) => logger.warn({ err: error }, 'could not renew open-stream leases'))
+    pipeline
+      .exec()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not renew open-stream leases'))
   }
   const timer = setInterval(renew, LEASE_MS / 3)
   timer.unref()
@@ -150,7 +152,9 @@ const redisCounter = (
       if (owner.keyId) pipeline.zrem(keySet as string, id)
       pipeline.zrem(organizationSet as string, id)
       // A miss frees itself when its lease ends.
-      pipeline.exec().catch((error: unknown) => logger.warn({ err: error }, 'could not free an open-stream place'))
+      pipeline
+        .exec()
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not free an open-stream place'))
     },
     close: () => clearInterval(timer),
   }

@@ -25,7 +25,11 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
 export const down = async (db: Kysely<unknown>): Promise<void> => {
   await sql`delete from memory_summaries where identity not like 'user:%'`.execute(db)
   await sql`update memory_summaries set identity = substr(identity, 6)`.execute(db)
-  await db.schema.alterTable('conversations').dropColumn('memory_identity').dropColumn('user_verified').execute()
+  await db.schema
+    .alterTable('conversations')
+    .dropColumn('memory_identity')
+    .dropColumn('user_verified')
+    .execute()
   await db.schema
     .alterTable('organizations')
     .dropColumn('identity_secret')

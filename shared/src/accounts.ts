@@ -113,3 +113,16 @@ export const ZOrganizationSummary = z
   })
   .meta({ id: 'Organization' })
 export type OrganizationSummary = z.infer<typeof ZOrganizationSummary>
+
+/** The organization's identity secret (owners and admins): signs visitors' user_identifier as user_hash. */
+export const ZIdentitySecret = z
+  .object({
+    secret: z.string().meta({
+      description:
+        'Keep it on your server: user_hash = hex HMAC-SHA256 of the visitor’s user_identifier under this secret',
+      example: 'mV3kq9Zr0cTf7yHq2LxN4bPw8sJd6gAe1uKo5iRzXvY',
+    }),
+    createdAt: ZIsoDateTime,
+  })
+  .meta({ id: 'IdentitySecret' })
+export type IdentitySecret = z.infer<typeof ZIdentitySecret>

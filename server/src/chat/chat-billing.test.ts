@@ -23,7 +23,6 @@ import { countOutputTokens } from './reply-cost.ts'
 // completion tokens; a completion cap of 1,000 tokens is then 0.10 USD.
 const PRICES = { 'gpt-4o-mini': { inputUsdPerMillion: 1, outputUsdPerMillion: 100 } }
 const CAP = 1000
-const OUTPUT_WORST_MICROS = 100_000
 
 let server: TestServer
 let llm: FakeLlm
@@ -79,7 +78,8 @@ const tenant = async (balance: number) => {
 
 describe('every token paid for', () => {
   it('parallel replies on a small balance: those beyond it are refused before any model call, the rest charged their usage', async () => {
-    // Each reply's worst case is 0.10 USD plus its prompt: 0.35 USD covers three of five.
+    // Each reply's worst case is 0.10 USD (the cap's 1,000 tokens) plus its prompt: 0.35 USD
+    // covers three of five.
     const { team, key, agent } = await tenant(350_000)
     const sessions = await Promise.all(
       Array.from({ length: 5 }, () => createChatSession(server, { key, agentId: agent.id })),

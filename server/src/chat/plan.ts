@@ -31,7 +31,7 @@ export const readPlanParts = async (
   {
     conversation,
     agent,
-  }: { conversation: Pick<ConversationRow, 'organizationId' | 'userIdentifier'>; agent: AgentRow },
+  }: { conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>; agent: AgentRow },
 ): Promise<PlanParts> => {
   const [memory, toolset, source] = await Promise.all([
     recallFor(ctx, conversation),

@@ -16,7 +16,12 @@ export type ConversationRow = {
   /** The agent answering now: another one after a handoff. */
   currentAgentId: string
   apiKeyId: string | null
+  /** As the session's creator gave it (proven or not: see userVerified). */
   userIdentifier: string | null
+  /** Whose memory this conversation recalls and adds to: `user:…`, `visitor:…`, or none. */
+  memoryIdentity: string | null
+  /** The identifier was proven (secret key, studio session, or a valid user_hash). */
+  userVerified: boolean
   metadata: Record<string, unknown>
   status: ConversationStatus
   inputTokens: number
@@ -47,6 +52,8 @@ const toConversation = (row: Selectable<Database['conversations']>): Conversatio
   currentAgentId: row.current_agent_id ?? row.agent_id,
   apiKeyId: row.api_key_id,
   userIdentifier: row.user_identifier,
+  memoryIdentity: row.memory_identity,
+  userVerified: row.user_verified,
   metadata: row.metadata,
   status: row.status,
   inputTokens: row.input_tokens,
@@ -80,7 +87,15 @@ export const insertConversation = async (
   db: Executor,
   conversation: Pick<
     ConversationRow,
-    'id' | 'organizationId' | 'agentId' | 'agentName' | 'apiKeyId' | 'userIdentifier' | 'metadata'
+    | 'id'
+    | 'organizationId'
+    | 'agentId'
+    | 'agentName'
+    | 'apiKeyId'
+    | 'userIdentifier'
+    | 'memoryIdentity'
+    | 'userVerified'
+    | 'metadata'
   >,
 ) => {
   await db
@@ -93,6 +108,8 @@ export const insertConversation = async (
       agent_name: conversation.agentName,
       api_key_id: conversation.apiKeyId,
       user_identifier: conversation.userIdentifier,
+      memory_identity: conversation.memoryIdentity,
+      user_verified: conversation.userVerified,
       metadata: JSON.stringify(conversation.metadata),
       created_at: new Date(),
       last_activity_at: new Date(),

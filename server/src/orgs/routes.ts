@@ -1,5 +1,6 @@
 import {
   ZDeclinedInvitation,
+  ZIdentitySecret,
   ZInvitationList,
   ZInvitationParams,
   ZInviteMember,
@@ -18,6 +19,7 @@ import type { AppContext } from '../context.ts'
 import { apiKeyActorOf, studioActorOf } from '../http/authentication.ts'
 import { limitSignIn, limitSignUp } from '../http/guess-limits.ts'
 import type { RouteTable } from '../http/route-table.ts'
+import { readIdentitySecret, rotateIdentitySecret } from './identity-secret.ts'
 import * as orgs from './service.ts'
 
 const tag = 'Accounts'
@@ -102,6 +104,31 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     errors: [403, 404, 409],
     handle: ({ params, body, req }) =>
       orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/organizations/{orgId}/identity-secret',
+    summary:
+      'The identity secret that signs visitors’ user_identifier as user_hash (owners and admins; made when first asked for)',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    response: ZIdentitySecret,
+    errors: [403, 404],
+    handle: ({ params, req }) => readIdentitySecret(ctx, studioActorOf(req), params.orgId),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/organizations/{orgId}/identity-secret/rotate',
+    summary: 'Replace the identity secret: user_hash values made with the old one stop working at once',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    response: ZIdentitySecret,
+    errors: [403, 404],
+    handle: ({ params, req }) => rotateIdentitySecret(ctx, studioActorOf(req), params.orgId),
   })
 
   routes.add({

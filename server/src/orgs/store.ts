@@ -314,3 +314,29 @@ export const updateOrganizationLimits = (
     .where('id', '=', id)
     .returning(organizationColumns)
     .executeTakeFirst()
+
+/** The organization's sealed identity secret and when it was made; undefined fields when none yet. */
+export const findIdentitySecret = async (db: Executor, organizationId: string) => {
+  const row = await db
+    .selectFrom('organizations')
+    .select(['identity_secret as sealed', 'identity_secret_created_at as createdAt'])
+    .where('id', '=', organizationId)
+    .executeTakeFirst()
+  return row?.sealed && row.createdAt ? { sealed: row.sealed, createdAt: row.createdAt } : undefined
+}
+
+/**
+ * Stores a sealed identity secret: only when there is none (`replace: false`, so two first reads
+ * keep one), or in place of the current one (rotation).
+ */
+export const storeIdentitySecret = async (
+  db: Executor,
+  { organizationId, sealed, replace }: { organizationId: string; sealed: string; replace: boolean },
+) => {
+  let query = db
+    .updateTable('organizations')
+    .set({ identity_secret: sealed, identity_secret_created_at: new Date() })
+    .where('id', '=', organizationId)
+  if (!replace) query = query.where('identity_secret', 'is', null)
+  await query.execute()
+}

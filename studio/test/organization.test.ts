@@ -144,7 +144,10 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     ).toEqual(['member', 'admin', 'owner'])
     await fill(owner, '#email', memberEmail)
     await clickText(owner, 'button', 'Invite')
-    await waitForText(owner, `${memberEmail} is invited as member. The invitation waits for them to accept it`)
+    await waitForText(
+      owner,
+      `${memberEmail} is invited as member. The invitation waits for them to accept it`,
+    )
     await waitForText(owner, 'Invitation pending')
     await expectGoodPage(owner, 'organization-members-owner')
 

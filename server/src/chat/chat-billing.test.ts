@@ -261,3 +261,23 @@ describe('every token paid for', () => {
     expect(Number(conversation.output_tokens)).toBe(outputTokens)
   })
 })
+
+describe('prompt counting', () => {
+  it("counts an OpenAI model's prompt with its tokenizer and another model's as its bytes", async () => {
+    const { countPromptTokens } = await import('./reply-cost.ts')
+    const messages = [
+      { role: 'system' as const, content: 'You help customers of Northwind Shop with orders and returns.' },
+      { role: 'user' as const, content: 'Where is my order A17? It was due yesterday.' },
+    ]
+    const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.content), 0)
+    const openai = countPromptTokens(server.ctx, { model: 'gpt-4o-mini', messages, tools: [] })
+    const other = countPromptTokens(server.ctx, { model: 'llama-3.3-70b-versatile', messages, tools: [] })
+    // o200k_base: about a token per four characters of English, plus the framing.
+    expect(openai).toBeGreaterThan(20)
+    expect(openai).toBeLessThan(bytes / 2)
+    expect(other).toBe(bytes + 3 + 2 * 4)
+    expect(countOutputTokens(server.ctx, { model: 'gpt-4o-mini', text: 'Your order ships tomorrow.' })).toBe(
+      5,
+    )
+  })
+})

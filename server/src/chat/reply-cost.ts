@@ -48,7 +48,10 @@ const countO200kCached: TokenCounter = (text) => {
 export const tokenCounterFor = (ctx: Pick<AppContext, 'catalogue'>, model: string): TokenCounter => {
   const entry = ctx.catalogue.models.find((each) => each.id === model)
   if (entry?.provider !== 'openai' || !entry.providerModel) return countBytes
-  const encoding = (modelToEncodingMap as Record<string, string | undefined>)[entry.providerModel]
+  // gpt-tokenizer lists the older models with their encodings; every model it does not list
+  // (gpt-4o, gpt-4.1, the o-series and later) uses o200k_base.
+  const encoding =
+    (modelToEncodingMap as Record<string, string | undefined>)[entry.providerModel] ?? 'o200k_base'
   return encoding === 'o200k_base' ? countO200kCached : countBytes
 }
 

@@ -47,12 +47,16 @@ export const settleCutOffReplies = async (ctx: AppContext) => {
         }),
       })
       if (taken !== null)
-        await store.addSettledUsage(tx, {
-          id: hold.conversationId,
-          inputTokens: usage.inputTokens,
-          outputTokens: usage.outputTokens,
-          costMicros: taken,
-        })
+        await store.addReplyUsage(
+          tx,
+          {
+            id: hold.conversationId,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            costMicros: taken,
+          },
+          { isEnding: false },
+        )
       return taken
     })
     if (charged !== null)

@@ -228,30 +228,19 @@ export const unclaimReply = async (
 export const findMessageContent = async (db: Executor, id: string) =>
   (await db.selectFrom('chat_messages').select('content').where('id', '=', id).executeTakeFirst())?.content
 
-/** Adds usage charged after the reply ended (a dead instance's reply, settled by another). */
-export const addSettledUsage = async (
-  db: Executor,
-  usage: { id: string; inputTokens: number; outputTokens: number; costMicros: number },
-) => {
-  await db
-    .updateTable('conversations')
-    .set({
-      input_tokens: sql`input_tokens + ${usage.inputTokens}`,
-      output_tokens: sql`output_tokens + ${usage.outputTokens}`,
-      cost_micros: sql`cost_micros + ${usage.costMicros}`,
-    })
-    .where('id', '=', usage.id)
-    .execute()
-}
-
 export const releaseReply = async (db: Executor, id: string) => {
   await db.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
 }
 
-/** Adds one reply's metered usage to the session's totals and frees the reply slot. */
+/**
+ * Adds one reply's metered usage to the session's totals and, as the reply ends, frees the reply
+ * slot. A reply settled by another instance after its own died (`isEnding: false`) adds its usage
+ * only: the slot is the session's next reply's by then.
+ */
 export const addReplyUsage = async (
   db: Executor,
   usage: { id: string; inputTokens: number; outputTokens: number; costMicros: number },
+  { isEnding = true }: { isEnding?: boolean } = {},
 ) => {
   await db
     .updateTable('conversations')
@@ -259,8 +248,7 @@ export const addReplyUsage = async (
       input_tokens: sql`input_tokens + ${usage.inputTokens}`,
       output_tokens: sql`output_tokens + ${usage.outputTokens}`,
       cost_micros: sql`cost_micros + ${usage.costMicros}`,
-      reply_started_at: null,
-      last_activity_at: new Date(),
+      ...(isEnding ? { reply_started_at: null, last_activity_at: new Date() } : {}),
     })
     .where('id', '=', usage.id)
     .execute()

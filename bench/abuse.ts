@@ -154,7 +154,7 @@ export const run = async () => {
       const started = performance.now()
       const hold = await placeHold(server.ctx, {
         organizationId,
-        amountMicros: config.chatReplyHoldMicros,
+        amountMicros: 10_000,
         kind: 'reply',
         ttlMs: 60_000,
       })

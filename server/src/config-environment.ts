@@ -197,8 +197,14 @@ export const ZEnvironment = z.object({
   /** How often an instance says it is alive; silent for three beats, its work is taken over. */
   INSTANCE_HEARTBEAT_MS: wholeNumber(6, 'milliseconds', 50).default(2000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),
-  /** What each reply in flight reserves of the balance until its real cost settles it. */
-  CHAT_REPLY_HOLD_USD: usdAmount.default(0.01),
+  /** The completion cap sent with every chat reply's model round (and analysis): the hold's worst case. */
+  CHAT_MAX_REPLY_TOKENS: wholeNumber(6, 'tokens', 16).default(1024),
+  /** Open event streams (chat replies, resumes, batch progress) one API key may hold at once. */
+  STREAMS_PER_KEY: wholeNumber(7, 'streams', 1).default(100),
+  /** Open event streams one organization may hold at once, across its keys and studio sessions. */
+  STREAMS_PER_ORGANIZATION: wholeNumber(7, 'streams', 1).default(1000),
+  /** An invitation not accepted within this many days expires. */
+  INVITATION_TTL_DAYS: wholeNumber(3, 'days', 1).default(7),
   SIGNIN_ATTEMPTS_PER_ACCOUNT: wholeNumber(6, 'attempts', 1).default(10),
   SIGNIN_ATTEMPTS_PER_ADDRESS: wholeNumber(6, 'attempts', 1).default(50),
   SIGNUPS_PER_ADDRESS: wholeNumber(6, 'sign-ups', 1).default(5),

@@ -96,8 +96,15 @@ export type Config = Readonly<{
   chatPlanCacheEntries: number
   /** Sessions and replies are refused (402) below this balance (CHAT_MIN_BALANCE_USD). */
   chatMinBalanceMicros: number
-  /** Reserved by each reply in flight (CHAT_REPLY_HOLD_USD), settled by its real cost. */
-  chatReplyHoldMicros: number
+  /**
+   * The completion cap of every chat model round (CHAT_MAX_REPLY_TOKENS): sent to the model, so a
+   * round's worst case (its counted prompt plus this many output tokens) is what its hold covers.
+   */
+  chatMaxReplyTokens: number
+  /** Open event streams per API key and per organization, across instances with Redis. */
+  streamLimits: Readonly<{ perKey: number; perOrganization: number }>
+  /** An invitation not accepted within this expires (INVITATION_TTL_DAYS). */
+  invitationTtlMs: number
   /** How often each worker looks for batch work it was not told about (scheduled starts, retries due, lost claims). */
   batchTickMs: number
   /** A contact's retries wait base, 4×, 16×, … this (capped at an hour). */
@@ -260,7 +267,12 @@ export const loadConfig = (env: Environment = process.env): Config => {
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),
-    chatReplyHoldMicros: Math.round(vars.CHAT_REPLY_HOLD_USD * 1_000_000),
+    chatMaxReplyTokens: vars.CHAT_MAX_REPLY_TOKENS,
+    streamLimits: Object.freeze({
+      perKey: vars.STREAMS_PER_KEY,
+      perOrganization: vars.STREAMS_PER_ORGANIZATION,
+    }),
+    invitationTtlMs: vars.INVITATION_TTL_DAYS * 24 * 60 * 60 * 1000,
     batchTickMs: vars.BATCH_TICK_MS,
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,

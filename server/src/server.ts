@@ -8,6 +8,7 @@ import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/dialer/worker.ts'
 import { scheduleCallJobs } from './calls/jobs.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
+import { startReplyRecovery } from './chat/recover.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
@@ -109,7 +110,7 @@ export const start = async ({
       redis,
       signals,
       keyCache: createKeyCache({ signals }),
-      streams: createStreamRegistry({ signals }),
+      streams: createStreamRegistry({ signals, redis, limits: config.streamLimits, logger }),
       rateLimits: createRateLimits({ redis }),
       jobs: createJobs({ pool: database.pool, logger }),
       clock,
@@ -120,6 +121,8 @@ export const start = async ({
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
     const stopHeartbeat = await startHeartbeat(ctx)
+    // Replies a dead instance left unpaid are charged from their checkpoints.
+    const stopReplyRecovery = startReplyRecovery(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
     const stopExportRecovery = config.role === 'api' ? () => {} : startExportRecovery(ctx)
@@ -152,10 +155,12 @@ export const start = async ({
         stopHousekeeping()
         if (server) await closeServer(server, SHUTDOWN_GRACE_MS)
         await waitForActiveReplies(ctx)
+        await stopReplyRecovery()
         await stopHeartbeat()
         await dialer?.stop()
         stopExportRecovery()
         await ctx.jobs.stop()
+        ctx.streams.close()
         await ctx.signals.close()
         redis?.disconnect()
         await database.close()

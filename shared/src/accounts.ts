@@ -56,13 +56,41 @@ export const ZMember = z
   .object({
     userId: z.string().nullable().meta({ description: 'Null while the invitation is pending' }),
     email: z.string(),
-    name: z.string().nullable(),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: 'Null for an invitation: an invitation never names its invitee' }),
     role: ZRole,
-    status: z.enum(['active', 'invited']),
+    status: z.enum(['active', 'invited', 'expired']).meta({
+      description:
+        'active: a member; invited: an invitation waiting for the invitee to accept it; expired: one not accepted in time (invite again to renew it)',
+    }),
     createdAt: ZIsoDateTime,
+    expiresAt: ZIsoDateTime.nullable().meta({ description: 'When an invitation expires; null for a member' }),
   })
   .meta({ id: 'Member' })
 export type Member = z.infer<typeof ZMember>
+
+/** An invitation as its invitee sees it (GET /api/invitations). */
+export const ZInvitation = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    organizationName: z.string(),
+    role: ZRole,
+    invitedBy: z.string().nullable().meta({ description: 'The inviter’s name' }),
+    createdAt: ZIsoDateTime,
+    expiresAt: ZIsoDateTime,
+  })
+  .meta({ id: 'Invitation' })
+export type Invitation = z.infer<typeof ZInvitation>
+
+export const ZInvitationList = z.object({ invitations: z.array(ZInvitation) }).meta({ id: 'InvitationList' })
+export type InvitationList = z.infer<typeof ZInvitationList>
+
+export const ZInvitationParams = z.object({ invitationId: z.string().min(1).max(100) })
+
+export const ZDeclinedInvitation = z.object({ declined: z.literal(true) }).meta({ id: 'DeclinedInvitation' })
 
 export const ZMemberList = z.object({ members: z.array(ZMember) }).meta({ id: 'MemberList' })
 
@@ -74,8 +102,27 @@ export const ZOrganizationSummary = z
     name: z.string(),
     tier: ZTier,
     rateLimitPerMinute: z.number().int(),
-    creditBalanceUsd: z.number(),
+    creditBalanceUsd: z.number().meta({
+      description: 'Below zero when usage was charged past the balance (see overdrawn)',
+    }),
+    overdrawn: z.boolean().meta({
+      description:
+        'Usage was charged past the balance (it is below zero): new work is refused until credits are added',
+    }),
     createdAt: ZIsoDateTime,
   })
   .meta({ id: 'Organization' })
 export type OrganizationSummary = z.infer<typeof ZOrganizationSummary>
+
+/** The organization's identity secret (owners and admins): signs visitors' user_identifier as user_hash. */
+export const ZIdentitySecret = z
+  .object({
+    secret: z.string().meta({
+      description:
+        'Keep it on your server: user_hash = hex HMAC-SHA256 of the visitor’s user_identifier under this secret',
+      example: 'mV3kq9Zr0cTf7yHq2LxN4bPw8sJd6gAe1uKo5iRzXvY',
+    }),
+    createdAt: ZIsoDateTime,
+  })
+  .meta({ id: 'IdentitySecret' })
+export type IdentitySecret = z.infer<typeof ZIdentitySecret>

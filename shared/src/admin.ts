@@ -34,7 +34,10 @@ export const ZAdminGrantCredits = z
           message: 'must have at most six decimals',
         },
       )
-      .meta({ description: 'Positive grants credit; negative corrects it down (never below zero)' }),
+      .meta({
+        description:
+          'Positive grants credit (an overdrawn balance counts it from below zero); negative corrects it down (never below zero)',
+      }),
     reason: z.string().trim().min(1).max(200),
   })
   .meta({ id: 'AdminGrantCreditsRequest' })

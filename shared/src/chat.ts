@@ -7,13 +7,32 @@ export const ZCreateChatSession = z
   .object({
     agent_id: z.string().trim().min(1),
     metadata: z.record(z.string(), z.unknown()).optional(),
-    user_identifier: z
+    user_identifier: z.string().trim().min(1).max(200).optional().meta({
+      description:
+        'Who the person chatting is in your system. Stored as given (you see it on the conversation); it names their memory only when trusted: sent with a secret key or a studio session, or with a widget key and a valid user_hash',
+    }),
+    user_hash: z
       .string()
-      .trim()
-      .min(1)
-      .max(200)
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (HMAC-SHA256)')
       .optional()
-      .meta({ description: 'The memory identity of the person chatting' }),
+      .meta({
+        description:
+          "Proof from your own server that user_identifier is this visitor: hex HMAC-SHA256 of user_identifier under your organization's identity secret (studio: Organization → Identity verification). A wrong one is 403 invalid_user_hash",
+        example: 'a3f1c2d4e5b6a7980f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978',
+      }),
+    visitor_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,128}$/, 'must be 16 to 128 letters, digits, - or _')
+      .optional()
+      .meta({
+        description:
+          "This browser's own anonymous id (the widget makes a random UUID once per browser and API host). An unproven user_identifier's memory is filed under it, so it is recalled only in this browser",
+        example: '3b241101-e2bb-4255-8caf-4136c566a962',
+      }),
+  })
+  .refine((body) => body.user_hash === undefined || body.user_identifier !== undefined, {
+    message: 'user_hash proves a user_identifier: send both',
+    path: ['user_hash'],
   })
   .meta({ id: 'CreateChatSessionRequest' })
 export type CreateChatSession = z.infer<typeof ZCreateChatSession>

@@ -83,7 +83,14 @@ const ZConversationSummary = z.object({
   agentId: z.string(),
   agentName: z.string(),
   status: z.enum(['active', 'ended', 'expired']),
-  userIdentifier: z.string().nullable(),
+  userIdentifier: z
+    .string()
+    .nullable()
+    .meta({ description: 'As the session’s creator gave it, proven or not' }),
+  userVerified: z.boolean().meta({
+    description:
+      'The identifier was proven (a secret key, a studio session, or a widget key with a valid user_hash): only then does it name the person’s memory',
+  }),
   messageCount: z.number().int(),
   channels: z.array(z.enum(['text', 'voice'])),
   costUsd: z.number().meta({ description: 'The replies’ cost; calls are billed on their own (see calls)' }),

@@ -40,6 +40,8 @@ export const errorCodes = [
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',
+  // too many open event streams for one API key or one organization
+  'too_many_streams',
   'internal_error',
   'service_unavailable',
   'https_required',
@@ -54,6 +56,7 @@ export const errorCodes = [
   'invalid_credentials',
   'email_taken',
   'already_member',
+  'invitation_expired',
   'insufficient_credits',
   'missing_provider_key',
   // chat (spec "Chat API codes")
@@ -65,6 +68,8 @@ export const errorCodes = [
   'session_not_found',
   // chat resume: an Idempotency-Key sent again with another message
   'idempotency_key_reused',
+  // a user_identifier's user_hash that is not its HMAC under the organization's identity secret
+  'invalid_user_hash',
   // phone numbers
   'invalid_phone_number',
   'phone_number_taken',

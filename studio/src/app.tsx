@@ -8,7 +8,7 @@ import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
 import { OrganizationArea } from './organization/lazy.tsx'
-import { JoinedNotice, OrganizationSwitcher } from './organization/switcher.tsx'
+import { JoinedNotice, OrganizationSwitcher, PendingInvitations } from './organization/switcher.tsx'
 import { linkProps, route, useMainRegion } from './router.ts'
 import { ThemePicker } from './theme.tsx'
 
@@ -54,6 +54,7 @@ export const App = () => {
           {t('Sign out')}
         </button>
       </header>
+      <PendingInvitations />
       <JoinedNotice />
       <nav aria-label={t('Studio')}>
         {sections().map((section) => (

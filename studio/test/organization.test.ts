@@ -144,16 +144,25 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     ).toEqual(['member', 'admin', 'owner'])
     await fill(owner, '#email', memberEmail)
     await clickText(owner, 'button', 'Invite')
-    await waitForText(owner, `${memberEmail} is invited as member`)
+    await waitForText(
+      owner,
+      `${memberEmail} is invited as member. The invitation waits for them to accept it`,
+    )
     await waitForText(owner, 'Invitation pending')
     await expectGoodPage(owner, 'organization-members-owner')
 
-    // The member signs up with that email in a browser of their own: two organizations.
+    // The member signs up with that email in a browser of their own: the invitation waits for
+    // them to accept it; then two organizations.
     const members = await browser.createBrowserContext()
     const member = await members.newPage()
     await member.setViewport({ width: 1024, height: 800 })
     await signUp(member, { organization: 'Bilal Repairs', name: 'Bilal', email: memberEmail })
+    await waitForText(member, 'Ada invited you to Northwind Shop as member.')
+    expect(await member.$('#organization-switch')).toBeNull()
+    await expectGoodPage(member, 'invitation-waiting')
+    await clickText(member, 'button', 'Accept invitation to Northwind Shop')
     await waitForText(member, 'You joined Northwind Shop')
+    expect(await bodyText(member)).not.toContain('invited you to')
     expect(
       await member.$$eval('#organization-switch option', (options) => options.map((o) => o.textContent)),
     ).toEqual(expect.arrayContaining(['Northwind Shop', 'Bilal Repairs']))
@@ -169,6 +178,11 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     await waitForText(member, 'Only owners and admins invite people')
     expect(await bodyText(member)).not.toContain('Invitation pending')
     await expectGoodPage(member, 'organization-members-member')
+
+    // Identity verification: the secret is not a member's to see.
+    await openOrganizationPage(member, 'identity', 'identity-title')
+    await waitForText(member, 'Only owners and admins see the identity secret.')
+    expect(await member.$('#identity-secret')).toBeNull()
 
     // API keys: read-only.
     await openOrganizationPage(member, 'api-keys', 'api-keys-title')
@@ -263,6 +277,26 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     })
     expect(await owner.$$eval('.org-list > li', (items) => items.length)).toBe(2)
     await expectGoodPage(owner, 'organization-webhooks')
+
+    // The identity secret with the server-side snippets; rotating it replaces it.
+    await openOrganizationPage(owner, 'identity', 'identity-title')
+    await owner.waitForSelector('#identity-secret')
+    const identitySecret = (await owner.$eval('#identity-secret', (element) => element.textContent)) ?? ''
+    expect(identitySecret).toMatch(/^[\w-]{43}$/)
+    for (const snippet of ["createHmac('sha256'", 'hmac.new(', "hash_hmac('sha256'", 'user-hash='])
+      await waitForText(owner, snippet)
+    await expectGoodPage(owner, 'organization-identity')
+    await clickText(owner, 'button', 'Rotate…')
+    await waitForText(owner, 'Hashes made with the current one stop working at once')
+    await clickText(owner, 'button', 'Rotate now')
+    await owner.waitForFunction(
+      (old) => {
+        const shown = document.querySelector('#identity-secret')?.textContent
+        return Boolean(shown) && shown !== old
+      },
+      {},
+      identitySecret,
+    )
 
     // In Urdu the area reads right to left, in its own words.
     await owner.evaluate(() => localStorage.setItem('parley.studio.language', 'ur'))

@@ -2,6 +2,8 @@ import { parse } from 'csv-parse/sync'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { roomNameFor } from '../../server/src/batch/dialer/dial-contact.ts'
+import { priceReply } from '../../server/src/chat/billing.ts'
+import { countOutputTokens } from '../../server/src/chat/reply-cost.ts'
 import {
   attemptsOf,
   type BatchTenant,
@@ -107,6 +109,13 @@ describe('kill -9 mid-reply', () => {
       { timeout: 10_000, interval: 50 },
     )
 
+    // What the reply's hold says of its round in progress: the prompt the dead server counted.
+    const hold = await keeper.ctx.db
+      .selectFrom('credit_holds')
+      .select(['prompt_tokens', 'model', 'text_offset'])
+      .where('reference', '=', session.conversation_id)
+      .executeTakeFirstOrThrow()
+
     await first.kill()
     const second = await spawnServer('all')
     const killedAt = performance.now()
@@ -150,6 +159,32 @@ describe('kill -9 mid-reply', () => {
     ])
     // The model heard the partial reply as part of the conversation.
     expect(JSON.stringify(llm.requests.at(-1)?.messages)).toContain('Your order A17 ships tomorrow from')
+
+    // The streamed part was charged, once, by an instance that found the first one dead: the
+    // prompt its hold counted and the checkpointed text's tokens, at the model's price.
+    const cutOff = () =>
+      keeper.ctx.db
+        .selectFrom('credit_ledger')
+        .select(['amount_micros', 'reference'])
+        .where('organization_id', '=', team.organizationId)
+        .where('reason', '=', 'Chat reply (cut off)')
+        .execute()
+    await vi.waitFor(async () => expect(await cutOff()).toHaveLength(1), { timeout: 10_000, interval: 50 })
+    const outputTokens = countOutputTokens(keeper.ctx, {
+      model: hold.model ?? '',
+      text: 'Your order A17 ships tomorrow from'.slice(hold.text_offset),
+    })
+    const expected = priceReply(keeper.config, {
+      model: hold.model ?? '',
+      usage: { inputTokens: hold.prompt_tokens ?? 0, outputTokens },
+    })
+    expect(expected).toBeGreaterThan(0)
+    expect((await cutOff()).map((row) => [Number(row.amount_micros), row.reference])).toEqual([
+      [-expected, session.conversation_id],
+    ])
+    process.stdout.write(
+      `  the cut-off reply was charged ${expected} micro-USD (${hold.prompt_tokens} prompt + ${outputTokens} streamed tokens)\n`,
+    )
   })
 })
 

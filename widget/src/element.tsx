@@ -11,6 +11,7 @@ const IDENTITY_ATTRIBUTES = [
   'api-key',
   'base-url',
   'user-identifier',
+  'user-hash',
   'voice-agent-id',
   'mode',
 ]
@@ -115,7 +116,8 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
       const voiceAgentId =
         this.getAttribute('voice-agent-id') || (this.getAttribute('mode') === 'voice' ? agentId : null)
       const userIdentifier = this.getAttribute('user-identifier')
-      return { agentId, apiKey, studioToken, baseUrl, userIdentifier, voiceAgentId }
+      const userHash = this.getAttribute('user-hash')
+      return { agentId, apiKey, studioToken, baseUrl, userIdentifier, userHash, voiceAgentId }
     }
 
     #readView(): View {

@@ -15,6 +15,8 @@ export type Identity = Credentials & {
   agentId: string
   baseUrl: string
   userIdentifier: string | null
+  /** The owner's server's HMAC of userIdentifier: without it the identifier recalls no memory. */
+  userHash: string | null
   /** The pipeline or realtime agent of voice calls; null: no microphone button. */
   voiceAgentId: string | null
 }

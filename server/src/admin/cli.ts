@@ -17,6 +17,7 @@ type Organization = {
   tier: string
   rateLimitPerMinute: number
   creditBalanceUsd: number
+  overdrawn: boolean
 }
 type LedgerEntry = {
   createdAt: string
@@ -78,7 +79,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         name: org.name,
         tier: org.tier,
         'per minute': String(org.rateLimitPerMinute),
-        balance: usd(org.creditBalanceUsd),
+        balance: `${usd(org.creditBalanceUsd)}${org.overdrawn ? ' OVERDRAWN' : ''}`,
       })),
     )
   },

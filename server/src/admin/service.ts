@@ -11,6 +11,7 @@ export const presentOrganization = (org: OrganizationRow): OrganizationSummary =
   tier: org.tier,
   rateLimitPerMinute: org.rateLimitPerMinute ?? tierRateLimits[org.tier],
   creditBalanceUsd: toUsd(org.creditBalanceMicros),
+  overdrawn: org.creditBalanceMicros < 0,
   createdAt: org.createdAt.toISOString(),
 })
 

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import type { AgentRow } from '../agents/store.ts'
-import { placeHold, releaseHold } from '../billing/holds.ts'
-import { chargeReply, priceReply } from '../chat/billing.ts'
-import { completionSourceFor } from '../chat/llm.ts'
-import { estimateTokens } from '../chat/prompt.ts'
+import { placeHold, releaseHold, settleHold } from '../billing/holds.ts'
+import { priceReply, replyCharge } from '../chat/billing.ts'
+import { completionSourceFor, type LlmMessage } from '../chat/llm.ts'
+import { countOutputTokens, countPromptTokens, roundWorstCaseMicros } from '../chat/reply-cost.ts'
 import type { AppContext } from '../context.ts'
 import { checkArguments } from '../functions/parameters.ts'
 import { hasLlmProvider } from '../providers/registry.ts'
@@ -67,8 +67,9 @@ const offlineAnalysis = (transcript: { role: string }[]): Analysis => ({
 
 /**
  * Post-call analysis of a transcript by the agent's model: summary, sentiment, outcome, and the
- * values of the agent's analysis schema. Paid like a reply: a hold of a reply's expected cost
- * before the model is asked (none: no analysis, null), the real token cost debited after.
+ * values of the agent's analysis schema. Paid like a reply: a hold of its worst case (the prompt
+ * counted, the answer at CHAT_MAX_REPLY_TOKENS) before the model is asked (none: no analysis,
+ * null), the real token cost charged whole when it settles the hold.
  */
 export const analyzeTranscript = async (
   ctx: AppContext,
@@ -87,9 +88,17 @@ export const analyzeTranscript = async (
   const model = agent?.model ?? 'offline'
   if (model === 'offline' || !hasLlmProvider(ctx.config)) return offlineAnalysis(transcript)
 
+  const schema = agent?.analysisSchema ?? null
+  const instructions = instructionsFor(schema)
+  const transcriptText = transcript.map((m) => `${m.role}: ${m.content}`).join('\n')
+  const messages: LlmMessage[] = [
+    { role: 'system', content: instructions },
+    { role: 'user', content: transcriptText },
+  ]
+  const promptTokens = countPromptTokens(ctx, { model, messages, tools: [] })
   const hold = await placeHold(ctx, {
     organizationId,
-    amountMicros: ctx.config.chatReplyHoldMicros,
+    amountMicros: roundWorstCaseMicros(ctx, { model, promptTokens }),
     kind: 'reply',
     reference: subject.id,
     ttlMs: ANALYSIS_TIMEOUT_MS * 2,
@@ -98,43 +107,44 @@ export const analyzeTranscript = async (
     ctx.logger.warn({ ...subject, organizationId }, 'post-call analysis skipped: the credits do not cover it')
     return null
   }
+  let answer = ''
+  let usage = { inputTokens: promptTokens, outputTokens: 0 }
+  let isReported = false
   try {
-    const schema = agent?.analysisSchema ?? null
-    const instructions = instructionsFor(schema)
     const complete = await completionSourceFor(ctx, { organizationId, model })
-    const transcriptText = transcript.map((m) => `${m.role}: ${m.content}`).join('\n')
-    let answer = ''
-    let usage = { inputTokens: estimateTokens(instructions + transcriptText), outputTokens: 0 }
-    let isReported = false
-    try {
-      for await (const event of complete({
-        model,
-        messages: [
-          { role: 'system', content: instructions },
-          { role: 'user', content: transcriptText },
-        ],
-        tools: [],
-        temperature: 0,
-        signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
-      })) {
-        if (event.type === 'text') answer += event.delta
-        else if (event.type === 'usage') {
-          usage = event
-          isReported = true
-        }
+    for await (const event of complete({
+      model,
+      messages,
+      tools: [],
+      temperature: 0,
+      maxTokens: ctx.config.chatMaxReplyTokens,
+      signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
+    })) {
+      if (event.type === 'text') answer += event.delta
+      else if (event.type === 'usage') {
+        usage = event
+        isReported = true
       }
-    } finally {
-      // A request the provider refused before answering cost nothing; one cut off did.
-      if (isReported || answer !== '')
-        await chargeReply(ctx, {
-          organizationId,
-          conversationId: subject.id,
-          costMicros: priceReply(ctx.config, { model, usage }),
-          reason: subject.kind === 'call' ? 'Call post-call analysis' : 'Chat post-call analysis',
-        })
     }
-    return parseAnswer(ctx, { text: answer, schema, subject })
   } finally {
-    await releaseHold(ctx, hold)
+    // A request the provider refused before answering cost nothing; one cut off did (its prompt
+    // and the text received, counted).
+    if (isReported || answer !== '') {
+      if (!isReported)
+        usage = { inputTokens: promptTokens, outputTokens: countOutputTokens(ctx, { model, text: answer }) }
+      const costMicros = priceReply(ctx.config, { model, usage })
+      await ctx.db.transaction().execute((tx) =>
+        settleHold(ctx, tx, {
+          id: hold,
+          charge: replyCharge({
+            organizationId,
+            conversationId: subject.id,
+            costMicros,
+            reason: subject.kind === 'call' ? 'Call post-call analysis' : 'Chat post-call analysis',
+          }),
+        }),
+      )
+    } else await releaseHold(ctx, hold)
   }
+  return parseAnswer(ctx, { text: answer, schema, subject })
 }

@@ -28,9 +28,11 @@ export const streamBatchProgress = async (
   }: { organizationId: string; batchJobId: string; keyId: string | null; res: Response },
 ) => {
   const job = await requireJob(ctx, organizationId, batchJobId)
+  // Counted against the key's and the organization's open streams; a key's revocation ends its
+  // streams, and a studio session's stream ends with the page.
+  const slot = await ctx.streams.admit({ organizationId, keyId })
   const stream = openEventStream(res)
-  // A key's revocation ends its streams; a studio session's stream ends with the page.
-  if (keyId) ctx.streams.register({ keyId, stream })
+  slot.attach(stream)
 
   let isReading = false
   let isWanted = false

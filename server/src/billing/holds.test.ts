@@ -13,14 +13,22 @@ import { getBalanceMicros } from './service.ts'
  * balance minus what is already held covers them, and the real cost settles each hold.
  */
 
-const REPLY_HOLD = 10_000 // CHAT_REPLY_HOLD_USD 0.01
+// A reply's hold is its worst case: with no price on the prompt and 10 USD per million completion
+// tokens, a 1,000-token cap makes it 0.01 USD whatever the prompt.
+const REPLY_HOLD = 10_000
 let stack: VoiceStack
 let WORKER_TOKEN: string
 let llm: FakeLlm
 let server: TestServer
 
 beforeAll(async () => {
-  stack = await startVoiceStack({ env: { CHAT_REPLY_HOLD_USD: '0.01', CHAT_MIN_BALANCE_USD: '0.01' } })
+  stack = await startVoiceStack({
+    env: {
+      LLM_PRICES: JSON.stringify({ 'gpt-4o-mini': { inputUsdPerMillion: 0, outputUsdPerMillion: 10 } }),
+      CHAT_MAX_REPLY_TOKENS: '1000',
+      CHAT_MIN_BALANCE_USD: '0.01',
+    },
+  })
   ;({ server, llm, workerToken: WORKER_TOKEN } = stack)
 })
 afterAll(() => stack?.close())

@@ -3,6 +3,7 @@ import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
+import { debitUsage, type UsageChange } from './service.ts'
 
 /**
  * Credit holds: no usage without a paid-for hold. A reply, a voice call or a dial reserves its
@@ -14,6 +15,20 @@ import { AppError } from '../http/app-error.ts'
  */
 
 export type HoldKind = 'reply' | 'call'
+
+/**
+ * What a chat reply's hold records so that a crash leaves nothing unpaid: the instance streaming
+ * it, the message its checkpoints write, and its round in progress (model, prompt tokens, what
+ * the finished rounds cost, where the round's text starts in the message).
+ */
+export type ReplyRound = {
+  instanceId: string
+  messageId: string
+  model: string
+  promptTokens: number
+  usedMicros: number
+  textOffset: number
+}
 
 /**
  * Places a hold of `amountMicros`, or answers null when the balance minus the open holds cannot
@@ -30,6 +45,8 @@ export const placeHold = async (
     reference?: string | null
     ttlMs: number
     minBalanceMicros?: number
+    /** A chat reply's first round (see ReplyRound). */
+    round?: ReplyRound
   },
 ): Promise<string | null> => {
   const id = ulid()
@@ -43,15 +60,19 @@ export const placeHold = async (
         .forUpdate()
         .executeTakeFirst()
       if (!organization) throw AppError.notFound('organization')
+      const round = hold.round
       const { rows } = await sql<{ id: string }>`
-        insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at)
-        select ${id}, o.id, ${hold.amountMicros}, ${hold.kind}, ${hold.reference ?? null}, ${now},
-          ${new Date(now.getTime() + hold.ttlMs)}
+        insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at,
+          instance_id, message_id, model, prompt_tokens, used_micros, text_offset)
+        select ${id}, o.id, ${Math.max(hold.amountMicros, 1)}, ${hold.kind}, ${hold.reference ?? null}, ${now},
+          ${new Date(now.getTime() + hold.ttlMs)}, ${round?.instanceId ?? null}, ${round?.messageId ?? null},
+          ${round?.model ?? null}, ${round?.promptTokens ?? null}, ${round?.usedMicros ?? 0},
+          ${round?.textOffset ?? 0}
         from organizations o
         where o.id = ${hold.organizationId}
           and o.credit_balance_micros >= ${Math.max(hold.minBalanceMicros ?? 0, 1)}
           and o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h
-            where h.organization_id = o.id and h.expires_at > ${now}), 0) >= ${hold.amountMicros}
+            where h.organization_id = o.id and h.expires_at > ${now}), 0) >= ${Math.max(hold.amountMicros, 1)}
         returning id`.execute(tx)
       return rows[0]?.id ?? null
     })
@@ -70,6 +91,126 @@ export const requireHold = async (
   const id = await placeHold(ctx, hold)
   if (!id) throw AppError.paymentRequired(hold.refusal)
   return id
+}
+
+/**
+ * Grows (or shrinks) a reply's hold to `amountMicros` before its next model round, and records the
+ * round (what a crash would leave to settle). Admission as placeHold's: the balance minus the
+ * organization's other open holds must cover it, decided under the balance row's lock. Answers
+ * false, changing nothing, when it does not (the round must not be sent).
+ */
+export const coverHold = async (
+  ctx: AppContext,
+  cover: {
+    id: string
+    organizationId: string
+    amountMicros: number
+    ttlMs: number
+    minBalanceMicros?: number
+    round: ReplyRound
+  },
+): Promise<boolean> => {
+  const now = new Date()
+  const { round } = cover
+  try {
+    return await ctx.db.transaction().execute(async (tx) => {
+      await tx
+        .selectFrom('organizations')
+        .select('id')
+        .where('id', '=', cover.organizationId)
+        .forUpdate()
+        .executeTakeFirst()
+      const { rows } = await sql<{ id: string }>`
+        update credit_holds h set amount_micros = ${Math.max(cover.amountMicros, 1)},
+          expires_at = ${new Date(now.getTime() + cover.ttlMs)}, instance_id = ${round.instanceId},
+          message_id = ${round.messageId}, model = ${round.model}, prompt_tokens = ${round.promptTokens},
+          used_micros = ${round.usedMicros}, text_offset = ${round.textOffset}
+        from organizations o
+        where h.id = ${cover.id} and o.id = h.organization_id
+          and o.credit_balance_micros >= ${Math.max(cover.minBalanceMicros ?? 0, 1)}
+          and o.credit_balance_micros - coalesce((select sum(other.amount_micros) from credit_holds other
+            where other.organization_id = o.id and other.id <> h.id and other.expires_at > ${now}), 0)
+            >= ${Math.max(cover.amountMicros, 1)}
+        returning h.id`.execute(tx)
+      return rows.length > 0
+    })
+  } catch (error) {
+    throw AppError.unavailable('Billing service unavailable', error)
+  }
+}
+
+/**
+ * Settles a hold with what the work really cost, in the caller's transaction: the hold is removed
+ * and, only if this call removed it, the whole cost is debited (usage already happened: the
+ * balance may go below zero). Answers the micro-USD charged, or null when the hold was already
+ * settled elsewhere (the instance that found this one dead charged it), so nothing is charged twice.
+ */
+export const settleHold = async (
+  ctx: AppContext,
+  executor: Executor,
+  { id, charge }: { id: string; charge: UsageChange },
+): Promise<number | null> => {
+  const removed = await executor.deleteFrom('credit_holds').where('id', '=', id).returning('id').execute()
+  if (removed.length === 0) return null
+  return debitUsage({ db: ctx.db, executor, logger: ctx.logger }, charge)
+}
+
+export type OrphanedReplyHold = ReplyRound & {
+  id: string
+  organizationId: string
+  conversationId: string
+}
+
+/**
+ * Reply holds whose streaming instance (another than `instanceId`) has not beaten since
+ * `aliveAfter` (it died mid-reply): what the instance that finds them must settle. At most
+ * `limit`, oldest first.
+ */
+export const findOrphanedReplyHolds = async (
+  db: Executor,
+  { aliveAfter, instanceId, limit }: { aliveAfter: Date; instanceId: string; limit: number },
+): Promise<OrphanedReplyHold[]> => {
+  const rows = await db
+    .selectFrom('credit_holds as h')
+    .select([
+      'h.id',
+      'h.organization_id as organizationId',
+      'h.reference as conversationId',
+      'h.instance_id as instanceId',
+      'h.message_id as messageId',
+      'h.model',
+      'h.prompt_tokens as promptTokens',
+      'h.used_micros as usedMicros',
+      'h.text_offset as textOffset',
+    ])
+    .where('h.message_id', 'is not', null)
+    .where('h.instance_id', 'is not', null)
+    // This instance lives (it is asking): its own replies settle themselves.
+    .where('h.instance_id', '<>', instanceId)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('server_instances as i')
+            .select('i.id')
+            .whereRef('i.id', '=', 'h.instance_id')
+            .where('i.last_seen_at', '>=', aliveAfter),
+        ),
+      ),
+    )
+    .orderBy('h.created_at')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => ({
+    id: row.id,
+    organizationId: row.organizationId,
+    conversationId: row.conversationId ?? '',
+    instanceId: row.instanceId ?? '',
+    messageId: row.messageId ?? '',
+    model: row.model ?? 'offline',
+    promptTokens: row.promptTokens ?? 0,
+    usedMicros: Number(row.usedMicros),
+    textOffset: row.textOffset,
+  }))
 }
 
 /** Removes a hold (settled, or its work never started). Never throws: an expiry covers a miss. */

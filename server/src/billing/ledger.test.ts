@@ -48,7 +48,7 @@ describe('credit ledger', () => {
     expect(balancesAfter).toEqual([...Array.from({ length: 50 }, (_, i) => i), 50])
   })
 
-  it('debits usage in full, or what is left when the balance cannot cover it, never below zero', async () => {
+  it('debits usage in full even past the balance, which then goes below zero; a grant counts from there', async () => {
     const { organization } = await signUp(server)
     const { db } = server.ctx
     const organizationId = organization.id
@@ -57,16 +57,20 @@ describe('credit ledger', () => {
       debitUsage({ db }, { organizationId, amountMicros, reason: 'usage' })
 
     expect(await usage(60)).toBe(60)
-    expect(await usage(60)).toBe(40)
-    expect(await usage(60)).toBe(0)
-    expect(await getBalanceMicros(db, organizationId)).toBe(0)
+    expect(await usage(60)).toBe(60)
+    expect(await usage(60)).toBe(60)
+    expect(await getBalanceMicros(db, organizationId)).toBe(-80)
+    // A debit that is not usage still never overdraws; a grant always applies.
+    await expect(
+      changeBalance({ db }, { organizationId, amountMicros: -1, kind: 'correction', reason: 'x' }),
+    ).rejects.toMatchObject({ status: 402 })
+    await changeBalance({ db }, { organizationId, amountMicros: 30, kind: 'grant', reason: 'top-up' })
+    expect(await getBalanceMicros(db, organizationId)).toBe(-50)
     const entries = await listLedger(db, organizationId)
-    expect(entries.map((entry) => Math.round(entry.amountUsd * 1e6)).sort((x, y) => x - y)).toEqual([
-      -60, -40, 100,
-    ])
+    expect(entries.map((entry) => Math.round(entry.balanceAfterUsd * 1e6))).toEqual([-50, -80, -20, 40, 100])
   })
 
-  it('debits many usages in one statement, in order, each taking what the ones before it left', async () => {
+  it('debits many usages in one statement, in order, each in full', async () => {
     const { organization: first } = await signUp(server)
     const { organization: second } = await signUp(server)
     const { db } = server.ctx
@@ -87,14 +91,15 @@ describe('credit ledger', () => {
       { organizationId: first.id, amountMicros: 5, reason: 'call 4', reference: 'c4' },
       { organizationId: second.id, amountMicros: 4, reason: 'call 5', reference: 'c5' },
     ])
-    expect(taken).toEqual([70, 4, 0, 30, 0, 4])
-    expect(await getBalanceMicros(db, first.id)).toBe(0)
+    expect(taken).toEqual([70, 4, 0, 50, 5, 4])
+    expect(await getBalanceMicros(db, first.id)).toBe(-25)
     expect(await getBalanceMicros(db, second.id)).toBe(2)
     const firstEntries = (await listLedger(db, first.id)).filter((entry) => entry.kind === 'usage')
     expect(
-      firstEntries.map((e) => [Math.round(e.amountUsd * 1e6), Math.round(e.balanceAfterUsd * 1e6)]).sort(),
+      firstEntries.map((e) => [Math.round(e.amountUsd * 1e6), Math.round(e.balanceAfterUsd * 1e6)]),
     ).toEqual([
-      [-30, 0],
+      [-5, -25],
+      [-50, -20],
       [-70, 30],
     ])
     await expect(
@@ -102,7 +107,7 @@ describe('credit ledger', () => {
     ).rejects.toMatchObject({ status: 404 })
   })
 
-  it('100 concurrent usage debits of 3 against a balance of 250 take exactly the balance', async () => {
+  it('100 concurrent usage debits of 3 against a balance of 250 are all charged, each once', async () => {
     const { organization } = await signUp(server)
     const { db } = server.ctx
     const organizationId = organization.id
@@ -112,13 +117,12 @@ describe('credit ledger', () => {
         debitUsage({ db }, { organizationId, amountMicros: 3, reason: `usage ${i}` }),
       ),
     )
-    expect(taken.reduce((sum, amount) => sum + amount, 0)).toBe(250)
-    expect(taken.filter((amount) => amount === 1)).toHaveLength(1)
-    expect(await getBalanceMicros(db, organizationId)).toBe(0)
+    expect(taken.every((amount) => amount === 3)).toBe(true)
+    expect(await getBalanceMicros(db, organizationId)).toBe(-50)
     const usage = (await listLedger(db, organizationId, 1000)).filter((entry) => entry.kind === 'usage')
-    expect(usage).toHaveLength(84)
+    expect(usage).toHaveLength(100)
     expect(usage.map((e) => Math.round(e.balanceAfterUsd * 1e6)).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 84 }, (_, i) => Math.max(0, 250 - 3 * (84 - i))).sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => 250 - 3 * (100 - i)),
     )
   })
 

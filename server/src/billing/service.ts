@@ -1,5 +1,6 @@
 import type { LedgerEntry, OrganizationLedger } from '@parley/shared'
 import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
 import { monotonicFactory } from 'ulid'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -46,36 +47,48 @@ export const changeBalance = async (
 
 export type UsageChange = Omit<BalanceChange, 'kind'>
 
+/** Where usage is debited: the database, a caller's open transaction, and the log for overdrafts. */
+type UsageTarget = { db: Kysely<Database>; executor?: Executor; logger?: Logger }
+
 /**
- * Debits usage that already happened: the whole amount, or the rest of the balance when it cannot
- * cover it (the balance never goes below zero). Returns the micro-USD debited. One statement
- * (`executor` joins a caller's transaction).
+ * Debits usage that already happened: always the whole amount, so no usage goes unpaid. When the
+ * balance could not cover it, the balance goes below zero, the organization is refused new work
+ * (402) until it is topped up, the operator sees it (`overdrawn` in GET /admin/organizations) and a
+ * warning is logged. Returns the micro-USD debited. One statement (`executor` joins a caller's
+ * transaction).
  */
-export const debitUsage = async (
-  target: { db: Kysely<Database>; executor?: Executor },
-  change: UsageChange,
-): Promise<number> => {
+export const debitUsage = async (target: UsageTarget, change: UsageChange): Promise<number> => {
   if (change.amountMicros <= 0) return 0
   const [taken] = await debitUsages(target, [change])
   return taken ?? 0
 }
 
 /**
- * debitUsage for many at once, in one statement: in list order, each takes its amount or what its
- * organization has left. Answers the micro-USD each took, in order. Closing many calls together
- * bills them all with it.
+ * debitUsage for many at once, in one statement, in list order. Answers the micro-USD each took,
+ * in order. Closing many calls together bills them all with it.
  */
 export const debitUsages = async (
-  { db, executor }: { db: Kysely<Database>; executor?: Executor },
+  { db, executor, logger }: UsageTarget,
   changes: UsageChange[],
 ): Promise<number[]> => {
   const charged = changes.flatMap((change, index) => (change.amountMicros > 0 ? [{ change, index }] : []))
-  const taken = await store.applyUsageDebits(
+  const results = await store.applyUsageDebits(
     executor ?? db,
     charged.map(({ change }) => ({ id: newLedgerId(), reference: null, ...change })),
   )
-  if (taken.some((amount) => amount === null)) throw AppError.notFound('organization')
-  const byIndex = new Map(charged.map(({ index }, i) => [index, taken[i] ?? 0]))
+  if (results.some((result) => result === null)) throw AppError.notFound('organization')
+  const overdrawn = new Map<string, number>()
+  results.forEach((result, i) => {
+    const organizationId = charged[i]?.change.organizationId
+    if (result && organizationId && result.balanceAfter < 0)
+      overdrawn.set(organizationId, result.balanceAfter)
+  })
+  for (const [organizationId, balanceAfter] of overdrawn)
+    logger?.warn(
+      { organizationId, balanceUsd: toUsd(balanceAfter) },
+      'organization overdrawn: usage charged past its balance; new work is refused until it is topped up',
+    )
+  const byIndex = new Map(charged.map(({ index }, i) => [index, results[i]?.taken ?? 0]))
   return changes.map((_, index) => byIndex.get(index) ?? 0)
 }
 

@@ -20,7 +20,9 @@ export type ApplyOutcome =
 
 /**
  * Moves the balance and appends the ledger row on the given executor, which must be a transaction.
- * The conditional UPDATE takes the row lock, so concurrent debits can never overdraw. Both writes
+ * The conditional UPDATE takes the row lock, so concurrent debits can never overdraw: a credit
+ * always applies (it may leave a balance that usage overdrew still below zero), a debit only when
+ * the balance covers it. Both writes
  * are one statement (a data-modifying CTE): the organization's row is locked by the first
  * statement of the change, so no round trip to the client happens between taking that lock and
  * the caller's next step (usually its commit), and concurrent changes wait on it as little as can be.
@@ -39,7 +41,8 @@ export const applyBalanceChange = async (
   const { rows } = await sql<LedgerRow>`
     with moved as (
       update organizations set credit_balance_micros = credit_balance_micros + ${change.amountMicros}
-      where id = ${change.organizationId} and credit_balance_micros + ${change.amountMicros} >= 0
+      where id = ${change.organizationId}
+        and (${change.amountMicros}::bigint > 0 or credit_balance_micros + ${change.amountMicros} >= 0)
       returning credit_balance_micros
     )
     insert into credit_ledger
@@ -68,17 +71,20 @@ export type UsageDebit = {
   reference: string | null
 }
 
+/** What one usage debit did: micro-USD taken (null: no such organization) and the balance after it. */
+export type UsageDebitResult = { taken: number; balanceAfter: number } | null
+
 /**
  * Debits usage that already happened, many at once in one statement: each debit takes its whole
- * amount, or what is left of its organization's balance after the debits before it in the list
- * (never below zero), and gets a ledger row when it took anything. The organizations' rows are
+ * amount (usage is never dropped: the balance may go below zero, and the organization is then
+ * refused new work until it is topped up) and gets a ledger row. The organizations' rows are
  * locked first (FOR UPDATE reads the latest committed balance, after any concurrent change), so
- * the amounts are computed from the balance the UPDATE then moves. Answers the micro-USD each
- * debit took, in order, or null for a debit whose organization does not exist.
+ * the running balances are computed from the balance the UPDATE then moves. Answers each debit's
+ * result, in order.
  */
-export const applyUsageDebits = async (db: Executor, debits: UsageDebit[]): Promise<Array<number | null>> => {
+export const applyUsageDebits = async (db: Executor, debits: UsageDebit[]): Promise<UsageDebitResult[]> => {
   if (debits.length === 0) return []
-  const { rows } = await sql<{ taken: number | null }>`
+  const { rows } = await sql<{ taken: number | null; balance_after: number | null }>`
     with input as (
       select * from unnest(
         ${debits.map((d) => d.id)}::text[], ${debits.map((d) => d.organizationId)}::text[],
@@ -91,30 +97,30 @@ export const applyUsageDebits = async (db: Executor, debits: UsageDebit[]): Prom
       where id in (select organization_id from input)
       for update
     ),
-    requested as (
-      select input.*, locked.balance, greatest(locked.balance, 0) as available,
-        sum(input.amount) over (partition by input.organization_id order by input.n) as through
-      from input join locked on locked.id = input.organization_id
-    ),
     taken as (
-      select requested.*, least(amount, greatest(0, available - (through - amount))) as taken,
-        balance - least(through, available) as balance_after
-      from requested
+      select input.*, input.amount as taken,
+        locked.balance - sum(input.amount) over (partition by input.organization_id order by input.n)
+          as balance_after
+      from input join locked on locked.id = input.organization_id
     ),
     moved as (
       update organizations set credit_balance_micros = credit_balance_micros - total.taken
       from (select organization_id, sum(taken) as taken from taken group by organization_id) as total
-      where organizations.id = total.organization_id and total.taken > 0
+      where organizations.id = total.organization_id
     ),
     ledger as (
       insert into credit_ledger (id, organization_id, amount_micros, balance_after_micros, kind, reason, reference)
-      select id, organization_id, -taken, balance_after, 'usage', reason, reference from taken where taken > 0
+      select id, organization_id, -taken, balance_after, 'usage', reason, reference from taken
     )
-    select taken.taken::bigint as taken
+    select taken.taken::bigint as taken, taken.balance_after::bigint as balance_after
     from input left join taken on taken.n = input.n
     order by input.n
   `.execute(db)
-  return rows.map((row) => row.taken)
+  return rows.map((row) =>
+    row.taken === null || row.balance_after === null
+      ? null
+      : { taken: Number(row.taken), balanceAfter: Number(row.balance_after) },
+  )
 }
 
 /** A ledger entry as the studio and the operator read it. */

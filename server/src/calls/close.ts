@@ -51,8 +51,8 @@ const priceOf = (call: store.CallRow) =>
  * Bills the calls' minutes inside the closing transaction, the debit as its last statement before
  * the commit: the debit locks the organizations' balance rows, which every call of an organization
  * closing at the same time needs too, so nothing else runs while they are held. Each call's cost
- * is written just before it, and corrected only when the balance could not cover it: the call
- * already happened, so the rest of the balance is taken then (never below zero). A `failed` call
+ * is written just before it. The call already happened, so its whole cost is charged even when
+ * the balance cannot cover it (the balance then goes below zero: billing/service.ts). A `failed` call
  * (unanswered dial, failed dispatch, no agent) and time without both the person and the agent in
  * the room cost nothing. Answers the calls with their costs.
  */
@@ -71,7 +71,7 @@ const chargeCalls = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]
     charged.map(({ call, price }) => ({ id: call.id, costMicros: price })),
   )
   const taken = await debitUsages(
-    { db: ctx.db, executor: tx },
+    { db: ctx.db, executor: tx, logger: ctx.logger },
     charged.map(({ call, price }) => ({
       organizationId: call.organizationId,
       amountMicros: price,

@@ -96,7 +96,13 @@ describe('the credit re-check (repeating job)', () => {
       event: 'call.ended',
       data: { call_id: session.callId, reason: 'insufficient_credits' },
     })
-    // Nothing left to take: the balance stays at zero.
-    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
+    // The call happened: its whole cost is charged, past the empty balance (no usage is dropped).
+    const [call] = await server.ctx.db
+      .selectFrom('calls')
+      .select('cost_micros')
+      .where('room_name', '=', session.room_name)
+      .execute()
+    expect(Number(call?.cost_micros)).toBeGreaterThan(0)
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(-Number(call?.cost_micros))
   })
 })

@@ -115,7 +115,7 @@ describe('closing a call', () => {
     })
   })
 
-  it('takes only what is left when the balance cannot cover the call, never below zero', async () => {
+  it('charges the whole call even when the balance cannot cover it: the balance goes below zero', async () => {
     const agent = await voiceAgent('realtime')
     const roomName = `agent_${agent.id}_${team.owner.userId}_2`
     const call = await openCall(server.ctx, {
@@ -130,9 +130,13 @@ describe('closing a call', () => {
     // Long enough to cost more than the whole balance.
     await backdate(roomName, Math.ceil((balance / 35_000) * 60) + 600)
     const closed = await closeCall(server.ctx, { roomName, reason: 'room_finished' })
-    expect(closed?.costMicros).toBe(balance)
-    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
+    expect(closed?.costMicros).toBeGreaterThan(balance)
+    expect(closed?.costMicros).toBe(priceCall('realtime', closed?.durationSeconds ?? 0))
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(
+      balance - (closed?.costMicros ?? 0),
+    )
     expect((await ledgerOf(call.id)).map((row) => row.reason)).toEqual(['Outbound call'])
+    await setBalanceMicros(server, { organizationId: team.organizationId, micros: balance })
   })
 
   it('does not bill a failed call (it never connected)', async () => {
@@ -166,7 +170,8 @@ describe('closing a call', () => {
       ),
     )
     await Promise.all(rooms.map((roomName) => backdate(roomName, 600)))
-    // Ten minutes cost 175,000: enough for two of the calls and part of the third.
+    // Ten minutes cost 175,000: the balance covers two of the calls and part of the third, and
+    // each is charged whole all the same (the balance goes below zero).
     await setBalanceMicros(server, { organizationId: team.organizationId, micros: 400_000 })
 
     const [first, second, third, failed, again] = await Promise.all([
@@ -188,10 +193,11 @@ describe('closing a call', () => {
     const isFullPrice = [first, second, third].map(
       (call) => call?.costMicros === priceCall('pipeline', call?.durationSeconds ?? 0),
     )
-    expect(charged.reduce((sum, cost) => sum + cost, 0)).toBe(400_000)
-    expect(isFullPrice.filter(Boolean)).toHaveLength(2)
+    expect(isFullPrice.filter(Boolean)).toHaveLength(3)
     expect(failed?.costMicros).toBe(0)
-    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(0)
+    const total = charged.reduce((sum, cost) => sum + cost, 0)
+    expect(total).toBeGreaterThan(400_000)
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(400_000 - total)
     const stored = await server.ctx.db
       .selectFrom('calls')
       .select(['id', 'cost_micros as costMicros'])

@@ -1,4 +1,4 @@
-import { debitUsage, getBalanceMicros } from '../billing/service.ts'
+import { getBalanceMicros, type UsageChange } from '../billing/service.ts'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -45,17 +45,15 @@ export const priceReply = (
   return Math.ceil(Math.round(microsTimesMillion) / 1_000_000)
 }
 
-/**
- * Debits one reply as its own ledger transaction. The reply already happened, so when the
- * balance cannot cover it the rest of the balance is taken and the next reply is refused: a
- * session overdraws by at most one reply, and the balance never goes below zero.
- */
-export const chargeReply = (
-  ctx: AppContext,
-  {
-    organizationId,
-    conversationId,
-    costMicros,
-    reason = 'Chat reply',
-  }: { organizationId: string; conversationId: string; costMicros: number; reason?: string },
-) => debitUsage(ctx, { organizationId, amountMicros: costMicros, reason, reference: conversationId })
+/** A reply's (or an analysis's) real cost as the usage debit that settles its hold. */
+export const replyCharge = ({
+  organizationId,
+  conversationId,
+  costMicros,
+  reason = 'Chat reply',
+}: {
+  organizationId: string
+  conversationId: string
+  costMicros: number
+  reason?: string
+}): UsageChange => ({ organizationId, amountMicros: costMicros, reason, reference: conversationId })

@@ -47,10 +47,10 @@ export const endConversation = async (
   forgetPlan(ctx, conversationId)
 
   const messages = await store.listMessages(ctx.db, { conversationId, limit: TRANSCRIPT_ROWS, offset: 0 })
-  if (closed.userIdentifier)
+  if (closed.memoryIdentity)
     ingestMemory(ctx, {
       organizationId: closed.organizationId,
-      identity: closed.userIdentifier,
+      identity: closed.memoryIdentity,
       transcript: messages.map(({ role, content }) => ({ role, content })),
     })
 

@@ -20,6 +20,8 @@ export type CompletionRequest = {
   messages: LlmMessage[]
   tools: LlmTool[]
   temperature: number
+  /** The completion cap: sent to the model, so the round's hold covers its worst case. */
+  maxTokens: number
   signal: AbortSignal
 }
 
@@ -61,7 +63,7 @@ const streamFromProvider = async function* (
   request: CompletionRequest,
 ): AsyncIterable<LlmEvent> {
   try {
-    yield* streamRound(client, request)
+    yield* streamRound(client, request, provider)
   } catch (error) {
     throw ProviderError.from(provider, error, request.signal)
   }
@@ -69,13 +71,17 @@ const streamFromProvider = async function* (
 
 const streamRound = async function* (
   client: OpenAI,
-  { model, messages, tools, temperature, signal }: CompletionRequest,
+  { model, messages, tools, temperature, maxTokens, signal }: CompletionRequest,
+  provider: string,
 ): AsyncIterable<LlmEvent> {
   const stream = await client.chat.completions.create(
     {
       model,
       messages,
       temperature,
+      // OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); the other
+      // OpenAI-compatible servers (Groq, Gemini, Anthropic, vLLM, Ollama) all read max_tokens.
+      ...(provider === 'openai' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
       stream: true,
       stream_options: { include_usage: true },
       ...(tools.length > 0 ? { tools } : {}),

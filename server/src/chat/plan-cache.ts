@@ -86,5 +86,6 @@ export const predictPlan = (
     toolset,
     source,
     turns: [...turns, { role: 'user', content: message }],
+    maxTokens: ctx.config.chatMaxReplyTokens,
   })
 }

@@ -31,7 +31,7 @@ export const readPlanParts = async (
   {
     conversation,
     agent,
-  }: { conversation: Pick<ConversationRow, 'organizationId' | 'userIdentifier'>; agent: AgentRow },
+  }: { conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>; agent: AgentRow },
 ): Promise<PlanParts> => {
   const [memory, toolset, source] = await Promise.all([
     recallFor(ctx, conversation),
@@ -51,7 +51,8 @@ export const composePlan = ({
   memory,
   toolset,
   source,
-}: PlanParts & { agent: AgentRow; turns: Turn[] }): ReplyPlan => ({
+  maxTokens,
+}: PlanParts & { agent: AgentRow; turns: Turn[]; maxTokens: number }): ReplyPlan => ({
   agent,
   memory,
   turns,
@@ -62,6 +63,7 @@ export const composePlan = ({
     messages: composeMessages({ agent, memory, turns }),
     tools: toolset.tools,
     temperature: agent.temperature,
+    maxTokens,
   },
 })
 

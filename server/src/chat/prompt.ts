@@ -36,15 +36,19 @@ export const fitHistory = <T extends { content: string }>(turns: T[], budget = H
   return kept
 }
 
-/** What this person's agent remembers from earlier sessions (null without an identity or memory). */
+/**
+ * What this person's agent remembers from earlier sessions: the memory of the conversation's
+ * memory identity (a proven user, or this browser's anonymous visitor), never of a claimed one;
+ * null without an identity or memory.
+ */
 export const recallFor = (
   ctx: AppContext,
-  conversation: Pick<ConversationRow, 'organizationId' | 'userIdentifier'>,
+  conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>,
 ) =>
-  conversation.userIdentifier
+  conversation.memoryIdentity
     ? recallMemory(ctx, {
         organizationId: conversation.organizationId,
-        identity: conversation.userIdentifier,
+        identity: conversation.memoryIdentity,
       })
     : Promise.resolve(null)
 

@@ -2,10 +2,11 @@ import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import type { AppContext } from '../context.ts'
 import { ProviderError } from '../providers/provider-error.ts'
-import { priceReply } from './billing.ts'
-import { completionSourceFor, type LlmMessage, type ToolCall } from './llm.ts'
+import { CHAT_CREDITS_MESSAGE, priceReply } from './billing.ts'
+import { completionSourceFor, type LlmMessage, type LlmTool, type ToolCall } from './llm.ts'
 import type { PreparedReply } from './plan.ts'
-import { estimateTokens, systemPromptFor } from './prompt.ts'
+import { systemPromptFor } from './prompt.ts'
+import { countOutputTokens, countPromptTokens } from './reply-cost.ts'
 import type { ConversationRow, ToolCallRecord } from './store.ts'
 import * as store from './store.ts'
 import { buildToolset } from './tools.ts'
@@ -16,6 +17,20 @@ export const MAX_TOOL_ROUNDS = 5
 const REPLY_FAILED = 'The assistant could not finish this reply; please try again'
 
 export type Emit = <Name extends ChatStreamEventName>(event: Name, data: ChatStreamEvents[Name]) => void
+
+/** A model round about to be sent after the reply's first: what its hold must cover. */
+export type NextRound = {
+  model: string
+  messages: LlmMessage[]
+  tools: LlmTool[]
+  /** What the reply's finished rounds cost. */
+  usedMicros: number
+  /** Where this round's text starts in the reply's text. */
+  textOffset: number
+}
+
+/** Grows the reply's hold to cover the round; false: the credits do not, and it is not sent. */
+export type CoverRound = (round: NextRound) => Promise<boolean>
 
 export type ReplyOutcome = {
   text: string
@@ -36,6 +51,9 @@ export type ReplyOutcome = {
   /** The tools called and handoffs made, in order, for the owner's record of the conversation. */
   toolCalls: ToolCallRecord[]
 }
+
+/** The next round's worst case is not covered by the credits: the reply stops before it. */
+class CreditsExhausted extends Error {}
 
 /** A tool's answer that is a JSON object with an `error` says the call failed. */
 const failed = (result: string) => {
@@ -76,12 +94,15 @@ export const runReply = async ({
   prepared,
   emit,
   signal,
+  coverRound,
 }: {
   ctx: AppContext
   conversation: ConversationRow
   prepared: PreparedReply
   emit: Emit
   signal: AbortSignal
+  /** Every round after the first (tool rounds, a fallback) is paid for before it is sent. */
+  coverRound: CoverRound
 }): Promise<ReplyOutcome> => {
   const outcome: ReplyOutcome = {
     text: '',
@@ -105,14 +126,25 @@ export const runReply = async ({
   try {
     for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
       let model = (onFallback ? agent.fallbackModel : agent.model) ?? 'offline'
-      const streamRound = async () =>
-        (await completionSourceFor(ctx, { organizationId: conversation.organizationId, model }))({
+      const tools = round < MAX_TOOL_ROUNDS ? toolset.tools : []
+      const streamRound = async () => {
+        const isCovered = await coverRound({
           model,
           messages,
-          tools: round < MAX_TOOL_ROUNDS ? toolset.tools : [],
+          tools,
+          usedMicros: outcome.costMicros,
+          textOffset: outcome.text.length,
+        })
+        if (!isCovered) throw new CreditsExhausted()
+        return (await completionSourceFor(ctx, { organizationId: conversation.organizationId, model }))({
+          model,
+          messages,
+          tools,
           temperature: agent.temperature,
+          maxTokens: ctx.config.chatMaxReplyTokens,
           signal,
         })
+      }
       let events = round === 0 ? prepared.firstRound : await streamRound()
       let roundText = ''
       let calls: ToolCall[] = []
@@ -148,12 +180,13 @@ export const runReply = async ({
             `chat reply falls back from ${model} to ${agent.fallbackModel}: its provider failed`,
           )
         } finally {
-          // A cut-off round still cost tokens: estimate what the provider did not report. A
-          // request refused before any text (the one switched away from) cost none.
+          // A cut-off round still cost tokens: count what the provider did not report (the
+          // prompt sent, the text received). A request refused before any text (the one switched
+          // away from) cost none.
           if (!switches) {
             usage ??= {
-              inputTokens: estimateTokens(messages.map((m) => JSON.stringify(m.content ?? '')).join('')),
-              outputTokens: estimateTokens(roundText),
+              inputTokens: countPromptTokens(ctx, { model, messages, tools }),
+              outputTokens: countOutputTokens(ctx, { model, text: roundText }),
             }
             outcome.inputTokens += usage.inputTokens
             outcome.outputTokens += usage.outputTokens
@@ -220,6 +253,11 @@ export const runReply = async ({
   } catch (error) {
     if (signal.aborted) {
       outcome.status = signal.reason === 'stopped' ? 'stopped' : 'partial'
+    } else if (error instanceof CreditsExhausted) {
+      // The balance minus the other replies' holds no longer covers the next round: it is not
+      // sent, and the reply ends with what it said so far (paid for).
+      outcome.status = 'partial'
+      outcome.error = CHAT_CREDITS_MESSAGE
     } else if (error instanceof ProviderError) {
       // The operator's line: which provider, what it answered, its request id; never the key.
       ctx.logger.warn(

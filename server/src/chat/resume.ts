@@ -3,6 +3,7 @@ import type { Response } from 'express'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
+import type { StreamSlot } from '../http/streams.ts'
 import { isInstanceAlive } from '../instances/liveness.ts'
 import { type ReplyOwner, type ReplyScope, replyLogOf } from './reply-log.ts'
 
@@ -41,10 +42,17 @@ export const reserveReply = async (
  */
 export const followReply = async (
   ctx: AppContext,
-  { scope, owner, afterId, res }: { scope: ReplyScope; owner: ReplyOwner; afterId: number; res: Response },
+  {
+    scope,
+    owner,
+    afterId,
+    res,
+    slot,
+  }: { scope: ReplyScope; owner: ReplyOwner; afterId: number; res: Response; slot: StreamSlot },
 ) => {
   res.set('Idempotent-Replayed', 'true')
   const stream = openEventStream(res)
+  slot.attach(stream)
   const gone = new AbortController()
   stream.onClose(() => gone.abort())
   const listeners = { conversationId: scope.conversationId, idempotencyKey: scope.idempotencyKey }

@@ -2,14 +2,15 @@ import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/store.ts'
-import { releaseHold, requireHold } from '../billing/holds.ts'
+import { coverHold, type ReplyRound, releaseHold, requireHold, settleHold } from '../billing/holds.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
+import type { StreamSlot } from '../http/streams.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
 import { trackReply } from './active-replies.ts'
-import { assertCredits, CHAT_CREDITS_MESSAGE, chargeReply } from './billing.ts'
+import { assertCredits, CHAT_CREDITS_MESSAGE, replyCharge } from './billing.ts'
 import { startCheckpoints } from './checkpoint.ts'
 import {
   composePlan,
@@ -21,7 +22,8 @@ import {
 } from './plan.ts'
 import { forgetPlan, predictPlan, rememberPlan } from './plan-cache.ts'
 import { estimateTokens, HISTORY_ROWS, type Turn } from './prompt.ts'
-import { type Emit, runReply } from './reply.ts'
+import { type CoverRound, type Emit, type NextRound, type ReplyOutcome, runReply } from './reply.ts'
+import { countPromptTokens, roundWorstCaseMicros } from './reply-cost.ts'
 import { type ReplyScope, replyLogOf } from './reply-log.ts'
 import { followReply, reserveReply } from './resume.ts'
 import { assertMessageLength, findActiveConversation, sessionNotFound } from './sessions.ts'
@@ -58,7 +60,7 @@ const explainRefusedClaim = async (ctx: AppContext, actor: ChatSessionActor): Pr
  * statement fails, the reads one by one say which part did: a billing store that cannot answer
  * is the spec's 503, as it always was.
  */
-const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: string) => {
+const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: string, messageId: string) => {
   let context: store.ReplyContext | undefined
   try {
     context = await store.claimReply(ctx.db, {
@@ -71,7 +73,7 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
       instanceId: ctx.instanceId,
       minBalanceMicros: ctx.config.chatMinBalanceMicros,
       historyLimit: HISTORY_ROWS - 1,
-      message: { id: ulid(), content: message, tokenCount: estimateTokens(message) },
+      message: { id: messageId, content: message, tokenCount: estimateTokens(message) },
     })
   } catch (error) {
     await assertSessionMayReply(ctx, actor)
@@ -80,21 +82,73 @@ const claimReply = async (ctx: AppContext, actor: ChatSessionActor, message: str
   return context ?? explainRefusedClaim(ctx, actor)
 }
 
+/** A model round's worst case as its hold records it. */
+const roundOf = (
+  ctx: AppContext,
+  { messageId, round }: { messageId: string; round: NextRound },
+): { amountMicros: number; round: ReplyRound } => {
+  const promptTokens = countPromptTokens(ctx, round)
+  return {
+    amountMicros: round.usedMicros + roundWorstCaseMicros(ctx, { model: round.model, promptTokens }),
+    round: {
+      instanceId: ctx.instanceId,
+      messageId,
+      model: round.model,
+      promptTokens,
+      usedMicros: round.usedMicros,
+      textOffset: round.textOffset,
+    },
+  }
+}
+
+/** The first round of a plan as a round to cover. */
+const firstRoundOf = (plan: ReplyPlan): NextRound => ({
+  model: plan.request.model,
+  messages: plan.request.messages,
+  tools: plan.request.tools,
+  usedMicros: 0,
+  textOffset: 0,
+})
+
 /**
- * Reserves the reply's expected cost (CHAT_REPLY_HOLD_USD) before the claim: concurrent replies
- * can never together spend what the balance does not cover. A refused hold first lets the session
- * say what else is wrong with it (401, 404), then 402.
+ * Reserves the reply's expected worst case before anything else happens: the predicted plan's
+ * first round (its prompt counted, its completion at the cap, priced) when this instance can
+ * predict it, so that request may start at once; otherwise a placeholder that the claim's plan
+ * grows before its model is asked (coverRound). Concurrent replies can never together spend what
+ * the balance does not cover. A refused hold first lets the session say what else is wrong with it
+ * (401, 404), then 402.
  */
-const holdReply = async (ctx: AppContext, actor: ChatSessionActor) => {
+const holdReply = async (
+  ctx: AppContext,
+  {
+    actor,
+    messageId,
+    predicted,
+  }: { actor: ChatSessionActor; messageId: string; predicted: ReplyPlan | null },
+) => {
+  const first = predicted
+    ? roundOf(ctx, { messageId, round: firstRoundOf(predicted) })
+    : {
+        amountMicros: 1,
+        round: {
+          instanceId: ctx.instanceId,
+          messageId,
+          model: 'offline',
+          promptTokens: 0,
+          usedMicros: 0,
+          textOffset: 0,
+        },
+      }
   try {
     return await requireHold(ctx, {
       organizationId: actor.organizationId,
-      amountMicros: ctx.config.chatReplyHoldMicros,
+      amountMicros: first.amountMicros,
       kind: 'reply',
       reference: actor.conversationId,
       ttlMs: STALE_REPLY_MS,
       minBalanceMicros: ctx.config.chatMinBalanceMicros,
       refusal: CHAT_CREDITS_MESSAGE,
+      round: first.round,
     })
   } catch (error) {
     if (error instanceof AppError && error.status === 402) await findActiveConversation(ctx, actor)
@@ -102,21 +156,39 @@ const holdReply = async (ctx: AppContext, actor: ChatSessionActor) => {
   }
 }
 
+/** Grows the reply's hold to cover its next round (see coverHold). */
+const coverRoundOf =
+  (
+    ctx: AppContext,
+    { holdId, organizationId, messageId }: { holdId: string; organizationId: string; messageId: string },
+  ): CoverRound =>
+  (next) =>
+    coverHold(ctx, {
+      id: holdId,
+      organizationId,
+      ttlMs: STALE_REPLY_MS,
+      minBalanceMicros: ctx.config.chatMinBalanceMicros,
+      ...roundOf(ctx, { messageId, round: next }),
+    })
+
 /** A reply already started from what the conversation's last reply here left (plan-cache.ts). */
 type Guess = { plan: ReplyPlan; prepared: PreparedReply; cancel: () => void }
 
-const guessReply = (ctx: AppContext, actor: ChatSessionActor, message: string, signal: AbortSignal) => {
-  const plan = predictPlan(ctx, { conversationId: actor.conversationId, message })
+const startGuess = (plan: ReplyPlan | null, signal: AbortSignal) => {
   if (!plan) return null
   const own = new AbortController()
   const prepared = startPlan(plan, AbortSignal.any([signal, own.signal]))
   return { plan, prepared, cancel: () => own.abort('refused') } satisfies Guess
 }
 
+/** A reply refused once its claim was made: its first round's worst case is not covered. */
+class FirstRoundNotCovered extends Error {}
+
 /**
  * The reply's plan from what its claim read. When the guess already under way would send the
  * model the very same request, it goes on (the model's time to its first token then covered the
- * claim); otherwise it is cancelled and the real plan starts now.
+ * claim, and its hold already covers it); otherwise it is cancelled, the hold grows to cover the
+ * real plan's first round, and that starts now.
  */
 const settleReply = async (
   ctx: AppContext,
@@ -125,14 +197,27 @@ const settleReply = async (
     message,
     guess,
     signal,
-  }: { context: store.ReplyContext; message: string; guess: Guess | null; signal: AbortSignal },
+    coverRound,
+  }: {
+    context: store.ReplyContext
+    message: string
+    guess: Guess | null
+    signal: AbortSignal
+    coverRound: CoverRound
+  },
 ): Promise<PreparedReply> => {
   const { conversation, agent, history } = context
   const parts = await readPlanParts(ctx, { conversation, agent })
-  const plan = composePlan({ agent, turns: [...history, { role: 'user', content: message }], ...parts })
+  const plan = composePlan({
+    agent,
+    turns: [...history, { role: 'user', content: message }],
+    maxTokens: ctx.config.chatMaxReplyTokens,
+    ...parts,
+  })
   // The fresh toolset either way: it holds the functions as they are now.
   if (guess && isSamePlan(guess.plan, plan)) return { ...guess.prepared, toolset: plan.toolset }
   guess?.cancel()
+  if (!(await coverRound(firstRoundOf(plan)))) throw new FirstRoundNotCovered()
   return startPlan(plan, signal)
 }
 
@@ -144,40 +229,47 @@ const recordReply = async (
     prepared,
     outcome,
     messageId,
+    holdId,
   }: {
     conversation: store.ConversationRow
     prepared: PreparedReply
-    outcome: Awaited<ReturnType<typeof runReply>>
+    outcome: ReplyOutcome
     /** The id its checkpoints already used. */
     messageId: string
+    holdId: string
   },
 ) => {
   const isStored = outcome.text !== '' || outcome.status !== 'complete'
-  if (isStored || outcome.toolCalls.length > 0)
-    await ctx.db.transaction().execute(async (tx) => {
-      if (isStored)
-        await store.insertMessage(tx, {
-          id: messageId,
-          conversationId: conversation.id,
-          role: 'assistant',
-          content: outcome.text,
-          tokenCount: outcome.outputTokens,
-          status: outcome.status,
-          model: outcome.model,
-          fallbackFrom: outcome.fallbackFrom,
-        })
-      await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
+  // The message, its tools, the charge of every round (settling the hold) and the session's
+  // totals: one transaction, so a crash leaves either all of it or the hold for another to settle.
+  await ctx.db.transaction().execute(async (tx) => {
+    if (isStored)
+      await store.insertMessage(tx, {
+        id: messageId,
+        conversationId: conversation.id,
+        role: 'assistant',
+        content: outcome.text,
+        tokenCount: outcome.outputTokens,
+        status: outcome.status,
+        model: outcome.model,
+        fallbackFrom: outcome.fallbackFrom,
+      })
+    await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
+    const charged = await settleHold(ctx, tx, {
+      id: holdId,
+      charge: replyCharge({
+        organizationId: conversation.organizationId,
+        conversationId: conversation.id,
+        costMicros: outcome.costMicros,
+      }),
     })
-  const charged = await chargeReply(ctx, {
-    organizationId: conversation.organizationId,
-    conversationId: conversation.id,
-    costMicros: outcome.costMicros,
-  })
-  await store.addReplyUsage(ctx.db, {
-    id: conversation.id,
-    inputTokens: outcome.inputTokens,
-    outputTokens: outcome.outputTokens,
-    costMicros: charged,
+    // Null: another instance took this one for dead and settled the hold from the checkpoint.
+    await store.addReplyUsage(tx, {
+      id: conversation.id,
+      inputTokens: charged === null ? 0 : outcome.inputTokens,
+      outputTokens: charged === null ? 0 : outcome.outputTokens,
+      costMicros: charged ?? 0,
+    })
   })
   // A handoff changed the agent and its tools, and an ended chat has no next reply.
   if (outcome.endSession || outcome.agent.id !== prepared.agent.id) {
@@ -210,29 +302,46 @@ export const sendMessage = async (
   assertMessageLength(message)
   const key = headers['idempotency-key']
   const scope: ReplyScope | null = key ? { conversationId: actor.conversationId, idempotencyKey: key } : null
+  const streamOwner = { organizationId: actor.organizationId, keyId: actor.keyId }
   // A repeat of a send follows the reply it already has: the model is never asked again.
   const owner = scope ? await reserveReply(ctx, { scope, message }) : null
   if (scope && owner) {
     await findActiveConversation(ctx, actor)
-    await followReply(ctx, { scope, owner, afterId: headers['last-event-id'] ?? 0, res })
+    const slot = await ctx.streams.admit(streamOwner)
+    await followReply(ctx, { scope, owner, afterId: headers['last-event-id'] ?? 0, res, slot })
     return
   }
   const controller = new AbortController()
-  // Started before anything is read; used only if the claim's plan turns out the same, and
-  // cancelled at once when the hold or the claim is refused.
-  const guess = guessReply(ctx, actor, message, controller.signal)
+  const messageId = ulid()
+  const userMessageId = ulid()
+  let slot: StreamSlot | null = null
   let holdId: string | null = null
+  let context: store.ReplyContext | null = null
   let preparing: Promise<PreparedReply>
-  let conversation: store.ConversationRow
+  let coverRound: CoverRound
   try {
-    holdId = await holdReply(ctx, actor)
-    const context = await claimReply(ctx, actor, message)
-    conversation = context.conversation
-    preparing = settleReply(ctx, { context, message, guess, signal: controller.signal })
-    // Awaited once the stream is open: a reply that fails to prepare says so there.
-    preparing.catch(() => undefined)
+    // Too many open streams, or no credits for the worst case: refused before any model call.
+    slot = await ctx.streams.admit(streamOwner)
+    const predicted = predictPlan(ctx, { conversationId: actor.conversationId, message })
+    holdId = await holdReply(ctx, { actor, messageId, predicted })
+    coverRound = coverRoundOf(ctx, { holdId, organizationId: actor.organizationId, messageId })
+    // Started once its worst case is held; used only if the claim's plan turns out the same, and
+    // cancelled at once when the claim is refused.
+    const guess = startGuess(predicted, controller.signal)
+    context = await claimReply(ctx, actor, message, userMessageId)
+    preparing = settleReply(ctx, { context, message, guess, signal: controller.signal, coverRound })
+    // A first round the credits do not cover is a 402 before the stream opens, the claim undone.
+    // Any other failure to prepare is said on the stream, as the reply's error.
+    await preparing.catch((error: unknown) => {
+      if (error instanceof FirstRoundNotCovered) throw AppError.paymentRequired(CHAT_CREDITS_MESSAGE)
+    })
   } catch (error) {
     controller.abort('refused')
+    slot?.release()
+    if (context)
+      await store
+        .unclaimReply(ctx.db, { id: context.conversation.id, messageId: userMessageId })
+        .catch((undo: unknown) => ctx.logger.warn({ err: undo }, 'a refused reply could not be undone'))
     if (holdId) await releaseHold(ctx, holdId)
     // Refused: what this instance remembered of the session is no longer worth a guess, and the
     // key is free again (after fixing the cause it may be reused).
@@ -243,15 +352,15 @@ export const sendMessage = async (
         .catch(() => undefined)
     throw error
   }
+  const { conversation } = context
 
   const reply = trackReply(ctx, { conversationId: conversation.id, idempotencyKey: key ?? null, controller })
   const stream = openEventStream(res)
-  if (actor.keyId) ctx.streams.register({ keyId: actor.keyId, stream })
+  slot.attach(stream)
   // A client that goes away (or a revoked key closing the stream) stops following the reply.
   stream.onClose(() => reply.leave())
   let lastId = 0
   const log = replyLogOf(ctx)
-  const messageId = ulid()
   const checkpoints = startCheckpoints(ctx, { conversationId: conversation.id, messageId })
   const emit: Emit = (event, data) => {
     const id = ++lastId
@@ -260,13 +369,14 @@ export const sendMessage = async (
     if (event === 'chunk') checkpoints.add((data as { delta: string }).delta)
   }
 
+  let outcome: ReplyOutcome | null = null
+  let isSettled = false
   try {
     const prepared = await preparing
-    const outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal })
+    outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal, coverRound })
     await checkpoints.finish()
-    await recordReply(ctx, { conversation, prepared, outcome, messageId })
-    // Settled by the real cost just debited: freed before the client hears the reply is over.
-    await releaseHold(ctx, holdId)
+    await recordReply(ctx, { conversation, prepared, outcome, messageId, holdId })
+    isSettled = true
     if (outcome.error) emit('error', { error: outcome.error })
     else
       emit('stream_end', {
@@ -282,9 +392,46 @@ export const sendMessage = async (
     await checkpoints.finish()
     reply.release()
     stream.close()
-    // A reply that failed before its cost was recorded frees its hold here (a no-op otherwise).
-    await releaseHold(ctx, holdId)
+    if (!isSettled) await settleFailedReply(ctx, { conversation, holdId, outcome })
   }
+}
+
+/**
+ * A reply whose record failed still pays for what its model did: its cost settles the hold on its
+ * own. When even that fails the hold stays (logged with the amount) rather than being dropped; a
+ * reply that never reached its model frees its hold.
+ */
+const settleFailedReply = async (
+  ctx: AppContext,
+  {
+    conversation,
+    holdId,
+    outcome,
+  }: { conversation: store.ConversationRow; holdId: string; outcome: ReplyOutcome | null },
+) => {
+  if (!outcome) {
+    await releaseHold(ctx, holdId)
+    return
+  }
+  const costMicros = outcome.costMicros
+  await ctx.db
+    .transaction()
+    .execute((tx) =>
+      settleHold(ctx, tx, {
+        id: holdId,
+        charge: replyCharge({
+          organizationId: conversation.organizationId,
+          conversationId: conversation.id,
+          costMicros,
+        }),
+      }),
+    )
+    .catch((error: unknown) =>
+      ctx.logger.error(
+        { err: error, conversationId: conversation.id, holdId, costMicros },
+        'a reply could not be charged; its hold is kept',
+      ),
+    )
 }
 
 /** Aborts the session's reply in progress, if any, on whichever instance streams it. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import {
   CHAT_MESSAGE_MAX_LENGTH,
   type ChatHistory,
@@ -11,6 +12,7 @@ import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
+import { isUserHashValid } from '../orgs/identity-secret.ts'
 import { assertCredits } from './billing.ts'
 import { endConversation, scheduleExpiry } from './end.ts'
 import { readPlanParts } from './plan.ts'
@@ -41,6 +43,41 @@ export const findActiveConversation = async (ctx: AppContext, actor: ChatSession
   return conversation
 }
 
+/**
+ * Whose memory a new session recalls. A user_identifier is trusted from a secret key or a studio
+ * session (the owner's own code or people), and from a widget key only with a user_hash that is
+ * its HMAC under the organization's identity secret: anyone can put any identifier in a browser.
+ * A wrong user_hash is refused (403 invalid_user_hash), so a misconfigured site shows its error
+ * instead of silently losing memory. An unproven identifier is kept as given, for the owner to
+ * see, but its memory is this browser's own (visitor_id, hashed), never the identifier's.
+ */
+const identityOf = async (
+  ctx: AppContext,
+  { actor, input }: { actor: ApiKeyActor | StudioActor; input: CreateChatSession },
+): Promise<{ memoryIdentity: string | null; userVerified: boolean }> => {
+  const identifier = input.user_identifier
+  if (!identifier) return { memoryIdentity: null, userVerified: false }
+  const isPublic = actor.kind === 'apiKey' && actor.keyType === 'widget'
+  if (!isPublic) return { memoryIdentity: `user:${identifier}`, userVerified: true }
+  if (input.user_hash) {
+    const isValid = await isUserHashValid(ctx, {
+      organizationId: actor.organizationId,
+      userIdentifier: identifier,
+      userHash: input.user_hash,
+    })
+    if (!isValid)
+      throw AppError.forbidden(
+        "user_hash is not the HMAC-SHA256 of user_identifier under this organization's identity secret",
+        'invalid_user_hash',
+      )
+    return { memoryIdentity: `user:${identifier}`, userVerified: true }
+  }
+  const visitor = input.visitor_id
+    ? `visitor:${createHash('sha256').update(input.visitor_id).digest('base64url')}`
+    : null
+  return { memoryIdentity: visitor, userVerified: false }
+}
+
 export const createSession = async (
   ctx: AppContext,
   { actor, input }: { actor: ApiKeyActor | StudioActor; input: CreateChatSession },
@@ -51,6 +88,7 @@ export const createSession = async (
   if (!agent.active && actor.kind === 'apiKey' && actor.keyType === 'widget') throw AppError.agentInactive()
   await assertCredits(ctx, actor.organizationId)
 
+  const identity = await identityOf(ctx, { actor, input })
   const conversationId = ulid()
   const keyId = actor.kind === 'apiKey' ? actor.keyId : null
   const greeting = agent.greetingType === 'agentFirst' ? (agent.greetingMessage ?? null) : null
@@ -62,6 +100,7 @@ export const createSession = async (
       agentName: agent.name,
       apiKeyId: keyId,
       userIdentifier: input.user_identifier ?? null,
+      ...identity,
       metadata: input.metadata ?? {},
     })
     // The greeting is part of the conversation the model sees and the history shows.
@@ -78,9 +117,9 @@ export const createSession = async (
   await scheduleExpiry(ctx, { conversationId })
   // The first reply can then start before its claim is read (plan-cache.ts). A session with an
   // identity recalls its memory with its first reply instead of here.
-  if (!input.user_identifier && ctx.config.chatPlanCacheEntries > 0)
+  if (!identity.memoryIdentity && ctx.config.chatPlanCacheEntries > 0)
     await readPlanParts(ctx, {
-      conversation: { organizationId: actor.organizationId, userIdentifier: null },
+      conversation: { organizationId: actor.organizationId, memoryIdentity: null },
       agent,
     })
       .then((parts) =>

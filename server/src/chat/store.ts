@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely'
+import { type Kysely, type Selectable, sql } from 'kysely'
 import { monotonicFactory } from 'ulid'
 import { type AgentRow, agentFromJson } from '../agents/store.ts'
 import type { Database, Executor } from '../db/index.ts'
@@ -16,7 +16,12 @@ export type ConversationRow = {
   /** The agent answering now: another one after a handoff. */
   currentAgentId: string
   apiKeyId: string | null
+  /** As the session's creator gave it (proven or not: see userVerified). */
   userIdentifier: string | null
+  /** Whose memory this conversation recalls and adds to: `user:…`, `visitor:…`, or none. */
+  memoryIdentity: string | null
+  /** The identifier was proven (secret key, studio session, or a valid user_hash). */
+  userVerified: boolean
   metadata: Record<string, unknown>
   status: ConversationStatus
   inputTokens: number
@@ -47,6 +52,8 @@ const toConversation = (row: Selectable<Database['conversations']>): Conversatio
   currentAgentId: row.current_agent_id ?? row.agent_id,
   apiKeyId: row.api_key_id,
   userIdentifier: row.user_identifier,
+  memoryIdentity: row.memory_identity,
+  userVerified: row.user_verified,
   metadata: row.metadata,
   status: row.status,
   inputTokens: row.input_tokens,
@@ -80,7 +87,15 @@ export const insertConversation = async (
   db: Executor,
   conversation: Pick<
     ConversationRow,
-    'id' | 'organizationId' | 'agentId' | 'agentName' | 'apiKeyId' | 'userIdentifier' | 'metadata'
+    | 'id'
+    | 'organizationId'
+    | 'agentId'
+    | 'agentName'
+    | 'apiKeyId'
+    | 'userIdentifier'
+    | 'memoryIdentity'
+    | 'userVerified'
+    | 'metadata'
   >,
 ) => {
   await db
@@ -93,6 +108,8 @@ export const insertConversation = async (
       agent_name: conversation.agentName,
       api_key_id: conversation.apiKeyId,
       user_identifier: conversation.userIdentifier,
+      memory_identity: conversation.memoryIdentity,
+      user_verified: conversation.userVerified,
       metadata: JSON.stringify(conversation.metadata),
       created_at: new Date(),
       last_activity_at: new Date(),
@@ -189,14 +206,41 @@ export const claimReply = async (
   }
 }
 
+/**
+ * Undoes a claim whose reply was refused before its model was asked (its first round was not
+ * covered by the credits): the user's message goes and the slot is free, as if never sent.
+ */
+export const unclaimReply = async (
+  db: Kysely<Database>,
+  { id, messageId }: { id: string; messageId: string },
+) => {
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .deleteFrom('chat_messages')
+      .where('id', '=', messageId)
+      .where('conversation_id', '=', id)
+      .execute()
+    await tx.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
+  })
+}
+
+/** The text a message holds now (a dead reply's last checkpoint); undefined when there is none. */
+export const findMessageContent = async (db: Executor, id: string) =>
+  (await db.selectFrom('chat_messages').select('content').where('id', '=', id).executeTakeFirst())?.content
+
 export const releaseReply = async (db: Executor, id: string) => {
   await db.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
 }
 
-/** Adds one reply's metered usage to the session's totals and frees the reply slot. */
+/**
+ * Adds one reply's metered usage to the session's totals and, as the reply ends, frees the reply
+ * slot. A reply settled by another instance after its own died (`isEnding: false`) adds its usage
+ * only: the slot is the session's next reply's by then.
+ */
 export const addReplyUsage = async (
   db: Executor,
   usage: { id: string; inputTokens: number; outputTokens: number; costMicros: number },
+  { isEnding = true }: { isEnding?: boolean } = {},
 ) => {
   await db
     .updateTable('conversations')
@@ -204,8 +248,7 @@ export const addReplyUsage = async (
       input_tokens: sql`input_tokens + ${usage.inputTokens}`,
       output_tokens: sql`output_tokens + ${usage.outputTokens}`,
       cost_micros: sql`cost_micros + ${usage.costMicros}`,
-      reply_started_at: null,
-      last_activity_at: new Date(),
+      ...(isEnding ? { reply_started_at: null, last_activity_at: new Date() } : {}),
     })
     .where('id', '=', usage.id)
     .execute()

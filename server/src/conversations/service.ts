@@ -12,6 +12,7 @@ const presentSummary = (row: store.SummaryRow) => ({
   agentName: row.agent_name,
   status: row.status,
   userIdentifier: row.user_identifier,
+  userVerified: row.user_verified,
   messageCount: Number(row.message_count),
   channels: [...row.channels].sort(),
   costUsd: toUsd(Number(row.cost_micros)),

@@ -13,7 +13,7 @@ export type AnalysisColumns = {
 
 import type { Cursor } from '../http/cursor.ts'
 
-const summaryColumns = sql`c.id, c.agent_id, c.agent_name, c.status, c.user_identifier, c.cost_micros,
+const summaryColumns = sql`c.id, c.agent_id, c.agent_name, c.status, c.user_identifier, c.user_verified, c.cost_micros,
   c.created_at, ${exactTime('c.created_at')} as cursor_at, c.last_activity_at, c.ended_at, c.analyzed_at is not null as has_analysis,
   c.message_count,
   (select coalesce(json_agg(distinct m.channel), '[]'::json) from chat_messages m
@@ -25,6 +25,7 @@ export type SummaryRow = {
   agent_name: string
   status: 'active' | 'ended' | 'expired'
   user_identifier: string | null
+  user_verified: boolean
   cost_micros: string | number
   created_at: Date
   /** created_at to the microsecond, for the cursor. */

@@ -19,6 +19,9 @@ export interface OrganizationsTable {
   rate_limit_per_minute: number | null
   credit_balance_micros: Generated<number>
   created_at: Timestamp
+  /** Sealed (crypto/secret-box); signs visitors' user_identifier (migration 0029). */
+  identity_secret: string | null
+  identity_secret_created_at: Timestamp | null
 }
 
 export interface MembershipsTable {
@@ -36,6 +39,8 @@ export interface InvitationsTable {
   invited_by: string
   created_at: Timestamp
   accepted_at: Timestamp | null
+  expires_at: Timestamp
+  declined_at: Timestamp | null
 }
 
 export interface CreditLedgerTable {
@@ -72,6 +77,13 @@ export interface CreditHoldsTable {
   reference: string | null
   created_at: Generated<Timestamp>
   expires_at: Timestamp
+  /** A chat reply's: the instance streaming it, what its checkpoints write, its round in progress. */
+  instance_id: string | null
+  message_id: string | null
+  model: string | null
+  prompt_tokens: number | null
+  used_micros: Generated<number>
+  text_offset: Generated<number>
 }
 
 export interface ApiKeysTable {
@@ -167,6 +179,9 @@ export interface ConversationsTable {
   agent_name: string
   api_key_id: string | null
   user_identifier: string | null
+  /** `user:<identifier>` (trusted) or `visitor:<hash>`; null: no memory (migration 0029). */
+  memory_identity: string | null
+  user_verified: Generated<boolean>
   metadata: Json<Record<string, unknown>>
   status: Generated<'active' | 'ended' | 'expired'>
   created_at: Timestamp

@@ -1,7 +1,7 @@
 import type { ApiKey, Session } from '@parley/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createKey, signUp, uniqueEmail } from '../../test/helpers/accounts.ts'
+import { acceptInvitations, createKey, signUp, uniqueEmail } from '../../test/helpers/accounts.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { hashKey } from './generate.ts'
 
@@ -27,6 +27,7 @@ const joinAs = async (role: 'admin' | 'member') => {
   })
   expect(invite.status).toBe(201)
   const invitee = await signUp(server, { email })
+  await acceptInvitations(server, invitee.token)
   const switched = await server.request('/api/auth/switch-organization', {
     method: 'POST',
     token: invitee.token,

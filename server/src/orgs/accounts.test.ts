@@ -1,7 +1,7 @@
 import type { Session } from '@parley/shared'
 import jwt from 'jsonwebtoken'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { logIn, PASSWORD, signUp, uniqueEmail } from '../../test/helpers/accounts.ts'
+import { acceptInvitations, logIn, PASSWORD, signUp, uniqueEmail } from '../../test/helpers/accounts.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 
 let server: TestServer
@@ -131,7 +131,7 @@ describe('studio tokens', () => {
 })
 
 describe('organizations and members', () => {
-  it('invites, joins on signup, switches organization, and enforces roles', async () => {
+  it('invites; the invitee joins only by accepting after signing up; roles are enforced', async () => {
     const owner = await signUp(server, { organizationName: 'Team One' })
     const inviteeEmail = uniqueEmail('invitee')
     const invite = await server.request(`/api/organizations/${owner.organization.id}/members`, {
@@ -145,6 +145,7 @@ describe('organizations and members', () => {
       role: 'member',
       status: 'invited',
       userId: null,
+      name: null,
     })
 
     const again = await server.request(`/api/organizations/${owner.organization.id}/members`, {
@@ -154,11 +155,41 @@ describe('organizations and members', () => {
     })
     expect(again.status).toBe(409)
 
+    // Signing up joins nothing by itself: the invitation waits for the invitee.
     const invitee = await signUp(server, { email: inviteeEmail, organizationName: 'Own Org' })
-    expect(invitee.organizations.map((o) => [o.name, o.role]).sort()).toEqual([
+    expect(invitee.organizations.map((o) => o.name)).toEqual(['Own Org'])
+    const waiting = await server.request('/api/invitations', { token: invitee.token })
+    const { invitations } = (await waiting.json()) as { invitations: Array<Record<string, unknown>> }
+    expect(invitations).toEqual([
+      expect.objectContaining({
+        organizationId: owner.organization.id,
+        organizationName: 'Team One',
+        role: 'member',
+        invitedBy: owner.user.name,
+      }),
+    ])
+    const accepted = await server.request(`/api/invitations/${invitations[0]?.id}/accept`, {
+      method: 'POST',
+      token: invitee.token,
+    })
+    expect(accepted.status).toBe(200)
+    expect(((await accepted.json()) as Session).organizations.map((o) => [o.name, o.role]).sort()).toEqual([
       ['Own Org', 'owner'],
       ['Team One', 'member'],
     ])
+    // Accepted once: gone from the list, and not accepted twice.
+    expect(
+      (
+        (await (await server.request('/api/invitations', { token: invitee.token })).json()) as {
+          invitations: []
+        }
+      ).invitations,
+    ).toEqual([])
+    const twice = await server.request(`/api/invitations/${invitations[0]?.id}/accept`, {
+      method: 'POST',
+      token: invitee.token,
+    })
+    expect(twice.status).toBe(404)
 
     const switched = await server.request('/api/auth/switch-organization', {
       method: 'POST',
@@ -188,7 +219,61 @@ describe('organizations and members', () => {
     expect(list.map((m) => m.role).sort()).toEqual(['member', 'owner'])
   })
 
-  it('lets an admin invite members but not admins, and adds existing users at once', async () => {
+  it('answers an invitation of an existing account exactly as one of an unknown email, and waits for consent', async () => {
+    const owner = await signUp(server)
+    const existing = await signUp(server, { name: 'Grace Existing' })
+    const unknownEmail = uniqueEmail('nobody')
+    const invite = (email: string) =>
+      server.request(`/api/organizations/${owner.organization.id}/members`, {
+        method: 'POST',
+        token: owner.token,
+        json: { email, role: 'member' },
+      })
+    const [forExisting, forUnknown] = [await invite(existing.user.email), await invite(unknownEmail)]
+    expect([forExisting.status, forUnknown.status]).toEqual([201, 201])
+    const shapeOf = (body: Record<string, unknown>, email: string) => ({
+      ...body,
+      email: body.email === email ? '<email>' : body.email,
+      createdAt: typeof body.createdAt,
+      expiresAt: typeof body.expiresAt,
+    })
+    const existingBody = (await forExisting.json()) as Record<string, unknown>
+    const unknownBody = (await forUnknown.json()) as Record<string, unknown>
+    expect(shapeOf(existingBody, existing.user.email)).toEqual(shapeOf(unknownBody, unknownEmail))
+    expect(JSON.stringify(existingBody)).not.toContain('Grace')
+    expect(existingBody).toMatchObject({ status: 'invited', userId: null, name: null })
+
+    // Not a member until the account accepts; the members list shows the invitation, unnamed.
+    const members = async () =>
+      (
+        (await (
+          await server.request(`/api/organizations/${owner.organization.id}/members`, { token: owner.token })
+        ).json()) as {
+          members: Array<{ email: string; status: string; name: string | null }>
+        }
+      ).members
+    expect((await members()).find((m) => m.email === existing.user.email)).toMatchObject({
+      status: 'invited',
+      name: null,
+    })
+    const switchBefore = await server.request('/api/auth/switch-organization', {
+      method: 'POST',
+      token: existing.token,
+      json: { organizationId: owner.organization.id },
+    })
+    expect(switchBefore.status).toBe(404)
+    // Signing in does not accept it either.
+    const signedIn = await logIn(server, existing.user.email)
+    expect(signedIn.organizations).toHaveLength(1)
+    const session = await acceptInvitations(server, signedIn.token)
+    expect(session?.organizations.map((o) => o.id)).toContain(owner.organization.id)
+    expect((await members()).find((m) => m.email === existing.user.email)).toMatchObject({
+      status: 'active',
+      name: 'Grace Existing',
+    })
+  })
+
+  it('lets an admin invite members but not admins', async () => {
     const owner = await signUp(server)
     const admin = await signUp(server)
     const existing = await signUp(server)
@@ -198,7 +283,8 @@ describe('organizations and members', () => {
       json: { email: admin.user.email, role: 'admin' },
     })
     expect(addAdmin.status).toBe(201)
-    expect(await addAdmin.json()).toMatchObject({ status: 'active', userId: admin.user.id, role: 'admin' })
+    expect(await addAdmin.json()).toMatchObject({ status: 'invited', userId: null, role: 'admin' })
+    await acceptInvitations(server, admin.token)
 
     const adminSession = (await (
       await server.request('/api/auth/switch-organization', {
@@ -207,6 +293,7 @@ describe('organizations and members', () => {
         json: { organizationId: owner.organization.id },
       })
     ).json()) as Session
+    expect(adminSession.organization.role).toBe('admin')
     const inviteAdmin = await server.request(`/api/organizations/${owner.organization.id}/members`, {
       method: 'POST',
       token: adminSession.token,
@@ -225,6 +312,105 @@ describe('organizations and members', () => {
       json: { email: existing.user.email },
     })
     expect(duplicate.status).toBe(409)
+    // An email already a member is refused too (the members list shows it anyway).
+    const member = await server.request(`/api/organizations/${owner.organization.id}/members`, {
+      method: 'POST',
+      token: owner.token,
+      json: { email: admin.user.email },
+    })
+    expect(member.status).toBe(409)
+  })
+
+  it('declines, and invitations expire', async () => {
+    const owner = await signUp(server)
+    const invitee = await signUp(server)
+    const invite = () =>
+      server.request(`/api/organizations/${owner.organization.id}/members`, {
+        method: 'POST',
+        token: owner.token,
+        json: { email: invitee.user.email, role: 'member' },
+      })
+    const list = async () =>
+      (
+        (await (await server.request('/api/invitations', { token: invitee.token })).json()) as {
+          invitations: Array<{ id: string }>
+        }
+      ).invitations
+    expect((await invite()).status).toBe(201)
+    const [first] = await list()
+    const declined = await server.request(`/api/invitations/${first?.id}/decline`, {
+      method: 'POST',
+      token: invitee.token,
+    })
+    expect(declined.status).toBe(200)
+    expect(await declined.json()).toEqual({ declined: true })
+    expect(await list()).toEqual([])
+    const late = await server.request(`/api/invitations/${first?.id}/accept`, {
+      method: 'POST',
+      token: invitee.token,
+    })
+    expect(late.status).toBe(404)
+
+    // Invited again; then its lifetime passes.
+    expect((await invite()).status).toBe(201)
+    const [second] = await list()
+    await server.ctx.db
+      .updateTable('invitations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', second?.id ?? '')
+      .execute()
+    expect(await list()).toEqual([])
+    const expired = await server.request(`/api/invitations/${second?.id}/accept`, {
+      method: 'POST',
+      token: invitee.token,
+    })
+    expect(expired.status).toBe(410)
+    expect(await expired.json()).toMatchObject({ code: 'invitation_expired' })
+    const members = (await (
+      await server.request(`/api/organizations/${owner.organization.id}/members`, { token: owner.token })
+    ).json()) as { members: Array<{ email: string; status: string }> }
+    expect(members.members.find((m) => m.email === invitee.user.email)?.status).toBe('expired')
+    // Inviting again renews it.
+    expect((await invite()).status).toBe(201)
+    expect(await list()).toHaveLength(1)
+    expect(server.config.invitationTtlMs).toBe(7 * 24 * 60 * 60 * 1000)
+  })
+
+  it("never shows or lets another account accept someone else's invitation", async () => {
+    const owner = await signUp(server)
+    const invitee = await signUp(server)
+    const stranger = await signUp(server)
+    await server.request(`/api/organizations/${owner.organization.id}/members`, {
+      method: 'POST',
+      token: owner.token,
+      json: { email: invitee.user.email, role: 'admin' },
+    })
+    const listed = (await (await server.request('/api/invitations', { token: invitee.token })).json()) as {
+      invitations: Array<{ id: string }>
+    }
+    const id = listed.invitations[0]?.id ?? ''
+    const strangers = (await (
+      await server.request('/api/invitations', { token: stranger.token })
+    ).json()) as {
+      invitations: unknown[]
+    }
+    expect(strangers.invitations).toEqual([])
+    for (const action of ['accept', 'decline'])
+      expect(
+        (await server.request(`/api/invitations/${id}/${action}`, { method: 'POST', token: stranger.token }))
+          .status,
+      ).toBe(404)
+    // The owner (another account, even of the inviting organization) cannot accept it for them.
+    expect(
+      (await server.request(`/api/invitations/${id}/accept`, { method: 'POST', token: owner.token })).status,
+    ).toBe(404)
+    const stillWaiting = (await (
+      await server.request('/api/invitations', { token: invitee.token })
+    ).json()) as {
+      invitations: unknown[]
+    }
+    expect(stillWaiting.invitations).toHaveLength(1)
+    expect((await server.request('/api/invitations')).status).toBe(401)
   })
 
   it("answers 404 for another organization's id", async () => {

@@ -1,4 +1,8 @@
 import {
+  ZDeclinedInvitation,
+  ZIdentitySecret,
+  ZInvitationList,
+  ZInvitationParams,
   ZInviteMember,
   ZLedgerQuery,
   ZLogin,
@@ -15,6 +19,7 @@ import type { AppContext } from '../context.ts'
 import { apiKeyActorOf, studioActorOf } from '../http/authentication.ts'
 import { limitSignIn, limitSignUp } from '../http/guess-limits.ts'
 import type { RouteTable } from '../http/route-table.ts'
+import { readIdentitySecret, rotateIdentitySecret } from './identity-secret.ts'
 import * as orgs from './service.ts'
 
 const tag = 'Accounts'
@@ -88,7 +93,8 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
   routes.add({
     method: 'post',
     path: '/api/organizations/{orgId}/members',
-    summary: 'Invite a member (owners: any role; admins: members only)',
+    summary:
+      'Invite someone by email (owners: any role; admins: members only); they join when they accept it. The answer never says whether the email has an account',
     tag,
     auth: 'studio',
     params: ZOrgIdParams,
@@ -98,6 +104,65 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     errors: [403, 404, 409],
     handle: ({ params, body, req }) =>
       orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/organizations/{orgId}/identity-secret',
+    summary:
+      'The identity secret that signs visitors’ user_identifier as user_hash (owners and admins; made when first asked for)',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    response: ZIdentitySecret,
+    errors: [403, 404],
+    handle: ({ params, req }) => readIdentitySecret(ctx, studioActorOf(req), params.orgId),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/organizations/{orgId}/identity-secret/rotate',
+    summary: 'Replace the identity secret: user_hash values made with the old one stop working at once',
+    tag,
+    auth: 'studio',
+    params: ZOrgIdParams,
+    response: ZIdentitySecret,
+    errors: [403, 404],
+    handle: ({ params, req }) => rotateIdentitySecret(ctx, studioActorOf(req), params.orgId),
+  })
+
+  routes.add({
+    method: 'get',
+    path: '/api/invitations',
+    summary: 'Invitations waiting for the signed-in account (addressed to its email, not expired)',
+    tag,
+    auth: 'studio',
+    response: ZInvitationList,
+    handle: ({ req }) => orgs.listMyInvitations(ctx, studioActorOf(req)),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/invitations/{invitationId}/accept',
+    summary: 'Accept an invitation: the account joins its organization (the session answered anew)',
+    tag,
+    auth: 'studio',
+    params: ZInvitationParams,
+    response: ZSession,
+    errors: [404, 410],
+    handle: ({ params, req }) => orgs.acceptInvitation(ctx, studioActorOf(req), params.invitationId),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/api/invitations/{invitationId}/decline',
+    summary: 'Decline an invitation',
+    tag,
+    auth: 'studio',
+    params: ZInvitationParams,
+    response: ZDeclinedInvitation,
+    errors: [404, 410],
+    handle: ({ params, req }) => orgs.declineInvitation(ctx, studioActorOf(req), params.invitationId),
   })
 
   routes.add({

@@ -1,4 +1,5 @@
 import type {
+  Invitation,
   InviteMember,
   LedgerQuery,
   Login,
@@ -28,7 +29,11 @@ const presentMembership = (m: store.MembershipRow): Membership => ({
   tier: m.tier,
 })
 
-const presentMember = (m: store.MemberRow): Member => ({ ...m, createdAt: m.createdAt.toISOString() })
+const presentMember = (m: store.MemberRow): Member => ({
+  ...m,
+  createdAt: m.createdAt.toISOString(),
+  expiresAt: m.expiresAt?.toISOString() ?? null,
+})
 
 /** Issues a studio token for the organization and describes the session around it. */
 const openSession = async (
@@ -49,7 +54,10 @@ const openSession = async (
   } satisfies Session
 }
 
-/** Creates the user, their organization (with trial credits) and joins any pending invitations, atomically. */
+/**
+ * Creates the user and their organization (with trial credits), atomically. Invitations to the
+ * email wait for the new account to accept them (GET /api/invitations): joining is the invitee's act.
+ */
 export const signup = async (ctx: AppContext, input: Signup): Promise<Session> => {
   const passwordHash = await hashPassword(input.password)
   const userId = ulid()
@@ -64,7 +72,6 @@ export const signup = async (ctx: AppContext, input: Signup): Promise<Session> =
     if (!created) throw AppError.badRequest('An account with this email already exists', 'email_taken')
     await store.insertOrganization(tx, { id: organizationId, name: input.organizationName })
     await store.insertMembership(tx, { organizationId, userId, role: 'owner' })
-    await store.acceptInvitations(tx, { email: input.email, userId })
     if (ctx.config.trialCreditsMicros > 0) {
       await changeBalance(
         { db: ctx.db, executor: tx },
@@ -85,7 +92,6 @@ export const login = async (ctx: AppContext, input: Login): Promise<Session> => 
   const user = await store.findUserByEmail(ctx.db, input.email)
   const isValid = await verifyPassword(user?.passwordHash ?? null, input.password)
   if (!user || !isValid) throw AppError.unauthorized('Email or password is incorrect', 'invalid_credentials')
-  await store.acceptInvitations(ctx.db, { email: user.email, userId: user.id })
   const [first] = await store.listMembershipsOfUser(ctx.db, user.id)
   if (!first) throw AppError.forbidden('This account belongs to no organization')
   return openSession(ctx, { userId: user.id, organizationId: first.organizationId })
@@ -122,6 +128,12 @@ export const roleIn = async (ctx: AppContext, actor: StudioActor, organizationId
 const mayInvite = (inviter: Role, invitee: Role) =>
   inviter === 'owner' || (inviter === 'admin' && invitee === 'member')
 
+/**
+ * Invites an email. The invitation waits until its invitee accepts it (signed in with that email,
+ * or after signing up with it), and expires after INVITATION_TTL_DAYS. The answer is the same
+ * whether or not the email has an account, and never names its owner: only an email already a
+ * member here (which the members list shows anyway) is refused, 409.
+ */
 export const inviteMember = async (
   ctx: AppContext,
   actor: StudioActor,
@@ -135,28 +147,19 @@ export const inviteMember = async (
         : 'Only owners can invite admins and owners',
     )
   }
-  const existing = await store.findUserByEmail(ctx.db, invitation.email)
-  if (existing) {
-    if (await store.findRole(ctx.db, { organizationId, userId: existing.id })) {
-      throw AppError.conflict('This person is already a member', 'already_member')
-    }
-    await store.insertMembership(ctx.db, { organizationId, userId: existing.id, role: invitation.role })
-    return presentMember({
-      userId: existing.id,
-      email: existing.email,
-      name: existing.name,
+  if (await store.isMemberByEmail(ctx.db, { organizationId, email: invitation.email }))
+    throw AppError.conflict('This person is already a member', 'already_member')
+  const expiresAt = new Date(Date.now() + ctx.config.invitationTtlMs)
+  const created = await ctx.db.transaction().execute((tx) =>
+    store.insertInvitation(tx, {
+      id: ulid(),
+      organizationId,
+      email: invitation.email,
       role: invitation.role,
-      status: 'active',
-      createdAt: new Date(),
-    })
-  }
-  const created = await store.insertInvitation(ctx.db, {
-    id: ulid(),
-    organizationId,
-    email: invitation.email,
-    role: invitation.role,
-    invitedBy: actor.userId,
-  })
+      invitedBy: actor.userId,
+      expiresAt,
+    }),
+  )
   if (!created) throw AppError.conflict('This email has already been invited', 'already_member')
   return presentMember({
     userId: null,
@@ -165,7 +168,66 @@ export const inviteMember = async (
     role: invitation.role,
     status: 'invited',
     createdAt: new Date(),
+    expiresAt,
   })
+}
+
+const presentInvitation = (row: store.InvitationRow): Invitation => ({
+  ...row,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt.toISOString(),
+})
+
+/** The signed-in account's own email, as invitations are addressed. */
+const emailOf = async (ctx: AppContext, actor: StudioActor) => {
+  const user = await store.findUserById(ctx.db, actor.userId)
+  if (!user) throw AppError.unauthorized('This session no longer has an account')
+  return user.email
+}
+
+/** The invitations waiting for the signed-in account (addressed to its email, not expired). */
+export const listMyInvitations = async (ctx: AppContext, actor: StudioActor) => ({
+  invitations: (
+    await store.listInvitationsFor(ctx.db, { email: await emailOf(ctx, actor), now: new Date() })
+  ).map(presentInvitation),
+})
+
+/** Another account's invitation, or an unknown one, is 404; this account's expired one is 410. */
+const requireOpenInvitation = async (ctx: AppContext, { id, email }: { id: string; email: string }) => {
+  const invitation = await store.findInvitationFor(ctx.db, { id, email })
+  if (!invitation) throw AppError.notFound('invitation')
+  if (invitation.expiresAt <= new Date())
+    throw new AppError({
+      status: 410,
+      code: 'invitation_expired',
+      message: 'This invitation has expired; ask for a new one',
+    })
+  return invitation
+}
+
+/**
+ * The invitee joins: the membership is made and the session (still on its active organization)
+ * answered with the organization among its own.
+ */
+export const acceptInvitation = async (ctx: AppContext, actor: StudioActor, invitationId: string) => {
+  const email = await emailOf(ctx, actor)
+  await requireOpenInvitation(ctx, { id: invitationId, email })
+  const joined = await ctx.db
+    .transaction()
+    .execute((tx) =>
+      store.acceptInvitation(tx, { id: invitationId, email, userId: actor.userId, now: new Date() }),
+    )
+  // Expired, accepted or declined between the read and now.
+  if (!joined) throw AppError.notFound('invitation')
+  return openSession(ctx, actor)
+}
+
+export const declineInvitation = async (ctx: AppContext, actor: StudioActor, invitationId: string) => {
+  const email = await emailOf(ctx, actor)
+  await requireOpenInvitation(ctx, { id: invitationId, email })
+  if (!(await store.declineInvitation(ctx.db, { id: invitationId, email, now: new Date() })))
+    throw AppError.notFound('invitation')
+  return { declined: true as const }
 }
 
 export const listMembers = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {

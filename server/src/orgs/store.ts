@@ -16,8 +16,19 @@ export type MemberRow = {
   email: string
   name: string | null
   role: Role
-  status: 'active' | 'invited'
+  status: 'active' | 'invited' | 'expired'
   createdAt: Date
+  expiresAt: Date | null
+}
+
+export type InvitationRow = {
+  id: string
+  organizationId: string
+  organizationName: string
+  role: Role
+  invitedBy: string | null
+  createdAt: Date
+  expiresAt: Date
 }
 
 /** Returns false when the email is taken. */
@@ -97,49 +108,145 @@ export const findRole = async (
   return row?.role
 }
 
-/** Accepts every pending invitation for the email; returns how many became memberships. */
-export const acceptInvitations = async (
+/** Whether the email is a member's of the organization. */
+export const isMemberByEmail = async (
   db: Executor,
-  { email, userId }: { email: string; userId: string },
+  { organizationId, email }: { organizationId: string; email: string },
+) =>
+  (await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('memberships.user_id')
+    .where('memberships.organization_id', '=', organizationId)
+    .where('users.email', '=', email)
+    .executeTakeFirst()) !== undefined
+
+/**
+ * Stores an invitation; an open one for the same email that has expired is replaced (two
+ * statements: run it in a transaction). Returns false when an open invitation for the email is
+ * still waiting.
+ */
+export const insertInvitation = async (
+  db: Executor,
+  invitation: {
+    id: string
+    organizationId: string
+    email: string
+    role: Role
+    invitedBy: string
+    expiresAt: Date
+  },
+): Promise<boolean> => {
+  const now = new Date()
+  await db
+    .deleteFrom('invitations')
+    .where('organization_id', '=', invitation.organizationId)
+    .where('email', '=', invitation.email)
+    .where('accepted_at', 'is', null)
+    .where('declined_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .execute()
+  const inserted = await db
+    .insertInto('invitations')
+    .values({
+      id: invitation.id,
+      organization_id: invitation.organizationId,
+      email: invitation.email,
+      role: invitation.role,
+      invited_by: invitation.invitedBy,
+      created_at: now,
+      expires_at: invitation.expiresAt,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'email'])
+        .where('accepted_at', 'is', null)
+        .where('declined_at', 'is', null)
+        .doNothing(),
+    )
+    .returning('id')
+    .executeTakeFirst()
+  return inserted !== undefined
+}
+
+const openInvitations = (db: Executor) =>
+  db
+    .selectFrom('invitations')
+    .innerJoin('organizations', 'organizations.id', 'invitations.organization_id')
+    .leftJoin('users as inviter', 'inviter.id', 'invitations.invited_by')
+    .select([
+      'invitations.id',
+      'invitations.organization_id as organizationId',
+      'organizations.name as organizationName',
+      'invitations.role',
+      'inviter.name as invitedBy',
+      'invitations.created_at as createdAt',
+      'invitations.expires_at as expiresAt',
+    ])
+    .where('invitations.accepted_at', 'is', null)
+    .where('invitations.declined_at', 'is', null)
+
+/** The invitations addressed to an email that are still waiting (not accepted, declined or expired). */
+export const listInvitationsFor = (
+  db: Executor,
+  { email, now }: { email: string; now: Date },
+): Promise<InvitationRow[]> =>
+  openInvitations(db)
+    .where('invitations.email', '=', email)
+    .where('invitations.expires_at', '>', now)
+    .orderBy('invitations.created_at')
+    .orderBy('invitations.id')
+    .execute()
+
+/** An open invitation addressed to this email (expired or not); undefined for any other. */
+export const findInvitationFor = (db: Executor, { id, email }: { id: string; email: string }) =>
+  openInvitations(db)
+    .where('invitations.id', '=', id)
+    .where('invitations.email', '=', email)
+    .executeTakeFirst()
+
+/**
+ * Accepts the invitation and makes the membership, in the caller's transaction, only while it is
+ * open, addressed to `email` and not expired. Answers the organization joined, or undefined.
+ */
+export const acceptInvitation = async (
+  db: Executor,
+  { id, email, userId, now }: { id: string; email: string; userId: string; now: Date },
 ) => {
   const accepted = await db
     .updateTable('invitations')
-    .set({ accepted_at: new Date() })
+    .set({ accepted_at: now })
+    .where('id', '=', id)
     .where('email', '=', email)
     .where('accepted_at', 'is', null)
+    .where('declined_at', 'is', null)
+    .where('expires_at', '>', now)
     .returning(['organization_id', 'role'])
+    .executeTakeFirst()
+  if (!accepted) return undefined
+  await db
+    .insertInto('memberships')
+    .values({ organization_id: accepted.organization_id, user_id: userId, role: accepted.role })
+    .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
     .execute()
-  for (const invitation of accepted) {
-    await db
-      .insertInto('memberships')
-      .values({ organization_id: invitation.organization_id, user_id: userId, role: invitation.role })
-      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
-      .execute()
-  }
-  return accepted.length
+  return accepted.organization_id
 }
 
-/** Returns false when a pending invitation for the email already exists. */
-export const insertInvitation = async (
+/** Declines an open invitation addressed to `email`; false when there is none. */
+export const declineInvitation = async (
   db: Executor,
-  invitation: { id: string; organizationId: string; email: string; role: Role; invitedBy: string },
-): Promise<boolean> => {
-  try {
-    await db
-      .insertInto('invitations')
-      .values({
-        id: invitation.id,
-        organization_id: invitation.organizationId,
-        email: invitation.email,
-        role: invitation.role,
-        invited_by: invitation.invitedBy,
-      })
-      .execute()
-    return true
-  } catch (error) {
-    if (isUniqueViolation(error)) return false
-    throw error
-  }
+  { id, email, now }: { id: string; email: string; now: Date },
+) => {
+  const declined = await db
+    .updateTable('invitations')
+    .set({ declined_at: now })
+    .where('id', '=', id)
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .where('declined_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  return declined !== undefined
 }
 
 export const listMembers = async (db: Executor, organizationId: string): Promise<MemberRow[]> => {
@@ -158,14 +265,21 @@ export const listMembers = async (db: Executor, organizationId: string): Promise
     .execute()
   const invited = await db
     .selectFrom('invitations')
-    .select(['email', 'role', 'created_at as createdAt'])
+    .select(['email', 'role', 'created_at as createdAt', 'expires_at as expiresAt'])
     .where('organization_id', '=', organizationId)
     .where('accepted_at', 'is', null)
+    .where('declined_at', 'is', null)
     .orderBy('created_at')
     .execute()
+  const now = new Date()
   return [
-    ...active.map((m) => ({ ...m, status: 'active' as const })),
-    ...invited.map((i) => ({ userId: null, name: null, ...i, status: 'invited' as const })),
+    ...active.map((m) => ({ ...m, status: 'active' as const, expiresAt: null })),
+    ...invited.map((i) => ({
+      userId: null,
+      name: null,
+      ...i,
+      status: i.expiresAt > now ? ('invited' as const) : ('expired' as const),
+    })),
   ]
 }
 
@@ -200,3 +314,29 @@ export const updateOrganizationLimits = (
     .where('id', '=', id)
     .returning(organizationColumns)
     .executeTakeFirst()
+
+/** The organization's sealed identity secret and when it was made; undefined fields when none yet. */
+export const findIdentitySecret = async (db: Executor, organizationId: string) => {
+  const row = await db
+    .selectFrom('organizations')
+    .select(['identity_secret as sealed', 'identity_secret_created_at as createdAt'])
+    .where('id', '=', organizationId)
+    .executeTakeFirst()
+  return row?.sealed && row.createdAt ? { sealed: row.sealed, createdAt: row.createdAt } : undefined
+}
+
+/**
+ * Stores a sealed identity secret: only when there is none (`replace: false`, so two first reads
+ * keep one), or in place of the current one (rotation).
+ */
+export const storeIdentitySecret = async (
+  db: Executor,
+  { organizationId, sealed, replace }: { organizationId: string; sealed: string; replace: boolean },
+) => {
+  let query = db
+    .updateTable('organizations')
+    .set({ identity_secret: sealed, identity_secret_created_at: new Date() })
+    .where('id', '=', organizationId)
+  if (!replace) query = query.where('identity_secret', 'is', null)
+  await query.execute()
+}

@@ -31,6 +31,23 @@ export const logIn = async (server: TestServer, email: string, password = PASSWO
   return (await response.json()) as Session
 }
 
+/** Accepts every invitation waiting for the session's account; answers the session after the last. */
+export const acceptInvitations = async (server: TestServer, token: string) => {
+  const listed = await server.request('/api/invitations', { token })
+  if (listed.status !== 200) throw new Error(`invitations: ${listed.status} ${await listed.text()}`)
+  const { invitations } = (await listed.json()) as { invitations: { id: string }[] }
+  let session: Session | null = null
+  for (const invitation of invitations) {
+    const accepted = await server.request(`/api/invitations/${invitation.id}/accept`, {
+      method: 'POST',
+      token,
+    })
+    if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${await accepted.text()}`)
+    session = (await accepted.json()) as Session
+  }
+  return session
+}
+
 export type CreatedKey = { id: string; key: string; prefix: string; status: string; allowedDomains: string[] }
 
 /** Creates an API key as the session's user (an owner) and returns the create response. */

@@ -27,6 +27,9 @@ export type CompletionRequest = {
   tools?: { function: { name: string } }[]
   stream_options?: unknown
   temperature?: number
+  /** The completion cap as OpenAI's API names it (other providers: max_tokens). */
+  max_completion_tokens?: number
+  max_tokens?: number
 }
 
 const STANDARD_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { input: 10, output: 5 } }

@@ -2,7 +2,7 @@ import type { CreateAgentV1, Role, Session } from '@parley/shared'
 import { ZCreateAgentV1 } from '@parley/shared'
 import { createAgent } from '../../src/agents/service.ts'
 import { createApiKey } from '../../src/keys/service.ts'
-import { signUp } from './accounts.ts'
+import { acceptInvitations, signUp } from './accounts.ts'
 import type { TestServer } from './test-server.ts'
 
 export type Member = { session: Session; role: Role; userId: string }
@@ -25,6 +25,7 @@ export const createTeam = async (server: TestServer) => {
       json: { email: person.user.email, role },
     })
     if (invite.status !== 201) throw new Error(`invite failed: ${invite.status}`)
+    await acceptInvitations(server, person.token)
     const switched = await server.request('/api/auth/switch-organization', {
       method: 'POST',
       token: person.token,

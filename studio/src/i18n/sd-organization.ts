@@ -76,16 +76,10 @@ const sd: Record<string, string> = {
   'Only owners and admins invite people to the organization.':
     'اداري ۾ ماڻهن کي رڳو مالڪ ۽ منتظم دعوت ڏين ٿا.',
   'Invite someone': 'ڪنهن کي دعوت ڏيو',
-  'They join when they sign up or sign in to Parley Studio with this email address. Parley sends no email: tell them yourself.':
-    'اهي هن اي ميل پتي سان Parley Studio ۾ سائن اپ يا سائن ان ڪندي ئي شامل ٿي ويندا. Parley ڪا اي ميل نٿو موڪلي: کين پاڻ ٻڌايو.',
   Email: 'اي ميل',
   Role: 'ڪردار',
   'Inviting…': 'دعوت ڏئي رهيا آهيون…',
   Invite: 'دعوت ڏيو',
-  '{email} is invited as {role}. They join when they sign up or sign in with that email.':
-    '{email} کي {role} طور دعوت ڏني وئي. اهي ان اي ميل سان سائن اپ يا سائن ان ڪندي ئي شامل ٿي ويندا.',
-  '{email} already had an account and is now a member, as {role}.':
-    '{email} جو اڪائونٽ اڳ ۾ ئي هو ۽ هاڻي {role} طور ميمبر آهي.',
   'New API key': 'نئين API ڪنجي',
   'Kind of key': 'ڪنجي جو قسم',
   'Secret key: for your own servers, to call the API. Never put it in a web page.':
@@ -115,5 +109,31 @@ const sd: Record<string, string> = {
   'No deliveries yet. They appear when a chat or call of this agent ends and it has a webhook URL in its settings.':
     'اڃا ڪا ترسيل ناهي. اهي تڏهن ظاهر ٿين ٿيون جڏهن هن ايجنٽ جي چيٽ يا ڪال ختم ٿئي ۽ ان جي سيٽنگن ۾ ويب هڪ URL هجي.',
   Deliveries: 'ترسيلون',
+  'Identity verification': 'سڃاڻپ جي تصديق',
+  'A visitor’s user identifier recalls what the agent remembers of them only when your own server signed it: user-hash is the HMAC-SHA256 of the identifier under this secret. Without it the identifier is kept as given, but memory stays with that browser.':
+    'گھمڻ واري جو يوزر سڃاڻپ ڪندڙ ايجنٽ جي ان بابت يادگيري تڏهن ئي واپس آڻي ٿو جڏهن توهان جي پنهنجي سرور ان تي صحيح ڪئي هجي: user-hash هن راز هيٺ سڃاڻپ ڪندڙ جو HMAC-SHA256 آهي. ان کان سواءِ سڃاڻپ ڪندڙ جيئن ڏنو ويو تيئن رکيو وڃي ٿو، پر يادگيري ان ئي برائوزر سان رهي ٿي.',
+  'Only owners and admins see the identity secret.': 'سڃاڻپ جو راز رڳو مالڪ ۽ منتظم ڏسن ٿا.',
+  'Identity secret': 'سڃاڻپ جو راز',
+  'Keep it on your server only: never put it in a web page.':
+    'ان کي رڳو پنهنجي سرور تي رکو: ڪڏهن به ويب صفحي ۾ نه وجهو.',
+  'Made {date}': '{date} تي ٺاهيو ويو',
+  'Copy secret': 'راز ڪاپي ڪريو',
+  'Rotate…': 'بدلايو…',
+  'Rotate the secret? Hashes made with the current one stop working at once.':
+    'راز بدلايو؟ هاڻوڪي راز سان ٺهيل هيش هڪدم ڪم ڪرڻ بند ڪري ڇڏيندا.',
+  'Rotate now': 'هاڻي بدلايو',
+  'Sign the identifier on your server': 'سڃاڻپ ڪندڙ تي پنهنجي سرور ۾ صحيح ڪريو',
+  'Invitation expired': 'دعوت جي مدت پوري',
+  'Invited {date}, expires {expires}': '{date} تي دعوت ڏني، مدت {expires} تائين',
+  'They join when they accept the invitation, signed in to Parley Studio with this email address (or after signing up with it). Parley sends no email: tell them yourself.':
+    'اهي تڏهن شامل ٿين ٿا جڏهن هن اي ميل پتي سان Parley Studio ۾ سائن ان ٿي (يا ان سان سائن اپ ڪرڻ کان پوءِ) دعوت قبول ڪن. Parley ڪا اي ميل نٿو موڪلي: انهن کي پاڻ ٻڌايو.',
+  '{email} is invited as {role}. The invitation waits for them to accept it until {expires}.':
+    '{email} کي {role} طور دعوت ڏني وئي. دعوت {expires} تائين انهن جي قبول ڪرڻ جو انتظار ڪندي.',
+  Invitations: 'دعوتون',
+  '{name} invited you to {organization} as {role}.':
+    '{name} توهان کي {organization} ۾ {role} طور دعوت ڏني آهي.',
+  Someone: 'ڪنهن',
+  'Accept invitation to {organization}': '{organization} جي دعوت قبول ڪريو',
+  Decline: 'رد ڪريو',
 }
 export default sd

@@ -76,16 +76,10 @@ const ur: Record<string, string> = {
   'Only owners and admins invite people to the organization.':
     'ادارے میں لوگوں کو صرف مالکان اور منتظمین مدعو کرتے ہیں۔',
   'Invite someone': 'کسی کو مدعو کریں',
-  'They join when they sign up or sign in to Parley Studio with this email address. Parley sends no email: tell them yourself.':
-    'وہ اس ای میل پتے سے Parley Studio میں سائن اپ یا سائن ان کرتے ہی شامل ہو جائیں گے۔ Parley کوئی ای میل نہیں بھیجتا: انہیں خود بتائیں۔',
   Email: 'ای میل',
   Role: 'کردار',
   'Inviting…': 'مدعو کیا جا رہا ہے…',
   Invite: 'مدعو کریں',
-  '{email} is invited as {role}. They join when they sign up or sign in with that email.':
-    '{email} کو بطور {role} مدعو کیا گیا۔ وہ اس ای میل سے سائن اپ یا سائن ان کرتے ہی شامل ہو جائیں گے۔',
-  '{email} already had an account and is now a member, as {role}.':
-    '{email} کا اکاؤنٹ پہلے سے تھا اور اب وہ بطور {role} شامل ہیں۔',
   'New API key': 'نئی API چابی',
   'Kind of key': 'چابی کی قسم',
   'Secret key: for your own servers, to call the API. Never put it in a web page.':
@@ -115,5 +109,31 @@ const ur: Record<string, string> = {
   'No deliveries yet. They appear when a chat or call of this agent ends and it has a webhook URL in its settings.':
     'ابھی کوئی ترسیل نہیں۔ یہ تب دکھائی دیتی ہیں جب اس ایجنٹ کی چیٹ یا کال ختم ہو اور اس کی ترتیبات میں ویب ہک URL ہو۔',
   Deliveries: 'ترسیلات',
+  'Identity verification': 'شناخت کی تصدیق',
+  'A visitor’s user identifier recalls what the agent remembers of them only when your own server signed it: user-hash is the HMAC-SHA256 of the identifier under this secret. Without it the identifier is kept as given, but memory stays with that browser.':
+    'وزیٹر کا یوزر شناخت کنندہ ایجنٹ کی ان سے متعلق یادداشت تبھی واپس لاتا ہے جب آپ کے اپنے سرور نے اس پر دستخط کیے ہوں: user-hash اس راز کے تحت شناخت کنندہ کا HMAC-SHA256 ہے۔ اس کے بغیر شناخت کنندہ جیسا دیا گیا ویسا رکھا جاتا ہے، مگر یادداشت اسی براؤزر کے ساتھ رہتی ہے۔',
+  'Only owners and admins see the identity secret.': 'شناختی راز صرف مالکان اور منتظمین دیکھتے ہیں۔',
+  'Identity secret': 'شناختی راز',
+  'Keep it on your server only: never put it in a web page.':
+    'اسے صرف اپنے سرور پر رکھیں: کبھی ویب صفحے میں نہ ڈالیں۔',
+  'Made {date}': '{date} کو بنایا گیا',
+  'Copy secret': 'راز کاپی کریں',
+  'Rotate…': 'بدلیں…',
+  'Rotate the secret? Hashes made with the current one stop working at once.':
+    'راز بدلیں؟ موجودہ راز سے بنے ہیش فوراً کام کرنا بند کر دیں گے۔',
+  'Rotate now': 'ابھی بدلیں',
+  'Sign the identifier on your server': 'شناخت کنندہ پر اپنے سرور میں دستخط کریں',
+  'Invitation expired': 'دعوت کی میعاد ختم',
+  'Invited {date}, expires {expires}': '{date} کو مدعو کیا، میعاد {expires} تک',
+  'They join when they accept the invitation, signed in to Parley Studio with this email address (or after signing up with it). Parley sends no email: tell them yourself.':
+    'وہ تب شامل ہوتے ہیں جب اس ای میل پتے سے Parley Studio میں سائن ان ہو کر (یا اس سے سائن اپ کرنے کے بعد) دعوت قبول کریں۔ Parley کوئی ای میل نہیں بھیجتا: انہیں خود بتائیں۔',
+  '{email} is invited as {role}. The invitation waits for them to accept it until {expires}.':
+    '{email} کو {role} کے طور پر مدعو کیا گیا۔ دعوت {expires} تک ان کے قبول کرنے کا انتظار کرے گی۔',
+  Invitations: 'دعوتیں',
+  '{name} invited you to {organization} as {role}.':
+    '{name} نے آپ کو {organization} میں {role} کے طور پر مدعو کیا ہے۔',
+  Someone: 'کسی',
+  'Accept invitation to {organization}': '{organization} کی دعوت قبول کریں',
+  Decline: 'رد کریں',
 }
 export default ur

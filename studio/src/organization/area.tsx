@@ -4,6 +4,7 @@ import { ProviderKeysPage } from '../settings.tsx'
 import { PROVIDER_KEYS_PATH } from '../ui.tsx'
 import { ApiKeysPage } from './api-keys-page.tsx'
 import { CreditsPage } from './credits-page.tsx'
+import { IdentityPage } from './identity-page.tsx'
 import { MembersPage } from './members-page.tsx'
 import { WebhooksPage } from './webhooks-page.tsx'
 
@@ -13,6 +14,7 @@ const pages = () => [
   { path: '/settings/organization/api-keys', label: t('API keys'), Page: ApiKeysPage },
   { path: '/settings/organization/credits', label: t('Credits'), Page: CreditsPage },
   { path: '/settings/organization/webhooks', label: t('Webhook deliveries'), Page: WebhooksPage },
+  { path: '/settings/organization/identity', label: t('Identity verification'), Page: IdentityPage },
   { path: PROVIDER_KEYS_PATH, label: t('Provider keys'), Page: ProviderKeysPage },
 ]
 

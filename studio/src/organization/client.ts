@@ -2,6 +2,7 @@ import type {
   ApiKey,
   ApiKeyType,
   CreatedApiKey,
+  IdentitySecret,
   Member,
   OrganizationLedger,
   Role,
@@ -21,6 +22,13 @@ export const listMembers = async (organizationId: string) =>
 
 export const inviteMember = (organizationId: string, invitation: { email: string; role: Role }) =>
   api<Member>(`${organizationPath(organizationId)}/members`, { method: 'POST', json: invitation })
+
+/** Owners and admins; a member is answered 403. Made on first read. */
+export const readIdentitySecret = (organizationId: string) =>
+  api<IdentitySecret>(`${organizationPath(organizationId)}/identity-secret`)
+
+export const rotateIdentitySecret = (organizationId: string) =>
+  api<IdentitySecret>(`${organizationPath(organizationId)}/identity-secret/rotate`, { method: 'POST' })
 
 export const listKeys = async () => (await api<{ apiKeys: ApiKey[] }>('/api/api-keys')).apiKeys
 

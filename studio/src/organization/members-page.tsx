@@ -48,10 +48,21 @@ export const MembersPage = () => {
               {member.name ? <span class="muted"> {member.email}</span> : null}
               <div class="row">
                 <span class="badge">{roleName(member.role)}</span>
-                <span class={member.status === 'invited' ? 'badge pending' : 'badge'}>
-                  {member.status === 'invited' ? t('Invitation pending') : t('Active')}
+                <span class={member.status === 'active' ? 'badge' : 'badge pending'}>
+                  {member.status === 'invited'
+                    ? t('Invitation pending')
+                    : member.status === 'expired'
+                      ? t('Invitation expired')
+                      : t('Active')}
                 </span>
-                <span class="muted">{t('Since {date}', { date: when(member.createdAt) })}</span>
+                <span class="muted">
+                  {member.status === 'invited' && member.expiresAt
+                    ? t('Invited {date}, expires {expires}', {
+                        date: when(member.createdAt),
+                        expires: when(member.expiresAt),
+                      })
+                    : t('Since {date}', { date: when(member.createdAt) })}
+                </span>
               </div>
             </li>
           ))}
@@ -107,7 +118,7 @@ const InviteForm = ({
       <h2 id="invite-title">{t('Invite someone')}</h2>
       <p class="muted" id="invite-how">
         {t(
-          'They join when they sign up or sign in to Parley Studio with this email address. Parley sends no email: tell them yourself.',
+          'They join when they accept the invitation, signed in to Parley Studio with this email address (or after signing up with it). Parley sends no email: tell them yourself.',
         )}
       </p>
       <Field label={t('Email')} name="email" problem={emailProblem}>
@@ -131,15 +142,11 @@ const InviteForm = ({
       </button>
       {invited ? (
         <p class="ok" role="status">
-          {invited.status === 'invited'
-            ? t('{email} is invited as {role}. They join when they sign up or sign in with that email.', {
-                email: invited.email,
-                role: roleName(invited.role),
-              })
-            : t('{email} already had an account and is now a member, as {role}.', {
-                email: invited.email,
-                role: roleName(invited.role),
-              })}
+          {t('{email} is invited as {role}. The invitation waits for them to accept it until {expires}.', {
+            email: invited.email,
+            role: roleName(invited.role),
+            expires: invited.expiresAt ? when(invited.expiresAt) : '',
+          })}
         </p>
       ) : null}
     </form>

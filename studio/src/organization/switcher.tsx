@@ -1,6 +1,6 @@
-import type { Session } from '@parley/shared'
+import type { Invitation, InvitationList, Session } from '@parley/shared'
 import { effect, signal } from '@preact/signals'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, session, signIn } from '../api.ts'
 import { t } from '../i18n.tsx'
 import { navigate, route } from '../router.ts'
@@ -96,8 +96,8 @@ effect(() => {
   } catch {
     known = null
   }
-  // First sight of the user in this browser: a new account joined every organization but its own
-  // on signing up (its invitations); an older one is only being seen here for the first time.
+  // First sight of the user in this browser: a new account has only its own organization; an
+  // older one is only being seen here for the first time.
   const isNewAccount = Date.now() - Date.parse(current.user.createdAt) < NEW_ACCOUNT_MS
   const baseline =
     known ?? (isNewAccount ? [current.organization.id] : current.organizations.map((each) => each.id))
@@ -118,3 +118,70 @@ export const JoinedNotice = () =>
       </button>
     </div>
   ) : null
+
+/**
+ * Invitations waiting for the signed-in account (addressed to its email): each is joined only by
+ * accepting it here, or declined. Accepting answers the session anew, and the "You joined" notice
+ * follows from it.
+ */
+export const PendingInvitations = () => {
+  const userId = session.value?.user.id
+  const [invitations, setInvitations] = useState<Invitation[]>([])
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState<string | null>(null)
+  useEffect(() => {
+    if (!userId) return
+    api<InvitationList>('/api/invitations').then(
+      (list) => setInvitations(list.invitations),
+      () => undefined,
+    )
+  }, [userId])
+  const answer = async (invitation: Invitation, action: 'accept' | 'decline') => {
+    setBusy(invitation.id)
+    setError(null)
+    try {
+      const path = `/api/invitations/${encodeURIComponent(invitation.id)}/${action}`
+      if (action === 'accept') signIn(await api<Session>(path, { method: 'POST' }))
+      else await api(path, { method: 'POST' })
+      setInvitations((shown) => shown.filter((each) => each.id !== invitation.id))
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setBusy(null)
+    }
+  }
+  if (invitations.length === 0) return null
+  return (
+    <section class="notice" aria-label={t('Invitations')}>
+      {invitations.map((invitation) => (
+        <div class="row invitation">
+          <span>
+            {t('{name} invited you to {organization} as {role}.', {
+              name: invitation.invitedBy ?? t('Someone'),
+              organization: invitation.organizationName,
+              role: roleName(invitation.role),
+            })}
+          </span>
+          <button
+            type="button"
+            class="small primary"
+            disabled={busy !== null}
+            aria-busy={busy === invitation.id}
+            onClick={() => void answer(invitation, 'accept')}
+          >
+            {t('Accept invitation to {organization}', { organization: invitation.organizationName })}
+          </button>
+          <button
+            type="button"
+            class="small"
+            disabled={busy !== null}
+            onClick={() => void answer(invitation, 'decline')}
+          >
+            {t('Decline')}
+          </button>
+        </div>
+      ))}
+      <ErrorLine error={error} />
+    </section>
+  )
+}

@@ -39,6 +39,23 @@ export const createSessionStore = (
   },
 })
 
+/**
+ * This browser's anonymous visitor id for an API host: a random UUID made once and kept. The
+ * server files an unproven user_identifier's memory under it, so only this browser recalls it.
+ */
+export const visitorIdFor = (baseUrl: string, storage: Storage | null = safeLocalStorage()) => {
+  const key = `parley:visitor:${baseUrl}`
+  try {
+    const known = storage?.getItem(key)
+    if (known) return known
+    const made = crypto.randomUUID()
+    storage?.setItem(key, made)
+    return made
+  } catch {
+    return crypto.randomUUID()
+  }
+}
+
 /** Sandboxed iframes and some privacy modes throw on the mere access to localStorage. */
 function safeLocalStorage(): Storage | null {
   try {

@@ -9,6 +9,7 @@ import {
   toSession,
   toStreamEvent,
 } from './contract.ts'
+import { visitorIdFor } from './storage.ts'
 
 /** A refused request: the HTTP status, the spec's code and, for 429, the seconds to wait. */
 export class TransportError extends Error {
@@ -57,8 +58,9 @@ class StreamDropped extends Error {}
 
 export const createHttpTransport = ({
   baseUrl,
+  userHash,
   ...credentials
-}: Credentials & { baseUrl: string }): ChatTransport => {
+}: Credentials & { baseUrl: string; userHash?: string | null }): ChatTransport => {
   const url = (path: string) => `${baseUrl.replace(/\/$/, '')}/v1/chat/sessions${path}`
   const bearer = (session: ChatSession) => ({ authorization: `Bearer ${session.sessionToken}` })
   const json = async (response: Response) => {
@@ -73,7 +75,11 @@ export const createHttpTransport = ({
         headers: { 'content-type': 'application/json', ...credentialHeader(credentials) },
         body: JSON.stringify({
           agent_id: agentId,
-          ...(userIdentifier ? { user_identifier: userIdentifier } : {}),
+          ...(userIdentifier && {
+            user_identifier: userIdentifier,
+            visitor_id: visitorIdFor(baseUrl),
+            ...(userHash && { user_hash: userHash }),
+          }),
         }),
       })
       const session = toSession(await json(response))

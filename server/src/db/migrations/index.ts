@@ -20,6 +20,9 @@ import * as exportsTable from './0024-exports.ts'
 import * as ownerData from './0026-owner-data.ts'
 import * as conversationCounters from './0027-conversation-counters.ts'
 import * as dialLiveness from './0028-dial-liveness.ts'
+import * as visitorIdentity from './0029-visitor-identity.ts'
+import * as invitationConsent from './0030-invitation-consent.ts'
+import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -45,5 +48,8 @@ export const migrations: Record<string, Migration> = {
   '0026-owner-data': ownerData,
   '0027-conversation-counters': conversationCounters,
   '0028-dial-liveness': dialLiveness,
+  '0029-visitor-identity': visitorIdentity,
+  '0030-invitation-consent': invitationConsent,
+  '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
 }

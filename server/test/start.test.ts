@@ -163,7 +163,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
       expect(first.field('Owner login')).toMatch(/^demo@parley\.test\s+\/\s+\S+$/)
       expect(first.field('Widget key')).toMatch(/^tk_widget_[\w-]{32}$/)
       expect(existsSync(join(workDir, '.data', 'demo.json'))).toBe(true)
-      expect(await stopMain(first.child)).toBe(0)
+      // How it stops is the first describe's subject; here only that it has stopped.
+      await stopMain(first.child)
 
       rmSync(join(workDir, '.data', 'demo.json'))
       const second = await startMain({ env: secrets, cwd: workDir })
@@ -176,7 +177,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
         body: JSON.stringify({ email, password }),
       })
       expect(login.status).toBe(200)
-      expect(await stopMain(second.child)).toBe(0)
+      await stopMain(second.child)
     })
   },
 )

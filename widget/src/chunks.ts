@@ -11,11 +11,24 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 let directory: string | null = null
 
 export const setChunkDirectory = (scriptUrl: string) => {
-  directory = new URL('.', scriptUrl).href
+  // A script from a blob: or data: URL has no directory to resolve against.
+  if (/^https?:/i.test(scriptUrl)) directory = new URL('.', scriptUrl).href
 }
 
-export const importChunk = <Chunk>(file: string, baseUrl: string): Promise<Chunk> =>
-  import(/* @vite-ignore */ directory ? directory + file : `${baseUrl.replace(/\/$/, '')}/widget/${file}`)
+const failures = new Map<string, number>()
+
+export const importChunk = async <Chunk>(file: string, baseUrl: string): Promise<Chunk> => {
+  const failed = failures.get(file) ?? 0
+  // A browser keeps a failed module fetch in its module map for the page's life: a retry needs a
+  // URL of its own (the query changes nothing on the server).
+  const url = `${directory ?? `${baseUrl.replace(/\/$/, '')}/widget/`}${file}${failed ? `?retry=${failed}` : ''}`
+  try {
+    return await import(/* @vite-ignore */ url)
+  } catch (error) {
+    failures.set(file, failed + 1)
+    throw error
+  }
+}
 
 /** The panel chunk's exports (panel-chunk.ts), with its styles as one sheet for every widget. */
 export type PanelChunk = Pick<typeof import('./panel-chunk.ts'), 'Panel' | 'fetchEventSource'> & {

@@ -52,8 +52,9 @@ const buildChunk = async (
 
 /**
  * One file per format: `parley.js` (IIFE, the script-tag loader, the launcher and the chat's state)
- * and `parley.mjs` (the same as an ES module), plus the lazily loaded chunks above. Library mode does not minify ES
- * output by itself, so it is asked to; `npm run bench -- widget` measures what ships.
+ * and `parley.mjs` (the same as an ES module), plus the lazily loaded chunks above. Library mode
+ * does not minify ES output by itself, so it is asked to; `npm run bench -- widget` measures what
+ * ships.
  */
 export default defineConfig(
   async ({ command }): Promise<UserConfig> => ({

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { ChatModel } from '../chat/model.ts'
 import type { PanelChunk } from '../chunks.ts'
 import { directionOf, type Language } from '../i18n.ts'
@@ -55,7 +55,9 @@ export const App = ({
   // Opened before its chunk arrived: the panel shows (and takes the focus) once it has.
   const isShown = isOpen && Panel !== null
   const wasShown = useRef(isShown)
-  useEffect(() => {
+  // In the commit that shows the panel, not a frame later: the panel may arrive at any moment (its
+  // chunk), and nothing should see it, or type into it, before the focus is in it.
+  useLayoutEffect(() => {
     // Focus follows the panel: into it on open, back to the launcher on close (keyboard users).
     if (isShown && !wasShown.current) (inputRef.current ?? micRef.current)?.focus()
     if (!isShown && wasShown.current) launcherRef.current?.focus()

@@ -3,9 +3,14 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { measureOpen } from './widget-open.ts'
 
-/** Issue 6: the first load (the script-tag loader with the whole chat in it) stays under 20 KB gzip. */
-const FIRST_LOAD_BUDGET_BYTES = 20 * 1024
+/**
+ * Issue 35 (issue 6 had 20 KB): the first load, the script-tag loader with the launcher and the
+ * chat's state in it, stays within 16 KiB gzip. The open panel, the markdown renderer and the
+ * reply stream reader come after it in the panel chunk.
+ */
+const FIRST_LOAD_BUDGET_BYTES = 16 * 1024
 const FIRST_LOAD = ['parley.js']
 
 const widgetDirectory = fileURLToPath(new URL('../widget', import.meta.url))
@@ -41,10 +46,17 @@ export const run = async () => {
   process.stdout.write(
     `first load (${FIRST_LOAD.join(' + ')}): ${gzip} B gzip, ${brotli} B brotli; budget ${FIRST_LOAD_BUDGET_BYTES} B gzip: ${verdict}\n`,
   )
-  // Fetched only when a visitor starts a call, so outside the first-load budget.
-  for (const row of rows.filter((entry) => /^voice-.*\.js$/.test(entry.file)))
-    process.stdout.write(
-      `voice chunk (${row.file}, loaded on the first call only): ${row.gzip} B gzip, ${row.brotli} B brotli\n`,
-    )
+  // Fetched after the first load (at idle, or when the visitor reaches for the launcher), and only
+  // when a visitor starts a call: outside the first-load budget.
+  const later = [
+    { pattern: /^panel-.*\.js$/, when: 'at idle, on hover or focus of the launcher, or on open' },
+    { pattern: /^voice-.*\.js$/, when: 'on the first call only' },
+  ]
+  for (const { pattern, when } of later)
+    for (const row of rows.filter((entry) => pattern.test(entry.file)))
+      process.stdout.write(
+        `${row.file.split('-')[0]} chunk (${row.file}, loaded ${when}): ${row.gzip} B gzip, ${row.brotli} B brotli\n`,
+      )
   if (verdict === 'OVER') process.exitCode = 1
+  await measureOpen(distDirectory)
 }

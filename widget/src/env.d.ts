@@ -7,3 +7,5 @@ declare module '*.css?inline' {
   const css: string
   export default css
 }
+/** The hashed file name of the panel chunk (panel-chunk.ts), set by vite.config.ts. */
+declare const __PARLEY_PANEL_CHUNK__: string

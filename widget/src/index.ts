@@ -1,3 +1,4 @@
+import { setChunkDirectory } from './chunks.ts'
 import { createWidgetElement } from './element.tsx'
 
 /**
@@ -6,6 +7,7 @@ import { createWidgetElement } from './element.tsx'
  */
 const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin
+if (script?.src) setChunkDirectory(script.src)
 
 if (!customElements.get('parley-widget'))
   customElements.define('parley-widget', createWidgetElement(scriptOrigin))

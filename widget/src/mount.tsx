@@ -1,8 +1,9 @@
-import { effect, type Signal } from '@preact/signals'
+import { effect, type Signal, signal } from '@preact/signals'
 import { render } from 'preact'
 import { type ChatModel, createChatModel } from './chat/model.ts'
 import { createSessionStore } from './chat/storage.ts'
 import { createHttpTransport } from './chat/transport.ts'
+import { importChunk, loadPanel, type PanelChunk, whenIdle } from './chunks.ts'
 import type { Credentials } from './credentials.ts'
 import type { Emit } from './events.ts'
 import { loadStrings } from './strings.ts'
@@ -22,7 +23,7 @@ export type Identity = Credentials & {
 }
 
 /** How it looks; these change live without touching the conversation. */
-export type View = Omit<AppProps, 'model' | 'onToggle' | 'voice'>
+export type View = Omit<AppProps, 'model' | 'onToggle' | 'voice' | 'Panel' | 'onWarm'>
 
 export type Mounted = {
   model: ChatModel
@@ -31,13 +32,12 @@ export type Mounted = {
   unmount: () => void
 }
 
-/** The voice chunk (livekit-client) comes from the same /widget/ directory, on the first call only. */
+/** The voice chunk (livekit-client) comes from beside the widget's script, on the first call only. */
 const createVoice = (identity: Identity, view: Signal<View>, model: ChatModel, emit: Emit) => {
   const { baseUrl, apiKey, studioToken, voiceAgentId } = identity
   if (!voiceAgentId) return null
-  const chunkUrl = `${baseUrl.replace(/\/$/, '')}/widget/${__PARLEY_VOICE_CHUNK__}`
   return createVoiceModel({
-    load: () => import(/* @vite-ignore */ chunkUrl) as Promise<VoiceChunk>,
+    load: () => importChunk<VoiceChunk>(__PARLEY_VOICE_CHUNK__, baseUrl),
     baseUrl,
     apiKey,
     studioToken,
@@ -70,12 +70,17 @@ export const mount = ({
   view: Signal<View>
   emit: Emit
 }): Mounted => {
+  const { baseUrl } = identity
+  let isMounted = true
   const model = createChatModel({
     agentId: identity.agentId,
-    transport: createHttpTransport(identity),
+    transport: createHttpTransport({
+      ...identity,
+      openStream: async () => (await loadPanel(baseUrl)).fetchEventSource,
+    }),
     ...(identity.userIdentifier ? { userIdentifier: identity.userIdentifier } : {}),
     // Keyed by API host too: two Parley deployments on one site must not swap tokens.
-    store: createSessionStore(`parley:v1:${identity.baseUrl}:${identity.agentId}`),
+    store: createSessionStore(`parley:v1:${baseUrl}:${identity.agentId}`),
     onEvent: (event) => {
       if (event.type === 'message') emit('parley:message', { role: event.role, content: event.content })
       else if (event.type === 'error') emit('parley:error', { code: event.code })
@@ -83,6 +88,16 @@ export const mount = ({
     },
   })
   const voice = createVoice(identity, view, model, emit)
+  // The open panel's components and styles: a chunk of their own (chunks.ts), here once loaded.
+  const panel = signal<PanelChunk['Panel'] | null>(null)
+  /** Loads the panel chunk (at once if loaded already); its sheet is adopted before the panel renders. */
+  const warmPanel = () =>
+    loadPanel(baseUrl).then((chunk) => {
+      if (!isMounted) return
+      if (!host.adoptedStyleSheets.includes(chunk.sheet))
+        host.adoptedStyleSheets = [...host.adoptedStyleSheets, chunk.sheet]
+      panel.value = chunk.Panel
+    })
   // The voice-first variant opens no chat session until the visitor types.
   const startChat = () => {
     if (view.peek().mode !== 'voice') void model.start()
@@ -92,23 +107,44 @@ export const mount = ({
     model.setOpen(open)
     if (open) startChat()
     emit(open ? 'parley:open' : 'parley:close', null)
+    // A chunk that cannot be fetched leaves nothing to show: the panel closes, a click tries again.
+    if (open)
+      warmPanel().catch(() => {
+        emit('parley:error', { code: 'network_error' })
+        onToggle(false)
+      })
   }
+  const onWarm = () => void warmPanel().catch(() => {})
   // Reading view.value inside a component lets @preact/signals re-render just this tree on change.
-  const Root = () => <App {...view.value} model={model} voice={voice} onToggle={onToggle} />
+  const Root = () => (
+    <App
+      {...view.value}
+      model={model}
+      voice={voice}
+      Panel={panel.value}
+      onToggle={onToggle}
+      onWarm={onWarm}
+    />
+  )
   render(<Root />, host)
+  whenIdle(onWarm)
   const stopEffects = effect(() => {
     // A widget in Urdu or Sindhi (now or after a `lang` change) fetches those words once.
-    if (view.value.language !== 'en') void loadStrings(identity.baseUrl)
+    if (view.value.language !== 'en') void loadStrings(baseUrl)
     // A chat session said this deployment has no voice: the microphone goes.
     if (voice && model.isVoiceOff.value) voice.isOff.value = true
   })
   void model.resume()
-  if (view.peek().position === 'inline') startChat()
+  if (view.peek().position === 'inline') {
+    startChat()
+    warmPanel().catch(() => emit('parley:error', { code: 'network_error' }))
+  }
   return {
     model,
     voice,
     setOpen: onToggle,
     unmount: () => {
+      isMounted = false
       stopEffects()
       render(null, host)
       voice?.dispose()

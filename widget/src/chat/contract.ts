@@ -5,6 +5,9 @@
  */
 import type { ChatHistory, ChatStreamEvents, ChatSession as WireSession } from '@parley/shared'
 
+/** The longest message the API takes (spec "Send message"): the composer counts towards it. */
+export const MAX_MESSAGE_LENGTH = 10_000
+
 /** A wire shape whose fields have not been checked yet: renaming a field in shared/ breaks these guards. */
 type Unchecked<T> = { [K in keyof T]?: unknown }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { MAX_MESSAGE_LENGTH } from './contract.ts'
 import { createFakeTransport, createMemoryBus, createMemoryStore } from './fake-transport.ts'
-import { type ChatModelEvent, createChatModel, MAX_MESSAGE_LENGTH } from './model.ts'
+import { type ChatModelEvent, createChatModel } from './model.ts'
 import { TransportError } from './transport.ts'
 
 const setup = (

@@ -1,11 +1,9 @@
 import { batch, computed, signal } from '@preact/signals'
 import type { Caption } from '../voice/contract.ts'
 import { createTabChannel, type TabChannel } from './channel.ts'
-import type { ChatSession, StreamEvent } from './contract.ts'
+import { type ChatSession, MAX_MESSAGE_LENGTH, type StreamEvent } from './contract.ts'
 import { createSessionStore, type SessionStore } from './storage.ts'
 import { type ChatTransport, TransportError } from './transport.ts'
-
-export const MAX_MESSAGE_LENGTH = 10_000
 
 /**
  * One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { fetchEventSource } from '@microsoft/fetch-event-source'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { StreamEvent } from './contract.ts'
 import { createHttpTransport, TransportError } from './transport.ts'
@@ -17,10 +18,15 @@ const serve = async (handler: Handler) => {
 const frame = (id: number, event: string, data: unknown) =>
   `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 const session = { conversationId: 'c1', sessionToken: 'token', agentName: 'Guide', greeting: null }
+// The widget fetches the SSE reader with its panel chunk; here it is the same library, at hand.
+const transportTo = (
+  baseUrl: string,
+  credentials: { apiKey: string; studioToken?: string } = { apiKey: 'tk_widget_x' },
+) => createHttpTransport({ baseUrl, ...credentials, openStream: async () => fetchEventSource })
 
 const collect = async (baseUrl: string) => {
   const events: StreamEvent[] = []
-  await createHttpTransport({ baseUrl, apiKey: 'tk_widget_x' }).send({
+  await transportTo(baseUrl).send({
     session,
     message: 'hi',
     signal: new AbortController().signal,
@@ -101,7 +107,7 @@ describe('HTTP transport', () => {
         }),
       )
     })
-    const created = await createHttpTransport({ baseUrl: url, apiKey: 'tk_widget_x' }).createSession({
+    const created = await transportTo(url).createSession({
       agentId: 'a',
     })
     expect(apiKey).toBe('tk_widget_x')
@@ -123,7 +129,7 @@ describe('HTTP transport', () => {
         JSON.stringify({ conversation_id: 'c1', session_token: 's', agent_name: 'A', greeting: null }),
       )
     })
-    await createHttpTransport({ baseUrl: url, apiKey: '', studioToken: 'studio.jwt.token' }).createSession({
+    await transportTo(url, { apiKey: '', studioToken: 'studio.jwt.token' }).createSession({
       agentId: 'a',
     })
     expect(headers).toEqual([{ key: undefined, studio: 'studio.jwt.token' }])

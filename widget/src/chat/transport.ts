@@ -1,4 +1,4 @@
-import { type EventSourceMessage, fetchEventSource } from '@microsoft/fetch-event-source'
+import type { EventSourceMessage, fetchEventSource } from '@microsoft/fetch-event-source'
 import { type Credentials, credentialHeader } from '../credentials.ts'
 import {
   type ChatSession,
@@ -56,11 +56,19 @@ const refuse = async (response: Response) => {
 /** A dropped connection, as opposed to a refusal: worth resuming. */
 class StreamDropped extends Error {}
 
+/** The SSE reader, fetched with the panel chunk: only a reply needs it, never the closed launcher. */
+export type OpenStream = () => Promise<typeof fetchEventSource>
+
 export const createHttpTransport = ({
   baseUrl,
   userHash,
+  openStream,
   ...credentials
-}: Credentials & { baseUrl: string; userHash?: string | null }): ChatTransport => {
+}: Credentials & {
+  baseUrl: string
+  userHash?: string | null
+  openStream: OpenStream
+}): ChatTransport => {
   const url = (path: string) => `${baseUrl.replace(/\/$/, '')}/v1/chat/sessions${path}`
   const bearer = (session: ChatSession) => ({ authorization: `Bearer ${session.sessionToken}` })
   const json = async (response: Response) => {
@@ -105,7 +113,7 @@ export const createHttpTransport = ({
         }),
       )
     },
-    send: ({ session, message, onEvent, signal }) => {
+    send: async ({ session, message, onEvent, signal }) => {
       // The same key on every resume makes the server continue the one reply instead of starting
       // another; fetch-event-source adds Last-Event-ID itself once an event carried an id.
       const idempotencyKey = crypto.randomUUID()
@@ -121,6 +129,10 @@ export const createHttpTransport = ({
         if (event.type === 'stream_end' || event.type === 'error') isFinished = true
         onEvent(event)
       }
+      // A chunk that cannot be fetched fails like the network it needed (the model's retry applies).
+      const fetchEventSource = await openStream()
+      // Stopped while it loaded: fetch-event-source would not notice a signal already aborted.
+      if (signal.aborted) return
       return fetchEventSource(url(`/${session.conversationId}/messages`), {
         method: 'POST',
         headers: {

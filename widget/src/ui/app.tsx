@@ -1,10 +1,10 @@
-import { useEffect, useRef } from 'preact/hooks'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { ChatModel } from '../chat/model.ts'
+import type { PanelChunk } from '../chunks.ts'
 import { directionOf, type Language } from '../i18n.ts'
 import { stringsFor } from '../strings.ts'
 import type { VoiceModel } from '../voice/model.ts'
 import { Launcher } from './launcher.tsx'
-import { Panel } from './panel.tsx'
 
 export type AppProps = {
   model: ChatModel
@@ -17,7 +17,11 @@ export type AppProps = {
   mode: 'chat' | 'voice'
   voiceInput: 'toggle' | 'push-to-talk'
   voice: VoiceModel | null
+  /** The open panel, from the panel chunk; null until that has loaded. */
+  Panel: PanelChunk['Panel'] | null
   onToggle: (open: boolean) => void
+  /** The visitor is about to open the panel (pointer over or focus on the launcher): fetch it now. */
+  onWarm: () => void
 }
 
 /** The last finished assistant reply or caption, for the aria-live region: announced once, never word by word. */
@@ -37,7 +41,9 @@ export const App = ({
   mode,
   voiceInput,
   voice,
+  Panel,
   onToggle,
+  onWarm,
 }: AppProps) => {
   const strings = stringsFor(language)
   const launcherRef = useRef<HTMLButtonElement>(null)
@@ -46,13 +52,17 @@ export const App = ({
   const micRef = useRef<HTMLButtonElement>(null)
   const isInline = position === 'inline'
   const isOpen = isInline || model.isOpen.value
-  const wasOpen = useRef(isOpen)
-  useEffect(() => {
+  // Opened before its chunk arrived: the panel shows (and takes the focus) once it has.
+  const isShown = isOpen && Panel !== null
+  const wasShown = useRef(isShown)
+  // In the commit that shows the panel, not a frame later: the panel may arrive at any moment (its
+  // chunk), and nothing should see it, or type into it, before the focus is in it.
+  useLayoutEffect(() => {
     // Focus follows the panel: into it on open, back to the launcher on close (keyboard users).
-    if (isOpen && !wasOpen.current) (inputRef.current ?? micRef.current)?.focus()
-    if (!isOpen && wasOpen.current) launcherRef.current?.focus()
-    wasOpen.current = isOpen
-  }, [isOpen])
+    if (isShown && !wasShown.current) (inputRef.current ?? micRef.current)?.focus()
+    if (!isShown && wasShown.current) launcherRef.current?.focus()
+    wasShown.current = isShown
+  }, [isShown])
   const classes = ['root', theme, isInline ? 'inline' : `floating ${position}`].join(' ')
   // Urdu and Sindhi words arrive with their chunk: nothing shows in another language meanwhile.
   if (!strings) return null
@@ -63,7 +73,7 @@ export const App = ({
       lang={language}
       style={accent ? { '--parley-accent': accent } : undefined}
     >
-      {isOpen && (
+      {isShown && (
         <Panel
           model={model}
           strings={strings}
@@ -84,6 +94,7 @@ export const App = ({
           strings={strings}
           buttonRef={launcherRef}
           onClick={() => onToggle(!isOpen)}
+          onWarm={onWarm}
         />
       )}
       <div class="visually-hidden" aria-live="polite" role="status">

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals'
 import type { ComponentChildren, Ref } from 'preact'
-import { type ChatModel, MAX_MESSAGE_LENGTH } from '../chat/model.ts'
+import { MAX_MESSAGE_LENGTH } from '../chat/contract.ts'
+import type { ChatModel } from '../chat/model.ts'
 import type { Strings } from '../i18n.ts'
 
 // The counter appears once a message gets long enough for the limit to matter.

@@ -7,12 +7,15 @@ export const Launcher = ({
   unread,
   strings,
   onClick,
+  onWarm,
   buttonRef,
 }: {
   isOpen: boolean
   unread: number
   strings: Strings
   onClick: () => void
+  /** Pointer over or focus on the button: the panel's chunk is fetched before the click. */
+  onWarm: () => void
   buttonRef: Ref<HTMLButtonElement>
 }) => {
   const label = isOpen ? strings.closeChat : strings.openChat
@@ -25,6 +28,8 @@ export const Launcher = ({
       aria-expanded={isOpen}
       aria-label={unread > 0 && !isOpen ? `${label} (${format(strings.unread, { count: unread })})` : label}
       onClick={onClick}
+      onPointerEnter={onWarm}
+      onFocus={onWarm}
     >
       <svg viewBox="0 0 24 24" aria-hidden="true">
         {isOpen ? (

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CallRequest, VoiceChunk } from './contract.ts'
-import { createVoiceModel, isTextFallback } from './model.ts'
+import { createVoiceModel } from './model.ts'
+import { isTextFallback } from './text-fallback.ts'
 
 /** A voice chunk that records what it was asked and lets the test play LiveKit's part. */
 const createFakeChunk = () => {

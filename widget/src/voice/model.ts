@@ -4,14 +4,6 @@ import type { Caption, Continuation, VoiceCall, VoiceChunk, VoiceFailure, VoiceS
 
 export type { VoiceState }
 
-/** After these the panel points the visitor back to typing (anchors dead-end here). */
-export const isTextFallback = (failure: VoiceFailure | null) =>
-  failure === 'voice_off' ||
-  failure === 'mic_denied' ||
-  failure === 'no_device' ||
-  failure === 'webrtc_blocked' ||
-  failure === 'agent_unavailable'
-
 export type VoiceModelOptions = Credentials & {
   /** Fetches the voice chunk; called on the first call only. */
   load: () => Promise<VoiceChunk>

@@ -188,6 +188,12 @@ export const ZEnvironment = z.object({
   EXPORT_MAX_ROWS: wholeNumber(9, 'rows', 1).default(2_000_000),
   /** How often a streaming reply's text so far is stored (a crash loses at most this much). */
   CHAT_CHECKPOINT_MS: wholeNumber(6, 'milliseconds', 50).default(1000),
+  /** A client has this long to send a request's headers (slow-loris bound). */
+  HTTP_HEADERS_TIMEOUT_MS: wholeNumber(7, 'milliseconds', 100).default(20_000),
+  /** ...and this long to send the whole request, body included (a 10 MiB CSV on a slow line). */
+  HTTP_REQUEST_TIMEOUT_MS: wholeNumber(8, 'milliseconds', 100).default(600_000),
+  /** An idle keep-alive connection is closed after this (above a load balancer's usual 60 s). */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(7, 'milliseconds', 100).default(65_000),
   /** How often an instance says it is alive; silent for three beats, its work is taken over. */
   INSTANCE_HEARTBEAT_MS: wholeNumber(6, 'milliseconds', 50).default(2000),
   CHAT_MIN_BALANCE_USD: usdAmount.default(0.01),

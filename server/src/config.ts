@@ -117,6 +117,11 @@ export type Config = Readonly<{
   instanceHeartbeatMs: number
   /** Exports of more records are refused when asked for (EXPORT_MAX_ROWS). */
   exportMaxRows: number
+  /**
+   * The HTTP server's time-outs: for a request's headers, for the whole request (receiving it,
+   * not answering it, so streams are not cut), for an idle keep-alive connection.
+   */
+  httpTimeouts: Readonly<{ headersMs: number; requestMs: number; keepAliveMs: number }>
   /** Null: the built-in catalogue of models, voices and functions. */
   catalogueFile: string | null
   /** Webhook retries wait base, 4×, 16×, 64× this. */
@@ -272,6 +277,12 @@ export const loadConfig = (env: Environment = process.env): Config => {
     batchRetryBaseMs: vars.BATCH_RETRY_BASE_MS,
     batchStaleClaimMs: vars.BATCH_STALE_CLAIM_MS,
     exportMaxRows: vars.EXPORT_MAX_ROWS,
+    httpTimeouts: Object.freeze({
+      // Node refuses a headers time-out longer than the request's.
+      headersMs: Math.min(vars.HTTP_HEADERS_TIMEOUT_MS, vars.HTTP_REQUEST_TIMEOUT_MS),
+      requestMs: vars.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    }),
     instanceHeartbeatMs: vars.INSTANCE_HEARTBEAT_MS,
     chatCheckpointMs: vars.CHAT_CHECKPOINT_MS,
     catalogueFile: vars.CATALOGUE_FILE ? resolve(vars.CATALOGUE_FILE) : null,

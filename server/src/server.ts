@@ -1,6 +1,7 @@
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
+import type { Logger } from 'pino'
 import { ulid } from 'ulid'
 import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
@@ -12,6 +13,7 @@ import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
+import { startExportRecovery } from './export/service.ts'
 import { createLogger } from './http/logger.ts'
 import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
@@ -38,11 +40,26 @@ export type RunningServer = {
   stop: () => Promise<void>
 }
 
-const listen = (app: Express, port: number) =>
+/**
+ * Listens with explicit time-outs: a client that never finishes its headers (slow loris) or its
+ * request is answered 408 and dropped, an idle keep-alive connection is closed. None applies to an
+ * answer being sent, so SSE streams and downloads run as long as they need. Expired connections
+ * are looked for at least twice per headers time-out.
+ */
+const listen = (app: Express, { port, timeouts }: { port: number; timeouts: Config['httpTimeouts'] }) =>
   new Promise<Server>((resolve, reject) => {
-    const server = app.listen(port)
+    const server = createServer(
+      {
+        headersTimeout: timeouts.headersMs,
+        requestTimeout: timeouts.requestMs,
+        keepAliveTimeout: timeouts.keepAliveMs,
+        connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 2)),
+      },
+      app,
+    )
     server.once('listening', () => resolve(server))
     server.once('error', reject)
+    server.listen(port)
   })
 
 /** Stops accepting, lets in-flight requests finish for up to the grace period, then cuts the rest. */
@@ -66,14 +83,16 @@ export const start = async ({
   seedDemo = false,
   extendApp,
   clock = systemClock,
+  logger = createLogger(config),
 }: {
   config: Config
   seedDemo?: boolean
   extendApp?: ExtendApp
   /** Tests steer batch scheduling and calling windows with a fake clock. */
   clock?: Clock
+  /** Where log lines go; pino on stdout at LOG_LEVEL unless given (tests read what is logged). */
+  logger?: Logger
 }): Promise<RunningServer> => {
-  const logger = createLogger(config)
   const database = await openDatabase(config, { logger })
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))
@@ -106,6 +125,7 @@ export const start = async ({
     const stopReplyRecovery = startReplyRecovery(ctx)
     if (config.role !== 'api') await ctx.jobs.start()
     const dialer = config.role === 'api' ? null : startDialer(ctx)
+    const stopExportRecovery = config.role === 'api' ? () => {} : startExportRecovery(ctx)
     const demo = seedDemo ? await ensureDemoTenant(ctx) : null
 
     let url = config.publicBaseUrl ?? `http://localhost:${config.port}`
@@ -117,7 +137,10 @@ export const start = async ({
       extend: extendApp,
       demo: demo?.tenant ?? null,
     })
-    const server = config.role === 'worker' ? null : await listen(app, config.port)
+    const server =
+      config.role === 'worker'
+        ? null
+        : await listen(app, { port: config.port, timeouts: config.httpTimeouts })
     if (server && !config.publicBaseUrl) url = `http://localhost:${(server.address() as AddressInfo).port}`
     const stopHousekeeping = startIdempotencyHousekeeping(ctx)
     logger.info({ url, role: config.role, embeddedDatabase: database.isEmbedded }, 'parley started')
@@ -135,6 +158,7 @@ export const start = async ({
         await stopReplyRecovery()
         await stopHeartbeat()
         await dialer?.stop()
+        stopExportRecovery()
         await ctx.jobs.stop()
         ctx.streams.close()
         await ctx.signals.close()

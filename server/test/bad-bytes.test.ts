@@ -1,6 +1,8 @@
+import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createKey, signUp } from './helpers/accounts.ts'
+import { captureLog, logLevels } from './helpers/capture-log.ts'
 import { createChatSession, createTextAgent } from './helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
@@ -10,9 +12,10 @@ let llm: FakeLlm
 let key: string
 let agentId: string
 let studioToken: string
+const log = captureLog({ level: 'warn' })
 beforeAll(async () => {
   llm = await startFakeLlm()
-  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl } })
+  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl }, logger: log.logger })
   const owner = await signUp(server)
   studioToken = owner.token
   key = (await createKey(server, owner.token)).key
@@ -75,6 +78,67 @@ describe('bad bytes answer 4xx, never 500', () => {
     expect(await unknown.json()).toMatchObject({ code: 'unsupported_media_type' })
     const broken = await rawPost('/v1/chat/sessions', 'not gzip at all', { 'content-encoding': 'gzip' })
     expect(broken.status).toBe(400)
+  })
+
+  it('a body that does not decode as its gzip, deflate or br says so (400 invalid_encoding)', async () => {
+    const truncated = gzipSync(JSON.stringify({ agent_id: agentId })).subarray(0, 12)
+    for (const [encoding, body] of [
+      ['gzip', Buffer.from('not gzip at all')],
+      ['gzip', truncated],
+      ['deflate', Buffer.from('not deflate')],
+      ['br', Buffer.from('not brotli at all')],
+    ] as const) {
+      const response = await rawPost('/v1/chat/sessions', body, { 'content-encoding': encoding })
+      expect({ encoding, status: response.status, body: await response.json() }).toEqual({
+        encoding,
+        status: 400,
+        body: {
+          detail: 'Request body could not be decoded as its Content-Encoding says (gzip, deflate or br)',
+          code: 'invalid_encoding',
+        },
+      })
+    }
+  })
+
+  it('a client that hangs up mid-body is logged as its abort (499 at warn), never as a failure', async () => {
+    const hangUp = (head: string, partial: string) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
+          socket.write(`${head}\r\n\r\n${partial}`, () => {
+            // The body's first bytes are in; the rest never comes.
+            setImmediate(() => {
+              socket.destroy()
+              resolve()
+            })
+          })
+        })
+        socket.on('error', reject)
+      })
+    const before = log.lines.length
+    const requestHead = (path: string, type: string) =>
+      [
+        `POST ${path} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `Content-Type: ${type}`,
+        'Content-Length: 100000',
+        `X-API-Key: ${key}`,
+      ].join('\r\n')
+    await hangUp(requestHead('/v1/agents', 'application/json'), '{"name":"Half')
+    await hangUp(
+      requestHead('/batch/create', 'multipart/form-data; boundary=b'),
+      '--b\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\n\r\nphone\n+1415',
+    )
+    await vi.waitFor(
+      () => {
+        const aborted = log.lines.slice(before).filter((line) => line.res?.statusCode === 499)
+        expect(aborted.map((line) => [line.level, (line.req as { url: string }).url])).toEqual([
+          [logLevels.warn, '/v1/agents'],
+          [logLevels.warn, '/batch/create'],
+        ])
+      },
+      { timeout: 5000, interval: 20 },
+    )
+    expect(log.lines.slice(before).filter((line) => line.level >= logLevels.error)).toEqual([])
   })
 
   it('a gzip bomb is held to the body limit after inflation (413)', async () => {

@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import type { RouteTable } from '../src/http/route-table.ts'
 import { createKey, signUp } from './helpers/accounts.ts'
+import { createBatchTenant, rawMultipart } from './helpers/batch.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /**
  * Property-based fuzzing of every route in the route table: inputs are generated from each
  * route's own zod schemas (right shapes with edge values) mixed with hostile strings, and the
- * server must never answer 500 (503 only names a dependency the test server lacks). One shared server; runs per route are bounded to keep it cheap.
+ * server must never answer 500 (503 only names a dependency the test server lacks). Routes that
+ * take a form get multipart bodies with CSV files of hostile cells and bytes; routes that page by
+ * cursor get crafted cursors. One shared server; runs per route are bounded to keep it cheap.
  */
 
 const hostileStrings = [
@@ -121,9 +124,128 @@ const asQuery = (value: unknown) => {
   return pairs.length > 0 ? `?${pairs.join('&')}` : ''
 }
 
+/** A timestamp as a client might forge one: real instants, impossible dates, odd offsets, junk. */
+const forgedTime = fc.oneof(
+  fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        year: fc.integer({ min: 0, max: 9999 }),
+        month: fc.integer({ min: 0, max: 13 }),
+        day: fc.integer({ min: 0, max: 32 }),
+        hour: fc.integer({ min: 0, max: 25 }),
+        minute: fc.integer({ min: 0, max: 61 }),
+        fraction: fc.constantFrom('', '.1', '.123456', '.1234567'),
+        zone: fc.constantFrom('Z', '+23:59', '-15:59', '+14:00', '+00:60', '', '+1400'),
+      })
+      .map(({ year, month, day, hour, minute, fraction, zone }) => {
+        const two = (n: number) => String(n).padStart(2, '0')
+        return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:00${fraction}${zone}`
+      }),
+  },
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.constantFrom(...hostileStrings.filter((text) => text.length < 100)),
+)
+const forgedId = fc.oneof(
+  { arbitrary: fc.stringMatching(/^[0-9A-Z]{26}$/), weight: 3 },
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.constantFrom('a\u0000b', '', '\ud800', "' OR 1=1 --", '%00'),
+  fc.integer(),
+)
+/** Cursors a client could craft: base64url JSON pairs of forged parts, other JSON, plain junk. */
+const forgedCursor = fc.oneof(
+  {
+    arbitrary: fc
+      .tuple(forgedTime, forgedId)
+      .map((pair) => Buffer.from(JSON.stringify(pair)).toString('base64url')),
+    weight: 4,
+  },
+  fc
+    .anything({ maxDepth: 2 })
+    .map((value) => Buffer.from(JSON.stringify(value) ?? 'null').toString('base64url')),
+  fc.string({ maxLength: 60 }),
+)
+
+/** A CSV cell: phones, empties, quotes, NUL, line breaks, binary junk, the names objects treat specially. */
+const csvCell = fc.oneof(
+  fc.constantFrom(
+    '+14155550111',
+    '+14155550112',
+    '+1415555',
+    '',
+    '"',
+    'a"b',
+    '"q,"',
+    '\r\n',
+    '\u0000',
+    'é€𝕏',
+  ),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'phone', 'name', 'Phone '),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+)
+/** Bytes no text may hold spliced into `text`: NUL, or sequences that are not UTF-8. */
+const spliced = (text: fc.Arbitrary<string>) =>
+  fc
+    .record({
+      text,
+      at: fc.nat(),
+      bytes: fc.constantFrom(
+        [0x00],
+        [0xff],
+        [0xc3, 0x28],
+        [0xe2, 0x82],
+        [0xed, 0xa0, 0x80],
+        [0xef, 0xbb, 0xbf],
+      ),
+    })
+    .map(({ text, at, bytes }) => {
+      const encoded = Buffer.from(text)
+      const cut = at % (encoded.length + 1)
+      return Buffer.concat([encoded.subarray(0, cut), Buffer.from(bytes), encoded.subarray(cut)])
+    })
+const csvRow = fc.array(csvCell, { minLength: 1, maxLength: 5 }).map((cells) => cells.join(','))
+/** A row of the usual file: a valid phone, then hostile cells. */
+const contactRow = fc
+  .tuple(fc.integer({ min: 100, max: 999 }), csvCell, csvCell)
+  .map(([n, name, note]) => `+14155550${n},${name},${note}`)
+/**
+ * A file: mostly the usual header and valid phones with hostile cells (so the request goes all
+ * the way), sometimes any rows, sometimes with bytes no text may hold spliced in.
+ */
+const csvText = fc
+  .record({
+    header: fc.oneof(
+      { arbitrary: fc.constant('phone,name,note'), weight: 3 },
+      { arbitrary: csvRow, weight: 1 },
+    ),
+    rows: fc.array(fc.oneof({ arbitrary: contactRow, weight: 3 }, { arbitrary: csvRow, weight: 1 }), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+  })
+  .map(({ header, rows }) => [header, ...rows].join('\n'))
+const csvFile = fc.oneof(
+  { arbitrary: csvText.map((text) => Buffer.from(text)), weight: 2 },
+  { arbitrary: spliced(csvText), weight: 1 },
+)
+/** A form field's bytes: a fitting value, one with bytes no text may hold spliced in, hostile text, junk. */
+const formValue = (fitting: string[]) =>
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...fitting).map((text) => Buffer.from(text)), weight: 4 },
+    { arbitrary: spliced(fc.constantFrom(...fitting)), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(...hostileStrings).map((text) => Buffer.from(text.slice(0, 2000))),
+      weight: 1,
+    },
+    { arbitrary: fc.uint8Array({ maxLength: 12 }).map((bytes) => Buffer.from(bytes)), weight: 1 },
+  )
+
 let server: TestServer
 let table: RouteTable | undefined
 let credentials: Record<string, Record<string, string>>
+let organizationId: string
+let batchTenant: Awaited<ReturnType<typeof createBatchTenant>>
 beforeAll(async () => {
   server = await startTestServer({
     env: { ROLE: 'api' },
@@ -132,7 +254,9 @@ beforeAll(async () => {
     },
   })
   const owner = await signUp(server)
+  organizationId = owner.organization.id
   const key = (await createKey(server, owner.token)).key
+  batchTenant = await createBatchTenant(server)
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
   credentials = {
     none: {},
@@ -190,4 +314,70 @@ describe('fuzzing every route', () => {
     }
     expect(failures).toEqual([])
   }, 600_000)
+
+  it('answers no 500 to multipart forms with hostile fields and CSV files', async () => {
+    const routes = (table?.definitions ?? []).filter((route) => route.multipartBody)
+    expect(routes.map((route) => route.path).sort()).toEqual(['/batch/create', '/batch/preview'])
+    const failures: string[] = []
+    /** Absent most of the time: a field present is one more way for the request to stop early. */
+    const sometimes = <T>(value: fc.Arbitrary<T>) =>
+      fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: value, weight: 1 })
+    const form = fc.record({
+      fromPhoneNumberId: formValue([batchTenant.phoneNumberId]),
+      name: formValue(['Spring renewals']),
+      description: sometimes(formValue(['Customers up for renewal'])),
+      timezone: sometimes(formValue(['UTC', 'Asia/Karachi'])),
+      concurrentCallLimit: sometimes(formValue(['5'])),
+      callingWindow: sometimes(formValue(['{"start":"09:00","end":"17:00","days":["mon"]}'])),
+      extra: sometimes(fc.tuple(fc.constantFrom('__proto__', 'unknown', 'a\u0000b'), formValue(['x']))),
+      file: csvFile,
+    })
+    for (const route of routes) {
+      await fc.assert(
+        fc.asyncProperty(form, async ({ file, extra, ...named }) => {
+          const fields = Object.entries(named).flatMap(
+            ([name, value]): Array<[string, Buffer]> => (value === null ? [] : [[name, value]]),
+          )
+          if (extra) fields.push(extra)
+          const { body, contentType } = rawMultipart(fields, file)
+          const response = await server.request(route.path, {
+            method: 'POST',
+            headers: { 'x-api-key': batchTenant.key, 'content-type': contentType },
+            body,
+          })
+          const text = await response.text()
+          const isCrash = response.status >= 500
+          if (isCrash) failures.push(`${route.path} → ${response.status} ${text}`)
+          return !isCrash
+        }),
+        { numRuns: 60, endOnFailure: true },
+      )
+    }
+    expect(failures).toEqual([])
+  }, 120_000)
+
+  it('answers no 500 to crafted cursors on every route that pages by cursor', async () => {
+    const routes = (table?.definitions ?? []).filter(
+      (route) => route.query && 'cursor' in (route.query as z.ZodObject).shape,
+    )
+    expect(routes.length).toBeGreaterThanOrEqual(3)
+    const failures: string[] = []
+    for (const route of routes) {
+      const path = route.path.replace('{orgId}', organizationId)
+      expect(path).not.toMatch(/\{/)
+      await fc.assert(
+        fc.asyncProperty(forgedCursor, async (cursor) => {
+          const response = await server.request(`${path}?cursor=${encode(cursor)}`, {
+            headers: credentials[route.auth],
+          })
+          const text = await response.text()
+          const isCrash = response.status >= 500
+          if (isCrash) failures.push(`${path} cursor=${cursor} → ${response.status} ${text}`)
+          return !isCrash && response.status !== 404
+        }),
+        { numRuns: 40, endOnFailure: true },
+      )
+    }
+    expect(failures).toEqual([])
+  }, 120_000)
 })

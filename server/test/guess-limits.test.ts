@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Session } from '@parley/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PASSWORD, uniqueEmail } from './helpers/accounts.ts'
+import { createKey, PASSWORD, uniqueEmail } from './helpers/accounts.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 // Each test claims its own client address through X-Forwarded-For (the loopback proxy is
@@ -19,7 +19,7 @@ beforeAll(async () => {
       SIGNIN_ATTEMPTS_PER_ACCOUNT: '10',
       SIGNIN_ATTEMPTS_PER_ADDRESS: '15',
       SIGNUPS_PER_ADDRESS: '3',
-      KEY_FAILURES_PER_ADDRESS: '5',
+      KEY_FAILURES_PER_ADDRESS: '30',
     },
   })
 })
@@ -78,6 +78,21 @@ describe('sign-in', () => {
     for (let i = 0; i < 12; i++) expect((await logIn(owner.user.email, PASSWORD, address)).status).toBe(200)
   })
 
+  it('lets a user who signed in from an address in after a guesser there spent its budget', async () => {
+    const owner = await signUpOwner()
+    const office = freshAddress()
+    expect((await logIn(owner.user.email, PASSWORD, office)).status).toBe(200)
+    for (let i = 0; i < 15; i++)
+      expect((await logIn(uniqueEmail('nobody'), 'guess', office)).status).toBe(401)
+    await expectLimited(await logIn(uniqueEmail('nobody'), 'guess', office), { limit: 15 })
+    // The office's user: the address budget is not theirs to pay; their account's budget still is.
+    expect((await logIn(owner.user.email, PASSWORD, office)).status).toBe(200)
+    expect((await logIn(owner.user.email, 'wrong', office)).status).toBe(401)
+    // An account never signed in from there waits the window out like any guess.
+    const newcomer = await signUpOwner()
+    await expectLimited(await logIn(newcomer.user.email, PASSWORD, office), { limit: 15 })
+  })
+
   it('limits attempts per address across accounts', async () => {
     const address = freshAddress()
     for (let i = 0; i < 15; i++) {
@@ -122,8 +137,8 @@ describe('API keys', () => {
         },
         ...(method === 'POST' ? { json: { agent_id: 'nope' } } : {}),
       })
-    for (let i = 0; i < 5; i++) expect((await tryKey('/v1/organization')).status).toBe(401)
-    expect(await expectLimited(await tryKey('/v1/organization'), { limit: 5 })).toMatchObject({
+    for (let i = 0; i < 30; i++) expect((await tryKey('/v1/organization')).status).toBe(401)
+    expect(await expectLimited(await tryKey('/v1/organization'), { limit: 30 })).toMatchObject({
       success: false,
       code: 'rate_limited',
     })
@@ -137,5 +152,35 @@ describe('API keys', () => {
       },
     })
     expect(other.status).toBe(401)
+  })
+
+  it('lets the office behind a guesser’s NAT keep using its key, and tells the guesser nothing more', async () => {
+    const owner = await signUpOwner()
+    const { key: officeKey, id: officeKeyId } = await createKey(server, owner.token)
+    const unusedKey = (await createKey(server, owner.token)).key
+    const office = freshAddress()
+    const call = (key: string, address: string) =>
+      server.request('/v1/organization', {
+        headers: { 'x-api-key': key, 'x-forwarded-for': address, 'x-forwarded-proto': 'https' },
+      })
+    const guess = () => call(`pk_live_${randomBytes(30).toString('base64url')}`, office)
+    // The office works with its key all day.
+    expect((await call(officeKey, office)).status).toBe(200)
+    for (let i = 0; i < 30; i++) expect((await guess()).status).toBe(401)
+    await expectLimited(await guess(), { limit: 30 })
+    // The office's key still passes, again and again, and spends nothing.
+    for (let i = 0; i < 3; i++) expect((await call(officeKey, office)).status).toBe(200)
+    // Every other guess is refused, valid or not: a key never used from there cannot be told
+    // from a wrong one. The same key from another address works.
+    await expectLimited(await guess(), { limit: 30 })
+    await expectLimited(await call(unusedKey, office), { limit: 30 })
+    expect((await call(unusedKey, freshAddress())).status).toBe(200)
+    // A known key that is revoked is refused like a guess.
+    const revoked = await server.request(`/api/api-keys/${officeKeyId}/revoke`, {
+      method: 'POST',
+      token: owner.token,
+    })
+    expect(revoked.status).toBe(200)
+    await expectLimited(await call(officeKey, office), { limit: 30 })
   })
 })

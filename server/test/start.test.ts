@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-start-'))
@@ -11,11 +14,24 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** Runs `npm start`'s server entry as a person would, on the embedded defaults, and reads the block. */
-const startMain = async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+const mainScript = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+const tsxLoader = import.meta.resolve('tsx')
+
+/**
+ * Runs `npm start`'s server entry as a person would, on the embedded defaults unless `env` says
+ * otherwise, from `cwd` (the repository unless given), and reads the block.
+ */
+const startMain = async ({
+  env = { DATA_DIR: dataDir },
+  cwd,
+}: {
+  env?: Record<string, string>
+  cwd?: string
+} = {}) => {
+  const child = spawn(process.execPath, ['--import', tsxLoader, mainScript], {
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   })
   children.push(child)
   let output = ''
@@ -39,9 +55,10 @@ const startMain = async () => {
   return { child, output, url: field('Parley is running at'), field }
 }
 
+/** The exit code after SIGTERM, or the signal that ended the process instead. */
 const stopMain = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => resolve(code))
+  new Promise<number | string | null>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal))
     child.kill('SIGTERM')
   })
 
@@ -109,3 +126,58 @@ describe('npm start on an empty DATA_DIR', { timeout: 150_000 }, () => {
     expect(await stopMain(second.child)).toBe(0)
   })
 })
+
+// With DATABASE_URL set nothing makes DATA_DIR (the embedded database and generated secrets did):
+// the first start wrote demo.json into a directory that did not exist, after the demo was
+// committed, and every later start went without the demo's lines.
+describe.runIf(process.env.TEST_DATABASE_URL)(
+  'npm start with DATABASE_URL and no DATA_DIR',
+  { timeout: 150_000 },
+  () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'parley-start-pg-'))
+    const name = `parley_start_${randomBytes(6).toString('hex')}`
+    const adminUrl = process.env.TEST_DATABASE_URL ?? ''
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      await client.query(statement)
+      await client.end()
+    }
+    // Set when the test runs: describe's body runs in embedded mode too, to list what it skips.
+    const env = () => ({
+      DATABASE_URL: Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString(),
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    })
+    afterAll(async () => {
+      if (!adminUrl) return
+      await admin(`drop database if exists ${name} with (force)`)
+      rmSync(workDir, { recursive: true, force: true })
+    })
+
+    it('prints the demo block on the first start, and again once demo.json is lost', async () => {
+      await admin(`create database ${name}`)
+      const secrets = env()
+      const first = await startMain({ env: secrets, cwd: workDir })
+      expect(first.field('Owner login')).toMatch(/^demo@parley\.test\s+\/\s+\S+$/)
+      expect(first.field('Widget key')).toMatch(/^tk_widget_[\w-]{32}$/)
+      expect(existsSync(join(workDir, '.data', 'demo.json'))).toBe(true)
+      // How it stops is the first describe's subject; here only that it has stopped.
+      await stopMain(first.child)
+
+      rmSync(join(workDir, '.data', 'demo.json'))
+      const second = await startMain({ env: secrets, cwd: workDir })
+      expect(second.field('Demo agents')).toBe(first.field('Demo agents'))
+      expect(second.field('Owner login')).not.toBe(first.field('Owner login'))
+      const [email, password] = second.field('Owner login').split(/\s+\/\s+/)
+      const login = await fetch(`${second.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      })
+      expect(login.status).toBe(200)
+      await stopMain(second.child)
+    })
+  },
+)

@@ -47,6 +47,8 @@ export const errorCodes = [
   'https_required',
   // bytes no input may hold: NUL, invalid UTF-8, malformed percent-escapes, over-deep JSON
   'invalid_encoding',
+  // the client hung up before its request body was read (logged as 499; nobody hears the answer)
+  'client_closed_request',
   // api keys
   'origin_not_allowed',
   'key_revoked',

@@ -1,3 +1,5 @@
+import { parse } from 'csv-parse/sync'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { roomNameFor } from '../../server/src/batch/dialer/dial-contact.ts'
 import { priceReply } from '../../server/src/chat/billing.ts'
@@ -21,7 +23,7 @@ import { startTestServer, type TestServer } from '../../server/test/helpers/test
 
 /**
  * kill -9 as a power failure would: real server processes on the real PostgreSQL and Redis, killed
- * mid-reply and mid-dial, replaced by new ones. Nothing written is lost, nobody is dialled twice,
+ * mid-reply, mid-dial and mid-export, replaced by new ones. Nothing written is lost, nobody is dialled twice,
  * the session goes on, and the job finishes within a bound. Heartbeats of 100 ms: a dead process
  * is known as dead 300 ms after its last beat.
  */
@@ -236,5 +238,72 @@ describe('kill -9 mid-dial', () => {
     )
     expect((await attemptsOf(keeper, batchJobId)).length).toBe(phones.length)
     process.stdout.write(`  the job finished ${recoverySeconds.toFixed(1)} s after its worker was killed\n`)
+  })
+})
+
+describe('kill -9 mid-export', () => {
+  it('writes the export again, whole, within the bound instead of after the job lock’s five minutes', async () => {
+    const team = await createTeam(keeper)
+    // 60,000 ledger rows: a file of many pieces, long enough in the writing to be cut.
+    const rows = 60_000
+    await sql`insert into credit_ledger (id, organization_id, amount_micros, balance_after_micros, kind, reason, created_at)
+      select 'L' || lpad(n::text, 7, '0'), ${team.organizationId}, 1000, 1000 * n, 'grant', 'Faults ' || n,
+        timestamptz '2026-01-01T00:00:00Z' + make_interval(secs => n)
+      from generate_series(1, ${rows}) n`.execute(keeper.ctx.db)
+    // The earlier tests' processes run jobs too: only the one killed here may take this export.
+    for (const spawned of processes) await spawned.kill()
+    const first = await spawnServer('worker')
+    const created = await keeper.request('/api/export', {
+      method: 'POST',
+      token: team.owner.session.token,
+      json: { kind: 'ledger', format: 'csv' },
+    })
+    expect(created.status).toBe(202)
+    const { id } = (await created.json()) as { id: string }
+    const progress = () =>
+      keeper.ctx.db
+        .selectFrom('exports')
+        .select(['status', 'rows_done', 'runs', 'instance_id'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    // Mid-export: pieces written, far from the end.
+    await vi.waitFor(
+      async () => {
+        const now = await progress()
+        expect(now.status).toBe('running')
+        expect(now.rows_done).toBeGreaterThan(0)
+      },
+      { timeout: 30_000, interval: 20 },
+    )
+    await first.kill()
+    const killedAt = performance.now()
+    const cut = await progress()
+    expect(cut.status).toBe('running')
+    expect(cut.rows_done).toBeLessThan(rows)
+
+    await spawnServer('worker')
+    const readyAt = performance.now()
+    // Taken over as soon as the new worker's first sweep sees the silence, then written whole.
+    await vi.waitFor(async () => expect((await progress()).runs).toBe(2), {
+      timeout: RECOVERY_BOUND_MS,
+      interval: 50,
+    })
+    const takeoverSeconds = (performance.now() - killedAt) / 1000
+    const afterReadySeconds = (performance.now() - readyAt) / 1000
+    await vi.waitFor(async () => expect((await progress()).status).toBe('completed'), {
+      timeout: RECOVERY_BOUND_MS,
+      interval: 100,
+    })
+    const recoverySeconds = (performance.now() - killedAt) / 1000
+    expect((await progress()).runs).toBe(2)
+    const download = await keeper.request(`/api/export/${id}/download`, { token: team.owner.session.token })
+    expect(download.status).toBe(200)
+    const records = parse(await download.text(), { columns: true }) as Array<{ id: string }>
+    // The trial grant and every inserted row, once each.
+    expect(records).toHaveLength(rows + 1)
+    expect(new Set(records.map((record) => record.id)).size).toBe(rows + 1)
+    process.stdout.write(
+      `  the export was taken over ${takeoverSeconds.toFixed(1)} s (${afterReadySeconds.toFixed(1)} s after a new worker was ready) and completed ${recoverySeconds.toFixed(1)} s after its worker was killed (cut at ${cut.rows_done} of ${rows + 1} rows)\n`,
+    )
   })
 })

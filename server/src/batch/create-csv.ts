@@ -37,8 +37,12 @@ export const MAX_CSV_FIELD_CHARS = 4 * 1024
 
 const limitError = (code: ErrorCode, detail: string) => AppError.badRequest(`Invalid CSV: ${detail}`, code)
 
-/** Checks one record as it arrives; the header gets the header limits. */
-const checkRecord = (record: string[], isHeader: boolean) => {
+/** Checks one record as it arrives (`row` counts from 1, the header); the header gets the header limits. */
+const checkRecord = (record: string[], row: number) => {
+  const isHeader = row === 1
+  // PostgreSQL cannot store NUL in text; preview would echo it and create fail on it.
+  if (record.some((cell) => cell.includes('\u0000')))
+    throw invalidCsv(`${isHeader ? 'the header' : `row ${row}`} holds a NUL character`)
   if (isHeader) {
     if (record.length > MAX_CSV_COLUMNS)
       throw limitError('csv_too_many_columns', `the header has more than ${MAX_CSV_COLUMNS} columns`)
@@ -73,6 +77,10 @@ export const parseCsvStream = (stream: Readable): Promise<ParsedCsv> =>
       max_record_size: MAX_CSV_ROW_CHARS,
     })
     const hash = createHash('sha256')
+    // The bytes must be UTF-8: csv-parse would read others as U+FFFD and store that as if sent.
+    // A fatal streaming decoder checks sequences split between chunks too.
+    const utf8 = new TextDecoder('utf-8', { fatal: true })
+    const notUtf8 = () => invalidCsv('the file is not UTF-8 text (save it as CSV UTF-8)')
     const records: string[][] = []
     let bytes = 0
     let settled = false
@@ -88,7 +96,7 @@ export const parseCsvStream = (stream: Readable): Promise<ParsedCsv> =>
     parser.on('readable', () => {
       try {
         for (let record = parser.read(); record !== null && !settled; record = parser.read()) {
-          checkRecord(record, records.length === 0)
+          checkRecord(record, records.length + 1)
           if (records.length > MAX_CSV_ROWS)
             throw AppError.badRequest(
               `The file has more than ${MAX_CSV_ROWS} rows; a job takes at most ${batchLimits.maxContacts} contacts`,
@@ -103,12 +111,23 @@ export const parseCsvStream = (stream: Readable): Promise<ParsedCsv> =>
     parser.on('error', fail)
     parser.on('end', () => {
       if (settled) return
+      try {
+        utf8.decode()
+      } catch {
+        return fail(notUtf8())
+      }
       settled = true
       resolve({ records, sha256: hash.digest('hex'), bytes })
     })
     stream.on('data', (chunk: Buffer) => {
+      if (settled) return
       hash.update(chunk)
       bytes += chunk.length
+      try {
+        utf8.decode(chunk, { stream: true })
+      } catch {
+        fail(notUtf8())
+      }
     })
     stream.on('error', fail)
     stream.pipe(parser)
@@ -145,6 +164,11 @@ export const readCsvContacts = async (parsed: string[][]): Promise<CsvReadout> =
   const names = header.map((column) => column.trim())
   const named = names.filter((name) => name !== '').map((name) => name.toLowerCase())
   if (new Set(named).size !== named.length) throw invalidCsv('column names repeat')
+  // A JavaScript object cannot hold `__proto__` as a plain key (assigning it sets the prototype),
+  // so such a column would vanish without a word: it is refused instead. `constructor`,
+  // `prototype` and every other name are kept as given.
+  if (names.includes('__proto__'))
+    throw invalidCsv('a column may not be named __proto__; rename it (for instance proto)')
   const phoneAt = columnIndex(names, 'phone')
   if (phoneAt < 0)
     throw AppError.badRequest(

@@ -2,6 +2,7 @@ import { batchLimits } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
 import multer from 'multer'
 import { AppError } from '../http/app-error.ts'
+import { findBadJson } from '../http/input-guard.ts'
 import { type ParsedCsv, parseCsvStream } from './create-csv.ts'
 
 /** An uploaded CSV as the request carried it: parsed as it arrived, with its hash and size. */
@@ -27,8 +28,10 @@ const csvUpload = multer({
   limits: { fileSize: batchLimits.maxCsvBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 },
 }).single('file')
 
-const toAppError = (error: unknown) => {
+const toAppError = (req: Request, error: unknown) => {
   if (error instanceof AppError) return error
+  // busboy reports a client that hung up mid-upload as a broken form: it is the client's abort.
+  if (req.readableAborted) return AppError.clientClosedRequest()
   if (!(error instanceof multer.MulterError))
     return AppError.badRequest('The multipart body could not be read')
   if (error.code === 'LIMIT_FILE_SIZE')
@@ -43,12 +46,36 @@ const toAppError = (error: unknown) => {
 }
 
 /**
+ * The form's text fields hold what a JSON body may hold: no NUL (PostgreSQL cannot store it in
+ * text, and the JSON form of the same request is refused for it) and nothing that was not UTF-8.
+ * busboy decodes a field's bytes as UTF-8 with U+FFFD in place of any that are not, so U+FFFD
+ * stands for invalid bytes here: no batch field has a use for it.
+ */
+const checkFormFields = (fields: unknown) => {
+  for (const [name, value] of Object.entries(fields ?? {})) {
+    const problem =
+      findBadJson({ [name]: value }) ??
+      (`${name}${JSON.stringify(value)}`.includes('\uFFFD') ? 'must be UTF-8 text' : null)
+    const field = /^[\w.-]{1,64}$/.test(name) ? name : 'A form field'
+    if (problem) throw AppError.badRequest(`${field}: ${problem}`, 'invalid_encoding')
+  }
+}
+
+/**
  * Reads a multipart/form-data body (CSV mode) into req.body (text fields) and req.file; JSON is
  * already parsed by the app. Any other media type is refused here, before any work.
  */
 export const acceptCsvOrJson: RequestHandler = (req, res, next) => {
   if (req.is('multipart/form-data')) {
-    csvUpload(req, res, (error?: unknown) => next(error ? toAppError(error) : undefined))
+    csvUpload(req, res, (error?: unknown) => {
+      if (error) return next(toAppError(req, error))
+      try {
+        checkFormFields(req.body)
+      } catch (refusal) {
+        return next(refusal)
+      }
+      next()
+    })
     return
   }
   if (req.is('application/json')) {

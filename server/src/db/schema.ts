@@ -311,6 +311,10 @@ export interface ExportsTable {
   created_at: Timestamp
   completed_at: Timestamp | null
   expires_at: Timestamp
+  /** The instance writing it while running; its silence lets another run it again. */
+  instance_id: string | null
+  /** Runs started, the first included; a fourth is not started. */
+  runs: Generated<number>
 }
 
 export interface ExportChunksTable {

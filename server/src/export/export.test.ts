@@ -70,7 +70,8 @@ const insertQueuedExport = (id: string) =>
     .execute()
 
 beforeAll(async () => {
-  stack = await startVoiceStack({ env: { EXPORT_MAX_ROWS: String(MAX_ROWS) } })
+  // Heartbeats of 100 ms: an instance silent for 300 ms is dead, and exports are swept as often.
+  stack = await startVoiceStack({ env: { EXPORT_MAX_ROWS: String(MAX_ROWS), INSTANCE_HEARTBEAT_MS: '100' } })
   team = await createTeam(stack.server)
   key = await secretKeyFor(stack.server, team.owner)
   agentId = (await makeAgent(stack.server, team.owner)).id
@@ -300,5 +301,80 @@ describe('POST /api/export', () => {
     expect(ids).toHaveLength(half.rowsDone)
     expect(new Set(ids).size).toBe(ids.length)
     expect(ids).toEqual([...ids].sort())
+  })
+
+  it('writes again, within a heartbeat, an export whose instance stopped beating, and leaves a live one’s', async () => {
+    const db = stack.server.ctx.db
+    const other = await createTeam(stack.server)
+    // Two other instances: one beat a minute ago (dead), one beats on (its beat is an hour ahead).
+    await db
+      .insertInto('server_instances')
+      .values([
+        { id: 'ghost-dead', last_seen_at: new Date(Date.now() - 60_000) },
+        { id: 'ghost-alive', last_seen_at: new Date(Date.now() + 3_600_000) },
+      ])
+      .execute()
+    const runningOn = (id: string, instanceId: string, runs: number) =>
+      db
+        .insertInto('exports')
+        .values({
+          id,
+          organization_id: other.organizationId,
+          requested_by: other.owner.userId,
+          kind: 'ledger',
+          format: 'csv',
+          from_at: null,
+          to_at: new Date(),
+          status: 'running',
+          rows_total: 1,
+          rows_done: 1,
+          chunks: 1,
+          error: null,
+          created_at: new Date(),
+          completed_at: null,
+          expires_at: new Date(Date.now() + 60_000),
+          instance_id: instanceId,
+          runs,
+        })
+        .execute()
+    // Killed mid-export: a piece written, its job still locked by the dead instance.
+    await runningOn('orphaned-once', 'ghost-dead', 1)
+    await db
+      .insertInto('export_chunks')
+      .values({ export_id: 'orphaned-once', seq: 0, data: 'half a file' })
+      .execute()
+    await runningOn('orphaned-thrice', 'ghost-dead', 3)
+    await runningOn('still-writing', 'ghost-alive', 1)
+    const statusOf = async (id: string) =>
+      db
+        .selectFrom('exports')
+        .select(['status', 'error', 'instance_id', 'runs'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+
+    await expect
+      .poll(async () => (await statusOf('orphaned-once')).status, { timeout: 10_000 })
+      .toBe('completed')
+    expect(await statusOf('orphaned-once')).toMatchObject({
+      instance_id: stack.server.ctx.instanceId,
+      runs: 2,
+    })
+    const { response, text } = await download('orphaned-once', other.owner.session.token)
+    expect(response.status).toBe(200)
+    expect(text).not.toContain('half a file')
+    // The trial grant of the new organization, under the ledger's header.
+    expect(parse(text, { columns: true })).toHaveLength(1)
+    await expect
+      .poll(async () => (await statusOf('orphaned-thrice')).status, { timeout: 10_000 })
+      .toBe('failed')
+    expect((await statusOf('orphaned-thrice')).error).toMatch(/cut off 3 times/)
+    expect(await statusOf('still-writing')).toMatchObject({
+      status: 'running',
+      instance_id: 'ghost-alive',
+      runs: 1,
+    })
+
+    await db.deleteFrom('exports').where('id', '=', 'still-writing').execute()
+    await db.deleteFrom('server_instances').where('id', 'in', ['ghost-dead', 'ghost-alive']).execute()
   })
 })

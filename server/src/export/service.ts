@@ -7,6 +7,7 @@ import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import { type After, type ExportRecord, type Scope, sources } from './sources.ts'
 import * as store from './store.ts'
 
@@ -18,6 +19,8 @@ const CHUNK_CHARS = 256 * 1024
 const EXPORT_TTL_MS = 24 * 60 * 60 * 1000
 /** Exports one organization may have queued or running at once. */
 const UNFINISHED_PER_ORGANIZATION = 3
+/** Runs an export gets: one whose instance died this many times (it may be what kills them) fails. */
+export const MAX_EXPORT_RUNS = 3
 
 /**
  * A cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return that some
@@ -116,12 +119,28 @@ export const getExport = async (ctx: AppContext, actor: StudioActor, id: string)
 
 /**
  * Writes the export: pages of records (keyset, oldest first), formatted, gathered into pieces of
- * CHUNK_CHARS, each stored with the progress it brings. Memory holds one page and one piece.
+ * CHUNK_CHARS, each stored with the progress it brings. Memory holds one page and one piece. The
+ * run first takes the export (store.claimRun): a queued one, or one whose instance stopped beating,
+ * which is then written again from the start; every write of the run holds only while the export
+ * is still its own, so a run wrongly thought dead stops at its next piece.
  */
 export const runExport = async (ctx: AppContext, exportId: string) => {
-  const row = await store.findExportById(ctx.db, exportId)
-  if (!row || row.status === 'completed' || row.status === 'failed') return
-  await store.startRun(ctx.db, exportId)
+  const row = await store.claimRun(ctx.db, {
+    id: exportId,
+    instanceId: ctx.instanceId,
+    aliveAfter: aliveAfter(ctx),
+  })
+  if (!row) return
+  const run: store.Run = { id: exportId, instanceId: ctx.instanceId, runs: row.runs }
+  if (run.runs > MAX_EXPORT_RUNS) {
+    await store.finishRun(ctx.db, {
+      run,
+      status: 'failed',
+      error: `The export was cut off ${MAX_EXPORT_RUNS} times by a server stopping; ask for it again`,
+      rowsDone: 0,
+    })
+    return
+  }
   const source = sources[row.kind]
   const scope: Scope = { organizationId: row.organization_id, from: row.from_at, to: row.to_at }
   let pending: string[] = row.format === 'csv' ? [toCsv([[...source.columns]])] : []
@@ -133,7 +152,7 @@ export const runExport = async (ctx: AppContext, exportId: string) => {
     const data = pending.join('')
     pending = []
     pendingChars = 0
-    await store.appendChunk(ctx.db, { id: exportId, seq, data, rowsDone })
+    await store.appendChunk(ctx.db, { run, seq, data, rowsDone })
     seq += 1
   }
   try {
@@ -150,11 +169,15 @@ export const runExport = async (ctx: AppContext, exportId: string) => {
       after = last
     }
     await flush()
-    await store.finishRun(ctx.db, { id: exportId, status: 'completed', rowsDone })
+    await store.finishRun(ctx.db, { run, status: 'completed', rowsDone })
   } catch (error) {
+    if (error instanceof store.RunTakenOver) {
+      ctx.logger.warn({ exportId }, 'export taken over by another instance; this run stops')
+      return
+    }
     ctx.logger.error({ err: error, exportId }, 'export failed')
     await store.finishRun(ctx.db, {
-      id: exportId,
+      run,
       status: 'failed',
       error: 'The export could not be written; ask for it again',
       rowsDone,
@@ -198,4 +221,45 @@ export const downloadExport = async (ctx: AppContext, actor: StudioActor, id: st
 
 export const registerExportJobs = (ctx: AppContext) => {
   ctx.jobs.define<{ exportId: string }>(EXPORT_JOB, ({ exportId }) => runExport(ctx, exportId))
+}
+
+const ORPHANS_PER_SWEEP = 100
+/** An export handed to the queue is not handed again for this long (its job starts within a poll). */
+const REQUEUE_AFTER_MS = 30_000
+
+/**
+ * Every heartbeat, exports running on an instance that stopped beating go back to the queue, so
+ * a dead instance's export is written again (or failed, after MAX_EXPORT_RUNS) within a heartbeat
+ * of its death being known, not when its job's lock expires five minutes later. Workers only
+ * (they run the jobs). Returns the function that stops it.
+ */
+export const startExportRecovery = (ctx: AppContext) => {
+  const handedAt = new Map<string, number>()
+  let isSweeping = false
+  const sweep = async () => {
+    const now = Date.now()
+    for (const [id, at] of handedAt) if (now - at > REQUEUE_AFTER_MS) handedAt.delete(id)
+    const orphans = await store.listOrphanedRuns(ctx.db, {
+      aliveAfter: aliveAfter(ctx),
+      limit: ORPHANS_PER_SWEEP,
+    })
+    for (const { id } of orphans) {
+      if (handedAt.has(id)) continue
+      handedAt.set(id, now)
+      await ctx.jobs.now(EXPORT_JOB, { exportId: id })
+    }
+  }
+  const timer = setInterval(() => {
+    if (isSweeping) return
+    isSweeping = true
+    sweep()
+      .catch((error: unknown) =>
+        ctx.logger.warn({ err: error }, 'could not look for exports of dead instances'),
+      )
+      .finally(() => {
+        isSweeping = false
+      })
+  }, ctx.config.instanceHeartbeatMs)
+  timer.unref()
+  return () => clearInterval(timer)
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTeam, createTeamWithKeys, makeAgent, type TeamKeys } from '../../test/helpers/organization.ts'
+import { privateIpv6 } from '../../test/helpers/special-addresses.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 
 const ALLOWED_HOST = 'functions.example.test'
@@ -125,6 +126,16 @@ describe('custom functions', () => {
     const response = await createFn(agent.id, { ...lookupOrder, endpoint })
     expect(response.status).toBe(400)
     expect((await response.json()).error).toMatch(/^endpoint/)
+  })
+
+  it('refuses an endpoint in every special-purpose IPv6 block at save time, [::127.0.0.1] first', async () => {
+    const agent = await makeAgent(server, team.owner)
+    const accepted: string[] = []
+    for (const [address] of privateIpv6) {
+      const response = await createFn(agent.id, { ...lookupOrder, endpoint: `https://[${address}]:8443/x` })
+      if (response.status !== 400 || !/^endpoint/.test((await response.json()).error)) accepted.push(address)
+    }
+    expect(accepted).toEqual([])
   })
 
   describe('permissions', () => {

@@ -101,6 +101,18 @@ export class AppError extends Error {
     })
   }
 
+  /**
+   * The client hung up before its request was read (499, as nginx logs it): nobody is left to
+   * answer, and it is the client's doing, not a failure of ours.
+   */
+  static clientClosedRequest() {
+    return new AppError({
+      status: 499,
+      code: 'client_closed_request',
+      message: 'The client closed the connection before its request was read',
+    })
+  }
+
   static internal(cause?: unknown, message = 'Internal server error') {
     return new AppError({ status: 500, code: 'internal_error', message, cause })
   }

@@ -77,8 +77,8 @@ const requireSecretKey =
       next()
       return
     }
-    req.actor = await limitKeyFailures(ctx, { req, res }, () =>
-      authenticateApiKey({ ctx, key: apiKeyOf(req), origin: req.get('origin'), allowWidget: false }),
+    req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => apiKeyOf(req) }, (key) =>
+      authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: false }),
     )
     next()
   }
@@ -114,8 +114,8 @@ const requireSessionCreator =
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
       req.actor = await authenticateStudioToken(ctx, studioToken)
     } else {
-      req.actor = await limitKeyFailures(ctx, { req, res }, () =>
-        authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: true }),
+      req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => key }, (given) =>
+        authenticateApiKey({ ctx, key: given, origin: req.get('origin'), allowWidget: true }),
       )
     }
     next()

@@ -28,31 +28,42 @@ export const errorBody = (area: ErrorArea, error: AppError) => {
   }
 }
 
-type BodyParserError = Error & { type?: string; status?: number }
+type BodyParserError = Error & { type?: string; status?: number; code?: unknown }
+
+/** zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR…) and brotli's (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
+const isDecompressionError = (error: BodyParserError) =>
+  typeof error.code === 'string' && /^(Z_|ERR__|ERR_BROTLI)/.test(error.code)
+
+/** What body-parser's own failures (raw-body, http-errors with a `type`) mean to the caller. */
+const bodyErrorByType: Record<string, () => AppError> = {
+  'entity.too.large': () =>
+    new AppError({ status: 413, code: 'payload_too_large', message: 'Request body is too large' }),
+  'entity.parse.failed': () => AppError.badRequest('Request body is not valid JSON'),
+  'charset.unsupported': () =>
+    new AppError({ status: 415, code: 'unsupported_media_type', message: 'Unsupported body encoding' }),
+  'encoding.unsupported': () =>
+    new AppError({ status: 415, code: 'unsupported_media_type', message: 'Unsupported body encoding' }),
+  'request.aborted': () => AppError.clientClosedRequest(),
+  'request.size.invalid': () =>
+    AppError.badRequest('Request body length does not match its Content-Length', 'invalid_encoding'),
+}
 
 /** Turns what body-parser and friends throw into AppErrors with a message fit for the caller. */
 const toAppError = (error: unknown): AppError => {
   if (error instanceof AppError) return error
   const parserError = error as BodyParserError
-  switch (parserError?.type) {
-    case 'entity.too.large':
-      return new AppError({ status: 413, code: 'payload_too_large', message: 'Request body is too large' })
-    case 'entity.parse.failed':
-      return AppError.badRequest('Request body is not valid JSON')
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return new AppError({
-        status: 415,
-        code: 'unsupported_media_type',
-        message: 'Unsupported body encoding',
-      })
-    default:
-      // The router's param decoding: a malformed percent-escape in a path id.
-      if (error instanceof URIError || (parserError?.status === 400 && parserError.type === undefined)) {
-        return AppError.badRequest('The URL holds a malformed percent-escape', 'invalid_encoding')
-      }
-      return AppError.internal(error)
-  }
+  const byType = parserError?.type ? bodyErrorByType[parserError.type] : undefined
+  if (byType) return byType()
+  // body-parser rethrows a failed inflation as a 400 without a type, carrying zlib's code.
+  if (parserError?.status === 400 && isDecompressionError(parserError))
+    return AppError.badRequest(
+      'Request body could not be decoded as its Content-Encoding says (gzip, deflate or br)',
+      'invalid_encoding',
+    )
+  // The router's param decoding: a malformed percent-escape in a path id.
+  if (error instanceof URIError || (parserError?.status === 400 && parserError.type === undefined))
+    return AppError.badRequest('The URL holds a malformed percent-escape', 'invalid_encoding')
+  return AppError.internal(error)
 }
 
 /** The only place an error body is written. */

@@ -1,16 +1,64 @@
+import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import type { AppContext } from '../context.ts'
 import { AppError } from './app-error.ts'
-import { guessPolicies, refundPoint, refuseWhenExhausted, spendPoint } from './rate-limit.ts'
+import {
+  budgetRefusal,
+  exhaustedBudget,
+  guessPolicies,
+  type RateLimits,
+  type RatePolicy,
+  refundPoint,
+  spendPoint,
+} from './rate-limit.ts'
 
 /** The client address as express reports it behind the configured proxies. */
 const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown'
 
 /**
- * Runs a sign-in attempt under its budgets: one point per account (its email, case-folded) and
- * one per address, spent before the password is checked so concurrent guesses cannot overrun
- * them; a successful sign-in gives both back. Once a budget is spent even the right password
- * answers 429 until the window ends.
+ * Keys and accounts that succeeded from an address stay known there this long: an office behind
+ * one NAT keeps working while a guesser on the same address is refused.
+ */
+const KNOWN_SECONDS = 24 * 60 * 60
+const knownFromAddress: RatePolicy = { name: 'known-from-address', points: 1, durationSeconds: KNOWN_SECONDS }
+/** A busy key writes its record again at most this often per instance, not on every request. */
+const RECORD_AGAIN_MS = 10 * 60 * 1000
+const MAX_RECORDED = 10_000
+
+/** Per instance (its rate limits): when each pair was last recorded. */
+const recordedAt = new WeakMap<RateLimits, Map<string, number>>()
+
+/** A pair's name in the store: the secret is never kept, only a digest of its own (not the database's). */
+const pairOf = (address: string, secret: string) =>
+  `${address}|${createHash('sha256').update(`parley-known:${secret}`).digest('base64url')}`
+
+const isKnown = async (ctx: AppContext, pair: string) =>
+  (await ctx.rateLimits.limiterFor(knownFromAddress).get(pair)) !== null
+
+const rememberKnown = async (ctx: AppContext, pair: string) => {
+  const recorded = recordedAt.get(ctx.rateLimits) ?? new Map<string, number>()
+  recordedAt.set(ctx.rateLimits, recorded)
+  const last = recorded.get(pair)
+  if (last !== undefined && Date.now() - last < RECORD_AGAIN_MS) return
+  recorded.delete(pair)
+  if (recorded.size >= MAX_RECORDED) recorded.delete(recorded.keys().next().value as string)
+  recorded.set(pair, Date.now())
+  await ctx.rateLimits
+    .limiterFor(knownFromAddress)
+    .set(pair, 1, KNOWN_SECONDS)
+    .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not record a known key or account'))
+}
+
+/**
+ * Runs a sign-in attempt under its budgets, spent before the password is checked so concurrent
+ * guesses cannot overrun them; a successful sign-in gives them back.
+ * - Per account (its email, case-folded): once spent, even the right password answers 429 until
+ *   the window ends, from any address. An attacker can so lock an account out for 15 minutes; the
+ *   alternative, letting a right password through, would let a guesser behind the user's own NAT
+ *   guess without bound.
+ * - Per address, across accounts: an account that signed in from this address within the last
+ *   day is not charged to it, so a guesser on the office's NAT does not lock the office out; its
+ *   guesses at those accounts stay bounded by their account budgets.
  */
 export const limitSignIn = async <T>(
   ctx: AppContext,
@@ -18,13 +66,17 @@ export const limitSignIn = async <T>(
   attempt: () => Promise<T>,
 ): Promise<T> => {
   const policies = guessPolicies(ctx.config.guessLimits)
-  const spent = [
-    { policy: policies.signInPerAddress, key: addressOf(req) },
-    { policy: policies.signInPerAccount, key: email.trim().toLowerCase() },
+  const account = email.trim().toLowerCase()
+  const address = addressOf(req)
+  const pair = pairOf(address, `account:${account}`)
+  const spent: Array<{ policy: RatePolicy; key: string }> = [
+    { policy: policies.signInPerAccount, key: account },
   ]
+  if (!(await isKnown(ctx, pair))) spent.push({ policy: policies.signInPerAddress, key: address })
   for (const { policy, key } of spent) await spendPoint({ rateLimits: ctx.rateLimits, policy, key, res })
   const result = await attempt()
   await Promise.all(spent.map(({ policy, key }) => refundPoint({ rateLimits: ctx.rateLimits, policy, key })))
+  await rememberKnown(ctx, pair)
   return result
 }
 
@@ -38,24 +90,43 @@ export const limitSignUp = (ctx: AppContext, { req, res }: { req: Request; res: 
   })
 
 /**
- * Runs an API-key authentication under the per-address budget of failures: an address whose
- * budget is spent is refused (429) before its key is looked at, and every invalid key spends a
- * point. Valid keys spend nothing.
+ * Runs an API-key authentication under the per-address budget of failures. The key is checked
+ * first (a digest looked up through the key cache) and only a failure spends a point, so valid
+ * keys never do. Once an address has spent its budget, only keys that authenticated from that
+ * address within the last day are still looked at: every other key, valid or not, answers 429
+ * without a lookup. The office behind a guesser's NAT keeps its keys working, while the guesser
+ * learns nothing more from any guess (a valid key seen nowhere from there answers 429 too, so a
+ * guess cannot be told valid by its answer or its timing).
  */
 export const limitKeyFailures = async <T>(
   ctx: AppContext,
-  { req, res }: { req: Request; res: Response },
-  authenticate: () => Promise<T>,
+  { req, res, keyOf }: { req: Request; res: Response; keyOf: () => string | undefined },
+  authenticate: (key: string | undefined) => Promise<T>,
 ): Promise<T> => {
   const policy = guessPolicies(ctx.config.guessLimits).keyFailuresPerAddress
-  const key = addressOf(req)
-  await refuseWhenExhausted({ rateLimits: ctx.rateLimits, policy, key, res })
-  try {
-    return await authenticate()
-  } catch (error) {
+  const address = addressOf(req)
+  const exhausted = await exhaustedBudget({ rateLimits: ctx.rateLimits, policy, key: address })
+  const failed = async (error: unknown): Promise<never> => {
     if (error instanceof AppError && error.status === 401) {
-      await spendPoint({ rateLimits: ctx.rateLimits, policy, key, res })
+      if (exhausted) throw budgetRefusal(res, policy, exhausted)
+      await spendPoint({ rateLimits: ctx.rateLimits, policy, key: address, res })
     }
     throw error
   }
+  let key: string | undefined
+  try {
+    key = keyOf()
+  } catch (error) {
+    return failed(error)
+  }
+  const pair = key ? pairOf(address, `key:${key}`) : null
+  if (exhausted && !(pair && (await isKnown(ctx, pair)))) throw budgetRefusal(res, policy, exhausted)
+  let actor: T
+  try {
+    actor = await authenticate(key)
+  } catch (error) {
+    return failed(error)
+  }
+  if (pair) await rememberKnown(ctx, pair)
+  return actor
 }

@@ -18,7 +18,9 @@ export const requireUtf8Body = (_req: unknown, _res: unknown, bytes: Buffer) => 
 
 /**
  * Checks a parsed JSON value without recursion: no string (nor key) holds NUL, which PostgreSQL
- * cannot store in text, and nesting stays within MAX_JSON_DEPTH.
+ * cannot store in text, no key is `__proto__` (JSON.parse keeps it as a key, but zod's objects and
+ * records drop it without a word, so it is refused rather than lost), and nesting stays
+ * within MAX_JSON_DEPTH.
  */
 export const findBadJson = (value: unknown): string | null => {
   const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
@@ -32,6 +34,7 @@ export const findBadJson = (value: unknown): string | null => {
     if (depth >= MAX_JSON_DEPTH) return `is nested deeper than ${MAX_JSON_DEPTH} levels`
     for (const [key, child] of Object.entries(current)) {
       if (key.includes('\u0000')) return 'must not contain NUL characters'
+      if (key === '__proto__') return 'must not use __proto__ as a key'
       pending.push({ value: child, depth: depth + 1 })
     }
   }

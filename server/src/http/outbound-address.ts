@@ -16,23 +16,40 @@ export const stripBrackets = (hostname: string) => hostname.replace(/^\[(.*)\]$/
 
 export const isIpLiteral = (hostname: string) => ipaddr.isValid(stripBrackets(hostname))
 
+/** IPv4-compatible IPv6 (RFC 4291, deprecated): no stack routes it, so it is never public. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96')
+
 /**
- * True only for globally routable unicast addresses. ipaddr.js classifies the ranges (loopback,
- * private, link-local and the metadata address, CGNAT, multicast, documentation, unique-local…);
- * anything it does not call `unicast` is refused. IPv4-mapped IPv6 is judged by the IPv4 inside,
- * and the other IPv6 transition ranges that embed an IPv4 (NAT64, 6to4, Teredo) are refused
- * outright, since they could smuggle a private IPv4 past the check.
+ * ipaddr.js reads any IPv6 written with a dotted quad as IPv4-mapped (`::127.0.0.1` as
+ * `::ffff:127.0.0.1`), and glibc's resolver writes IPv4-compatible answers that way. The URL
+ * parser writes IPv6 in hex groups only, so an address goes through it first.
+ */
+const parseAddress = (address: string) => {
+  const bare = stripBrackets(address)
+  return ipaddr.parse(bare.includes(':') ? stripBrackets(new URL(`http://[${bare}]/`).hostname) : bare)
+}
+
+/**
+ * True only for globally routable unicast addresses. ipaddr.js classifies the ranges of the IANA
+ * special-purpose registries (loopback, private, link-local and the metadata address, CGNAT,
+ * multicast, documentation, unique-local, site-local, discard, benchmarking, ORCHID, AS112, AMT,
+ * SRv6…); anything it does not call `unicast` is refused, and so is the whole of 2001::/23,
+ * globally reachable anycast exceptions included (no customer endpoint lives there). IPv4-mapped
+ * IPv6 is judged by the IPv4 inside. The forms that embed or translate an IPv4 some other way
+ * (IPv4-compatible ::/96, which ipaddr.js calls unicast, NAT64, 6to4, Teredo, IPv4-translated)
+ * are refused outright, whatever they embed, since they could carry a private IPv4 past the check.
  */
 export const isPublicAddress = (address: string): boolean => {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6
   try {
-    parsed = ipaddr.parse(stripBrackets(address))
+    parsed = parseAddress(address)
   } catch {
     return false
   }
   if (parsed.kind() === 'ipv6') {
     const ipv6 = parsed as ipaddr.IPv6
     if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().range() === 'unicast'
+    if (ipv6.match(IPV4_COMPATIBLE)) return false
   }
   return parsed.range() === 'unicast'
 }

@@ -5,6 +5,7 @@ import {
   respondJson,
   startHttpTarget,
 } from '../../test/helpers/http-target.ts'
+import { privateIpv6, publicIpv6 } from '../../test/helpers/special-addresses.ts'
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   OutboundError,
@@ -14,7 +15,7 @@ import {
   type ResolveHost,
   validateOutboundUrl,
 } from './outbound.ts'
-import { isPublicAddress } from './outbound-address.ts'
+import { createGuardedLookup, ForbiddenAddressError, isPublicAddress } from './outbound-address.ts'
 
 const targets: HttpTarget[] = []
 const startTarget = async (...args: Parameters<typeof startHttpTarget>) => {
@@ -85,6 +86,40 @@ describe('isPublicAddress', () => {
     '[2606:4700::1]',
   ])('accepts %s', (address) => {
     expect(isPublicAddress(address)).toBe(true)
+  })
+})
+
+describe('every IANA special-purpose IPv6 block', () => {
+  it.each(privateIpv6)('refuses %s (%s) by address, at save time and at connect time', async (address) => {
+    expect(isPublicAddress(address)).toBe(false)
+    const literal = `https://[${address}]:8443/x`
+    expect(await validateOutboundUrl(literal)).toMatchObject({ ok: false, reason: 'forbidden_address' })
+    expect(await failureOf({ url: literal, timeoutMs: 1000 })).toBe('forbidden_address')
+    // A name that resolves to it, when saved and when the socket is about to connect.
+    const resolveHost = resolveTo(address)
+    const named = 'https://hooks.example.test:8443/x'
+    expect(await validateOutboundUrl(named, { resolveHost })).toMatchObject({
+      ok: false,
+      reason: 'forbidden_address',
+    })
+    const lookup = createGuardedLookup({ resolveHost, isAllowed: false })
+    const looked = await new Promise<unknown>((resolve) =>
+      lookup('hooks.example.test', { all: false }, (error) => resolve(error)),
+    )
+    expect(looked).toBeInstanceOf(ForbiddenAddressError)
+    expect(await failureOf({ url: named, timeoutMs: 1000, resolveHost })).toBe('forbidden_address')
+  })
+
+  it.each(publicIpv6)('accepts the global unicast %s', async (address) => {
+    expect(isPublicAddress(address)).toBe(true)
+    expect(await validateOutboundUrl(`https://[${address}]/x`)).toMatchObject({ ok: true })
+  })
+
+  it('reads an IPv6 written with a dotted quad as what it is, not as IPv4-mapped', () => {
+    // glibc writes IPv4-compatible answers this way; ipaddr.js alone would judge 8.8.8.8.
+    expect(isPublicAddress('::8.8.8.8')).toBe(false)
+    expect(isPublicAddress('::ffff:8.8.8.8')).toBe(true)
+    expect(isPublicAddress('[::127.0.0.1]')).toBe(false)
   })
 })
 

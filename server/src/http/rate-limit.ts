@@ -91,23 +91,24 @@ export const refundPoint = async ({
   await rateLimits.limiterFor(policy).reward(key, 1)
 }
 
-/** Throws 429 (with the headers) when `key` has no point left, without spending one. */
-export const refuseWhenExhausted = async ({
+/** The budget's state when `key` has no point left (spending none), or null while it has. */
+export const exhaustedBudget = async ({
   rateLimits,
   policy,
   key,
-  res,
 }: {
   rateLimits: RateLimits
   policy: RatePolicy
   key: string
-  res: Response
-}) => {
+}): Promise<RateLimiterRes | null> => {
   const state = await rateLimits.limiterFor(policy).get(key)
-  if (state && state.consumedPoints >= policy.points) {
-    setRateHeaders(res, policy, state)
-    throw AppError.tooManyRequests(Math.max(1, Math.ceil(state.msBeforeNext / 1000)))
-  }
+  return state && state.consumedPoints >= policy.points ? state : null
+}
+
+/** The 429 of an exhausted budget, with its headers set on `res`. */
+export const budgetRefusal = (res: Response, policy: RatePolicy, state: RateLimiterRes) => {
+  setRateHeaders(res, policy, state)
+  return AppError.tooManyRequests(Math.max(1, Math.ceil(state.msBeforeNext / 1000)))
 }
 
 /**

@@ -13,20 +13,31 @@ const requestIdOf = (req: IncomingMessage, res: ServerResponse): string => {
   return id
 }
 
+/**
+ * A client that hung up before its request was read in full, with no answer written: logged as
+ * 499 at warn (nginx's "client closed request"), not as a failure of ours. A response that ended
+ * without reading the body (a 401 to an upload) keeps its own status.
+ */
+const isClientAbort = (req: IncomingMessage, res: ServerResponse) => !req.complete && !res.writableEnded
+
 /** Request id on every response and log line; one access-log line per request. */
 export const requestContext = (logger: Logger) =>
   pinoHttp({
     logger,
     genReqId: requestIdOf,
     customAttributeKeys: { reqId: 'requestId' },
-    customLogLevel: (_req, res, error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customLogLevel: (req, res, error) => {
+      if (isClientAbort(req, res) || res.statusCode === 499) return 'warn'
+      return error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'
+    },
     serializers: {
       req: (req: { id: string; method: string; url: string }) => ({
         id: req.id,
         method: req.method,
         url: req.url?.split('?')[0],
       }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      res: (res: { statusCode: number | null; raw: ServerResponse }) => ({
+        statusCode: isClientAbort(res.raw.req, res.raw) ? 499 : res.statusCode,
+      }),
     },
   })

@@ -149,7 +149,7 @@ export class RouteTable {
   readonly definitions: Array<
     Pick<
       RouteDefinition<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, z.ZodType>,
-      'method' | 'path' | 'auth' | 'params' | 'query' | 'body'
+      'method' | 'path' | 'auth' | 'params' | 'query' | 'body' | 'multipartBody'
     >
   > = []
 
@@ -201,6 +201,7 @@ export class RouteTable {
       params: route.params,
       query: route.query,
       body: route.body,
+      multipartBody: route.multipartBody,
     })
     const status = route.status ?? 200
     const errorSchema = errorSchemaFor(route.path)

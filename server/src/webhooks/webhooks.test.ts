@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type HttpTarget, startHttpTarget } from '../../test/helpers/http-target.ts'
 import { createTeam, secretKeyFor } from '../../test/helpers/organization.ts'
+import { privateIpv6 } from '../../test/helpers/special-addresses.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { enqueueWebhook, WEBHOOK_MAX_ATTEMPTS } from './service.ts'
 import { signWebhook, verifyWebhook } from './signature.ts'
@@ -217,6 +218,27 @@ describe('webhook URLs when saved', () => {
       json: { webhookUrl },
     })
     expect(updated.status).toBe(400)
+    const current = await server.request(`/v1/agents/${agentId}`, { token: key })
+    expect((await current.json()).data.webhookUrl).toBeNull()
+  })
+
+  it('refuse a URL in every special-purpose IPv6 block, on create and on update', async () => {
+    const accepted: string[] = []
+    for (const [address] of privateIpv6) {
+      const webhookUrl = `https://[${address}]:8443/x`
+      const created = await server.request('/v1/agents', {
+        method: 'POST',
+        token: key,
+        json: { ...textAgent, webhookUrl },
+      })
+      const updated = await server.request(`/v1/agents/${agentId}`, {
+        method: 'PATCH',
+        token: key,
+        json: { webhookUrl },
+      })
+      if (created.status !== 400 || updated.status !== 400) accepted.push(address)
+    }
+    expect(accepted).toEqual([])
     const current = await server.request(`/v1/agents/${agentId}`, { token: key })
     expect((await current.json()).data.webhookUrl).toBeNull()
   })

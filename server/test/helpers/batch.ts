@@ -54,3 +54,24 @@ export const createBatchCsv = (
 /** `count` distinct valid US numbers, +1 415 2xx xxxx. */
 export const validPhones = (count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => `+1415${String(2_000_000 + from + i).padStart(7, '0')}`)
+
+/**
+ * A multipart/form-data body written byte by byte: text fields as given (a field may carry bytes
+ * FormData would never send, such as invalid UTF-8), then the CSV as the `file` part.
+ */
+export const rawMultipart = (fields: Array<[string, Buffer | string]>, csv: Buffer | string) => {
+  const boundary = `parley-${Math.random().toString(36).slice(2)}`
+  const body = Buffer.concat([
+    ...fields.flatMap(([name, value]) => [
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`),
+      Buffer.from(value),
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="contacts.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+    ),
+    Buffer.from(csv),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  return { body: new Uint8Array(body), contentType: `multipart/form-data; boundary=${boundary}` }
+}

@@ -4,6 +4,7 @@ import { cp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import type { Logger } from 'pino'
 import type { ExtendApp } from '../../src/app.ts'
 import type { Clock } from '../../src/clock.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
@@ -56,6 +57,8 @@ export type TestServerOptions = {
   shareDatabaseWith?: TestServer
   /** "Now" for batch scheduling and calling windows (see fake-clock.ts). */
   clock?: Clock
+  /** Log lines go here instead of stdout (see capture-log.ts). */
+  logger?: Logger
   /** An empty database instead of the migrated template: start() runs every migration, as on a first start. */
   fromScratch?: boolean
 }
@@ -74,6 +77,7 @@ const boot = async (
     seedDemo: options.seedDemo ?? false,
     ...(options.extendApp ? { extendApp: options.extendApp } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   })
   const request: TestServer['request'] = (path, { json, token, headers, ...init } = {}) =>
     fetch(`${running.url}${path}`, {

@@ -23,6 +23,7 @@ import * as dialLiveness from './0028-dial-liveness.ts'
 import * as visitorIdentity from './0029-visitor-identity.ts'
 import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
+import * as exportLiveness from './0032-export-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0029-visitor-identity': visitorIdentity,
   '0030-invitation-consent': invitationConsent,
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
+  '0032-export-liveness': exportLiveness,
 }

@@ -149,5 +149,8 @@ describe('dialing from several workers', () => {
         await api.destroy()
       }
     },
+    // Two worker processes start here, each a full server: a busy machine needs more than the
+    // default 30 s for that, and the waits above allow up to 90 s.
+    120_000,
   )
 })

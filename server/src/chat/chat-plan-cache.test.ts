@@ -81,7 +81,10 @@ const sendWhileClaimHeld = async (
 ) => {
   const hold = await holdClaim(session.conversation_id)
   const sending = chatCall(server, session, 'messages', { json: { message } })
-  await vi.waitFor(() => expect(llm.requests).toHaveLength(1), { timeout: 15_000 })
+  // Held, the claim lets exactly one request through; unheld (embedded), a cancelled guess may
+  // already have been followed by its answer from the claim, so at least one is what is known.
+  await vi.waitFor(() => expect(llm.requests.length).toBeGreaterThanOrEqual(1), { timeout: 15_000 })
+  if (canHoldClaim) expect(llm.requests).toHaveLength(1)
   whileHeld()
   hold.release()
   return sending

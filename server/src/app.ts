@@ -22,6 +22,7 @@ import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { registerKeyRoutes } from './keys/routes.ts'
+import { registerKnowledgeRoutes } from './knowledge/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
@@ -122,6 +123,7 @@ export const createApp = (
   registerConversationRoutes(routes, ctx)
   registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
+  registerKnowledgeRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

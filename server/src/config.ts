@@ -8,6 +8,7 @@ import {
   type roles,
   ZEnvironment,
 } from './config-environment.ts'
+import { type KnowledgeConfig, toKnowledgeConfig, ZKnowledgeVariables } from './config-knowledge.ts'
 import {
   type ExtraModel,
   type ProviderSettings,
@@ -38,13 +39,16 @@ const secretVariables = new Set([
   'DATABASE_URL',
   'REDIS_URL',
   'SEARCH_API_KEY',
+  'EMBEDDINGS_API_KEY',
   ...providerKeyVariables,
 ])
 
 /** The whole environment: the general variables and the model providers'. */
-const ZFullEnvironment = ZEnvironment.extend(ZProviderVariables.shape).extend({
-  PROVIDERS_FILE: ZProvidersFileVariable,
-})
+const ZFullEnvironment = ZEnvironment.extend(ZProviderVariables.shape)
+  .extend(ZKnowledgeVariables.shape)
+  .extend({
+    PROVIDERS_FILE: ZProvidersFileVariable,
+  })
 
 export type Config = Readonly<{
   environment: (typeof environments)[number]
@@ -137,6 +141,8 @@ export type Config = Readonly<{
     keyFailuresPerAddress: number
   }>
   outboundAllowHosts: readonly string[]
+  /** Knowledge sources: quotas, fetching and parsing limits, the embedding model (config-knowledge.ts). */
+  knowledge: KnowledgeConfig
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
   trustProxy: false | number | readonly string[]
   role: (typeof roles)[number]
@@ -296,6 +302,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
       keyFailuresPerAddress: vars.KEY_FAILURES_PER_ADDRESS,
     }),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
+    knowledge: toKnowledgeConfig(vars),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,
     role: vars.ROLE,
     logLevel: vars.LOG_LEVEL,

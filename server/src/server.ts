@@ -21,6 +21,7 @@ import { createStreamRegistry } from './http/streams.ts'
 import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { startHeartbeat } from './instances/liveness.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
+import { startKnowledge } from './knowledge/index.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
 import { createLiveKit } from './providers/livekit.ts'
@@ -118,6 +119,7 @@ export const start = async ({
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
+    await startKnowledge(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
     const stopHeartbeat = await startHeartbeat(ctx)

@@ -4,6 +4,7 @@ import { registerCallJobs } from '../calls/jobs.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/service.ts'
+import { registerKnowledgeJobs } from '../knowledge/index.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'
 
 /** Every job type the workers run; each domain registers its own. */
@@ -14,4 +15,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
   registerExportJobs(ctx)
+  registerKnowledgeJobs(ctx)
 }

@@ -1,10 +1,5 @@
 import { parentPort } from 'node:worker_threads'
-import { Readability } from '@mozilla/readability'
-import { parse as parseCsv } from 'csv-parse/sync'
-import JSZip from 'jszip'
 import { parseHTML } from 'linkedom'
-import mammoth from 'mammoth'
-import { extractText, getDocumentProxy } from 'unpdf'
 import { type Block, blocksOfMarkdown, blocksOfText, type ChunkDraft, chunkBlocks } from './chunk.ts'
 import type { FileType } from './file-type.ts'
 
@@ -54,10 +49,12 @@ const blocksOfElement = (root: Element): Block[] => {
   return blocks
 }
 
-const parseHtmlDocument = (
+// The heavier parsers load on first use: a thread that reads only web pages never loads pdf.js.
+const parseHtmlDocument = async (
   html: string,
   { url, fallbackTitle }: { url: string | null; fallbackTitle: string },
 ) => {
+  const { Readability } = await import('@mozilla/readability')
   const { document } = parseHTML(html)
   const links = url
     ? Array.from(document.querySelectorAll('a[href]')).flatMap((anchor) => {
@@ -80,6 +77,8 @@ const parseHtmlDocument = (
 }
 
 const parseDocx = async (bytes: Uint8Array, maxUnzippedBytes: number) => {
+  const { default: JSZip } = await import('jszip')
+  const { default: mammoth } = await import('mammoth')
   const zip = await JSZip.loadAsync(bytes)
   if (!zip.file('word/document.xml')) throw new DocumentError('not a Word document (no word/document.xml)')
   // A zip bomb is refused by its directory's sizes before anything is inflated.
@@ -96,16 +95,18 @@ const parsePdf = async (
   bytes: Uint8Array,
   { maxPdfPages, title }: { maxPdfPages: number; title: string },
 ) => {
+  const { extractText, getDocumentProxy } = await import('unpdf')
   const pdf = await getDocumentProxy(new Uint8Array(bytes))
   if (pdf.numPages > maxPdfPages)
     throw new DocumentError(`has ${pdf.numPages} pages; at most ${maxPdfPages} are read`)
   const { text } = await extractText(pdf, { mergePages: false })
-  return text.flatMap((pageText, index) =>
+  return text.flatMap((pageText: string, index: number) =>
     chunkBlocks({ blocks: blocksOfText(pageText), documentTitle: title, pageNumber: index + 1 }),
   )
 }
 
-const parseCsvDocument = (text: string): Block[] => {
+const parseCsvDocument = async (text: string): Promise<Block[]> => {
+  const { parse: parseCsv } = await import('csv-parse/sync')
   const records = parseCsv(text, {
     skip_empty_lines: true,
     relax_column_count: true,
@@ -137,7 +138,7 @@ export const parseDocument = async (request: ParseRequest): Promise<ParseResult>
       return { title, links: [], chunks: chunkBlocks({ blocks, documentTitle: title }) }
     }
     case 'html': {
-      const page = parseHtmlDocument(text(), { url: request.url, fallbackTitle: title })
+      const page = await parseHtmlDocument(text(), { url: request.url, fallbackTitle: title })
       return {
         title: page.title,
         links: page.links,
@@ -154,7 +155,7 @@ export const parseDocument = async (request: ParseRequest): Promise<ParseResult>
       return {
         title,
         links: [],
-        chunks: chunkBlocks({ blocks: parseCsvDocument(text()), documentTitle: title }),
+        chunks: chunkBlocks({ blocks: await parseCsvDocument(text()), documentTitle: title }),
       }
     case 'text':
       return { title, links: [], chunks: chunkBlocks({ blocks: blocksOfText(text()), documentTitle: title }) }

@@ -91,6 +91,12 @@ export const ZChatMessage = z
     channel: z.enum(['text', 'voice']).meta({
       description: 'Typed in the chat, or spoken in a voice call that continued this conversation',
     }),
+    sources: z
+      .array(z.object({ title: z.string(), url: z.string().nullable(), snippet: z.string() }))
+      .optional()
+      .meta({
+        description: 'Assistant replies: the knowledge sources the reply was given (as its `sources` event)',
+      }),
   })
   .meta({ id: 'ChatMessage' })
 export type ChatMessage = z.infer<typeof ZChatMessage>
@@ -123,6 +129,8 @@ export type ChatStreamEvents = {
   tool_call: { name: string; status: 'executing' }
   tool_result: { name: string; status: 'completed' }
   handoff: { from_agent: string; to_agent: string }
+  /** Knowledge passages the reply was given, once, before its first chunk (agents with knowledge sources). */
+  sources: { sources: Array<{ title: string; url: string | null; snippet: string }> }
   stream_end: { usage: { input_tokens: number; output_tokens: number }; end_session: boolean }
   error: { error: string }
 }

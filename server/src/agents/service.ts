@@ -17,6 +17,7 @@ import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
 import { validateOutboundUrl } from '../http/outbound.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
+import { findMissingKnowledgeSource } from '../knowledge/index.ts'
 import { providersWithKeys } from '../orgs/provider-keys.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
@@ -70,14 +71,21 @@ const checkReferences = async (
     architecture,
     handoffAgentIds,
     enabledCustomFunctions,
+    knowledgeSourceIds = [],
   }: {
     organizationId: string
     agentId: string
     architecture: AgentArchitecture
     handoffAgentIds: string[]
     enabledCustomFunctions: string[]
+    knowledgeSourceIds?: string[]
   },
 ) => {
+  const missingSource = await findMissingKnowledgeSource(db, { organizationId, ids: knowledgeSourceIds })
+  if (missingSource !== null)
+    throw AppError.badRequest(
+      `knowledgeSourceIds: ${missingSource} is not a knowledge source of this organization`,
+    )
   const targets = await store.findAgentsByIds(db, { organizationId, ids: handoffAgentIds })
   const channel = channelOf(architecture)
   const invalid = handoffAgentIds.find((id) => {
@@ -186,6 +194,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookUrl: input.webhookUrl ?? null,
     webhookSecretBox: null,
     handoffAgentIds: input.handoffAgentIds ?? [],
+    knowledgeSourceIds: input.knowledgeSourceIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
     fallbackModel: input.fallbackModel ?? null,
     webhookEvents: input.webhookEvents ?? [...webhookEventNames],
@@ -200,6 +209,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     architecture: fields.agentArchitecture,
     handoffAgentIds: fields.handoffAgentIds,
     enabledCustomFunctions: [],
+    knowledgeSourceIds: fields.knowledgeSourceIds,
   })
   const webhookSecret = newWebhookSecret()
   const agent = await store.insertAgent(ctx.db, {
@@ -269,6 +279,7 @@ export const updateAgent = async (
     architecture: merged.agentArchitecture,
     handoffAgentIds: merged.handoffAgentIds,
     enabledCustomFunctions: merged.enabledCustomFunctions,
+    knowledgeSourceIds: merged.knowledgeSourceIds,
   })
   const resolved = await resolveProviderKeys(ctx, {
     organizationId: current.organizationId,

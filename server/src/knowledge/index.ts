@@ -4,11 +4,23 @@
  * an agent's reply is given. Other areas use it through this module only.
  */
 import type { AppContext } from '../context.ts'
+import type { Executor } from '../db/index.ts'
 import { scheduleKnowledgeRefresh } from './ingest.ts'
+import { existingSourceIds } from './store.ts'
 
 export { registerKnowledgeJobs } from './ingest.ts'
+export { knowledgeInstruction, type Retrieval, retrieveForReply } from './retrieve.ts'
 export { registerKnowledgeRoutes } from './routes.ts'
 export { searchPassages } from './search.ts'
+
+/** The first of `ids` that is not a knowledge source of the organization, or null. */
+export const findMissingKnowledgeSource = async (
+  db: Executor,
+  { organizationId, ids }: { organizationId: string; ids: string[] },
+) => {
+  const found = new Set(await existingSourceIds(db, { organizationId, ids }))
+  return ids.find((id) => !found.has(id)) ?? null
+}
 
 /** At start: the scheduled re-fetch sweep (workers only). */
 export const startKnowledge = async (ctx: AppContext) => {

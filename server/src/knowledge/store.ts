@@ -205,18 +205,26 @@ export const requeueSource = async (
   return Number(result.numUpdatedRows) > 0
 }
 
-/** Deletes the source with its pages and chunks (cascade); false when it is not the organization's. */
+/**
+ * Deletes the source with its pages and chunks (cascade) and takes it off the organization's
+ * agents (agents.knowledge_source_ids is this area's column), in one transaction; false when it
+ * is not the organization's.
+ */
 export const deleteSource = async (
-  db: Executor,
+  db: Kysely<Database>,
   { id, organizationId }: { id: string; organizationId: string },
-) => {
-  const result = await withKnowledge(db)
-    .deleteFrom('knowledge_sources')
-    .where('id', '=', id)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst()
-  return Number(result.numDeletedRows) > 0
-}
+) =>
+  db.transaction().execute(async (trx) => {
+    const result = await withKnowledge(trx)
+      .deleteFrom('knowledge_sources')
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst()
+    if (Number(result.numDeletedRows) === 0) return false
+    await sql`update agents set knowledge_source_ids = knowledge_source_ids - ${id}::text
+      where organization_id = ${organizationId} and knowledge_source_ids ? ${id}::text`.execute(trx)
+    return true
+  })
 
 /** Sources whose scheduled re-fetch is due, claimed by moving their next time forward. */
 export const claimDueSources = async (db: Executor, { now, limit }: { now: Date; limit: number }) => {

@@ -1,3 +1,4 @@
+import { ZCreateKnowledgeSource } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
 import multer from 'multer'
 import type { AppContext } from '../context.ts'
@@ -41,7 +42,7 @@ export const acceptDocumentOrJson = (ctx: AppContext): RequestHandler => {
       })
       return
     }
-    if (req.is('application/json')) return next()
+    if (req.is('application/json')) return next(unknownFieldOf(req.body))
     next(
       new AppError({
         status: 415,
@@ -50,6 +51,24 @@ export const acceptDocumentOrJson = (ctx: AppContext): RequestHandler => {
       }),
     )
   }
+}
+
+/** Every field some kind of source takes: the union's options are only tried once `kind` is known. */
+const knownFields = new Set(ZCreateKnowledgeSource.options.flatMap((option) => Object.keys(option.shape)))
+
+/** A field no kind takes, named as the strict schemas elsewhere name theirs (even without `kind`). */
+const unknownFieldOf = (body: unknown) => {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
+  const issues = Object.keys(body)
+    .filter((field) => !knownFields.has(field))
+    .map((field) => ({ field, message: 'is not a known field' }))
+  if (issues.length === 0) return undefined
+  return new AppError({
+    status: 400,
+    code: 'validation_error',
+    message: issues.map(({ field, message }) => `${field}: ${message}`).join('; '),
+    issues,
+  })
 }
 
 export const uploadOf = (req: Request): Upload | null =>

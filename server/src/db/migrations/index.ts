@@ -25,6 +25,8 @@ import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
 import * as knowledge from './0035-knowledge.ts'
+import * as agentKnowledge from './0036-agent-knowledge.ts'
+import * as messageSources from './0037-message-sources.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +56,6 @@ export const migrations: Record<string, Migration> = {
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
   '0035-knowledge': knowledge,
+  '0036-agent-knowledge': agentKnowledge,
+  '0037-message-sources': messageSources,
 }

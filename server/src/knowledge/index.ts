@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { scheduleKnowledgeRefresh } from './ingest.ts'
 import { existingSourceIds } from './store.ts'
+import { startVectors } from './vectors.ts'
 
 export { registerKnowledgeJobs } from './ingest.ts'
 export { knowledgeInstruction, type Retrieval, retrieveForReply } from './retrieve.ts'
@@ -22,7 +23,8 @@ export const findMissingKnowledgeSource = async (
   return ids.find((id) => !found.has(id)) ?? null
 }
 
-/** At start: the scheduled re-fetch sweep (workers only). */
+/** At start: vectors when an embedding model is configured, the scheduled re-fetch sweep (workers only). */
 export const startKnowledge = async (ctx: AppContext) => {
+  await startVectors(ctx)
   if (ctx.config.role !== 'api') await scheduleKnowledgeRefresh(ctx)
 }

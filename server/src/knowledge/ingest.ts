@@ -8,6 +8,7 @@ import type { FileType } from './file-type.ts'
 import { textSearchConfigOf } from './language.ts'
 import { createParser, ParseError, type Parser } from './parse.ts'
 import * as store from './store.ts'
+import { vectorHooksOf } from './vector-hooks.ts'
 
 export const INGEST_JOB = 'knowledge.ingest'
 export const REFRESH_SWEEP_JOB = 'knowledge.refresh-sweep'
@@ -276,7 +277,7 @@ export const ingestSource = async (ctx: AppContext, sourceId: string) => {
     else if (source.kind === 'url') await ingestUrl(run)
     else await ingestSite(run)
     await store.updateSource(ctx.db, source.id, { status: 'indexing' }, ctx.clock.now())
-    await afterIndexing(ctx, source.id)
+    await vectorHooksOf(ctx)?.embedSource(source.id)
     await finish(ctx, source, { status: 'ready', error: null })
   } catch (error) {
     if (!(error instanceof ParseError)) ctx.logger.error({ err: error, sourceId }, 'knowledge ingest failed')
@@ -287,12 +288,6 @@ export const ingestSource = async (ctx: AppContext, sourceId: string) => {
   } finally {
     await parser.close()
   }
-}
-
-/** Set by vectors.ts when embeddings are on: the new chunks get their vectors. */
-let afterIndexing: (ctx: AppContext, sourceId: string) => Promise<void> = async () => {}
-export const setAfterIndexing = (step: typeof afterIndexing) => {
-  afterIndexing = step
 }
 
 const finish = async (

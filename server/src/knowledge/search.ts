@@ -2,14 +2,9 @@ import type { KnowledgePassage } from '@parley/shared'
 import type { AppContext } from '../context.ts'
 import { textSearchConfigOf } from './language.ts'
 import * as store from './store.ts'
+import { vectorHooksOf } from './vector-hooks.ts'
 
 export type SearchMode = 'fulltext' | 'vector' | 'hybrid'
-
-/** Set by vectors.ts when embeddings are on: nearest chunks by meaning, best first. */
-let searchVectors: ((ctx: AppContext, input: SearchInput) => Promise<store.FoundChunk[] | null>) | null = null
-export const setVectorSearch = (search: typeof searchVectors) => {
-  searchVectors = search
-}
 
 export type SearchInput = { organizationId: string; sourceIds: string[] | null; query: string; limit: number }
 
@@ -56,10 +51,11 @@ export const searchPassages = async (
   })
   const languages = [...new Set(codes.map(textSearchConfigOf))]
   const depth = input.limit * 4
+  const hooks = vectorHooksOf(ctx)
   const [fullText, vectors] = await Promise.all([
     store.searchFullText(ctx.db, { ...input, languages, limit: depth }),
-    searchVectors
-      ? searchVectors(ctx, { ...input, limit: depth }).catch((error: unknown) => {
+    hooks
+      ? hooks.search({ ...input, limit: depth }).catch((error: unknown) => {
           ctx.logger.warn({ err: error }, 'knowledge vector search failed; full-text only')
           return null
         })

@@ -406,35 +406,30 @@ export type FoundChunk = {
   score: number
 }
 
-/**
- * Full-text search: the question's words joined with OR (a question names more words than a
- * passage holds), ranked by cover density, title words weighted first. One condition per language
- * the organization's chunks use, each with its own configuration, so the GIN index serves each.
- */
-export const searchFullText = async (
+type FullTextInput = {
+  organizationId: string
+  sourceIds: string[] | null
+  query: string
+  languages: string[]
+  limit: number
+}
+
+/** `all`: every word of the question (plainto_tsquery's AND); `any`: at least one (OR). */
+const queryOf = (language: string, query: string, words: 'all' | 'any') =>
+  words === 'all'
+    ? sql`plainto_tsquery(${language}::regconfig, ${query})`
+    : sql`replace(plainto_tsquery(${language}::regconfig, ${query})::text, ' & ', ' | ')::tsquery`
+
+const searchWords = async (
   db: Executor,
-  {
-    organizationId,
-    sourceIds,
-    query,
-    languages,
-    limit,
-  }: {
-    organizationId: string
-    sourceIds: string[] | null
-    query: string
-    languages: string[]
-    limit: number
-  },
+  { organizationId, sourceIds, query, languages, limit }: FullTextInput,
+  words: 'all' | 'any',
 ): Promise<FoundChunk[]> => {
-  if (languages.length === 0 || sourceIds?.length === 0) return []
   const matches = languages.map(
-    (language) =>
-      sql`(language = ${language} and tsv @@ replace(plainto_tsquery(${language}::regconfig, ${query})::text, ' & ', ' | ')::tsquery)`,
+    (language) => sql`(language = ${language} and tsv @@ ${queryOf(language, query, words)})`,
   )
   const ranks = languages.map(
-    (language) =>
-      sql`when ${language} then ts_rank_cd(tsv, replace(plainto_tsquery(${language}::regconfig, ${query})::text, ' & ', ' | ')::tsquery)`,
+    (language) => sql`when ${language} then ts_rank_cd(tsv, ${queryOf(language, query, words)})`,
   )
   const rows = await sql<{
     id: number
@@ -462,6 +457,22 @@ export const searchFullText = async (
     content: row.content,
     score: Number(row.score),
   }))
+}
+
+/**
+ * Full-text search, ranked by cover density with title words weighted first: passages holding
+ * every word of the question, then (when those are fewer than `limit`) passages holding any of
+ * them, since a question names more words than a passage answering it may hold. One condition per
+ * language the organization's chunks use, each with its own configuration, so the GIN index
+ * serves each; the AND query first keeps the rows ranked few on a large organization.
+ */
+export const searchFullText = async (db: Executor, input: FullTextInput): Promise<FoundChunk[]> => {
+  if (input.languages.length === 0 || input.sourceIds?.length === 0) return []
+  const all = await searchWords(db, input, 'all')
+  if (all.length >= input.limit) return all
+  const seen = new Set(all.map(({ id }) => id))
+  const any = await searchWords(db, input, 'any')
+  return [...all, ...any.filter(({ id }) => !seen.has(id))].slice(0, input.limit)
 }
 
 /** The text-search configurations the organization's chunks (of these sources) use. */

@@ -209,3 +209,22 @@ export const ZReplySource = z
   })
   .meta({ id: 'ReplySource' })
 export type ReplySource = z.infer<typeof ZReplySource>
+
+/** The voice worker's knowledge search for a call (its `search_knowledge` tool, and each turn). */
+export const ZCallKnowledgeSearch = z
+  .object({ query: z.string().trim().min(1, 'query is required').max(knowledgeLimits.maxQueryChars) })
+  .meta({ id: 'CallKnowledgeSearchRequest' })
+
+export const ZCallKnowledgeResult = z
+  .object({
+    passages: z.array(ZKnowledgePassage),
+    sources: z.array(ZReplySource),
+    instruction: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The passages as the chat gives them to its model, with the answer-from-these rule; null when none',
+      }),
+  })
+  .meta({ id: 'CallKnowledgeResult' })

@@ -2,15 +2,19 @@ import type { KnowledgeSource } from '@parley/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
-import { createTeam, secretKeyFor } from '../../test/helpers/organization.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { insertCall } from '../calls/store.ts'
 
+const WORKER_TOKEN = 'w'.repeat(40)
 let llm: FakeLlm
 let server: TestServer
 
 beforeAll(async () => {
   llm = await startFakeLlm()
-  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' } })
+  server = await startTestServer({
+    env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key', WORKER_TOKEN: WORKER_TOKEN },
+  })
 })
 afterAll(async () => {
   await server?.destroy()
@@ -100,5 +104,61 @@ describe('an agent answering from its knowledge sources', () => {
       (await (await v1(key, `/v1/agents/${agent.id}`)).json()) as { data: { knowledgeSourceIds: string[] } }
     ).data
     expect(after.knowledgeSourceIds).toEqual([])
-  })
+  }, 60_000)
+
+  it("gives the voice worker a call's passages from its live agent's sources", async () => {
+    const team = await createTeam(server)
+    const key = await secretKeyFor(server, team.owner)
+    const created = await v1(key, '/v1/knowledge/sources', {
+      method: 'POST',
+      json: {
+        kind: 'text',
+        title: 'Manual',
+        text: '# Descaling\n\nDescale the kettle monthly with vinegar.',
+      },
+    })
+    const source = ((await created.json()) as { data: KnowledgeSource }).data
+    await expect
+      .poll(
+        async () =>
+          ((await (await v1(key, `/v1/knowledge/sources/${source.id}`)).json()) as { data: KnowledgeSource })
+            .data.status,
+        { timeout: 20_000, interval: 50 },
+      )
+      .toBe('ready')
+    const agent = await makeAgent(server, team.owner, {
+      agentArchitecture: 'pipeline',
+      knowledgeSourceIds: [source.id],
+    })
+    const call = await insertCall(server.ctx.db, {
+      id: `call-${source.id}`,
+      organizationId: team.organizationId,
+      agentId: agent.id,
+      userId: null,
+      keyId: null,
+      roomName: `room-${source.id}`,
+      architecture: 'pipeline',
+      direction: 'web',
+      phoneNumber: null,
+      batchJobId: null,
+      batchContactId: null,
+    })
+    const search = (callId: string, token = WORKER_TOKEN) =>
+      server.request(`/v1/calls/${callId}/knowledge/search`, {
+        method: 'POST',
+        token,
+        json: { query: 'How do I descale it?' },
+      })
+    const found = await search(call.id)
+    expect(found.status).toBe(200)
+    const body = (await found.json()) as {
+      passages: { title: string }[]
+      sources: unknown[]
+      instruction: string
+    }
+    expect(body.passages[0]?.title).toBe('Manual › Descaling')
+    expect(body.instruction).toContain('Descale the kettle monthly')
+    expect((await search(call.id, 'x'.repeat(40))).status).toBe(401)
+    expect((await search('no-such-call')).status).toBe(404)
+  }, 60_000)
 })

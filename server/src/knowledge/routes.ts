@@ -14,10 +14,12 @@ import { AppError } from '../http/app-error.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import * as knowledge from './service.ts'
 import { acceptDocumentOrJson, uploadOf } from './upload.ts'
+import { registerKnowledgeWorkerRoutes } from './worker-routes.ts'
 
 const tag = 'Knowledge'
 
 export const registerKnowledgeRoutes = (routes: RouteTable, ctx: AppContext) => {
+  registerKnowledgeWorkerRoutes(routes, ctx)
   routes.add({
     method: 'post',
     path: '/v1/knowledge/sources',

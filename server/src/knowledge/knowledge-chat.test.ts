@@ -42,7 +42,7 @@ describe('an agent answering from its knowledge sources', () => {
         async () =>
           ((await (await v1(key, `/v1/knowledge/sources/${source.id}`)).json()) as { data: KnowledgeSource })
             .data.status,
-        { timeout: 20_000, interval: 50 },
+        { timeout: 45_000, interval: 50 },
       )
       .toBe('ready')
 
@@ -123,7 +123,7 @@ describe('an agent answering from its knowledge sources', () => {
         async () =>
           ((await (await v1(key, `/v1/knowledge/sources/${source.id}`)).json()) as { data: KnowledgeSource })
             .data.status,
-        { timeout: 20_000, interval: 50 },
+        { timeout: 45_000, interval: 50 },
       )
       .toBe('ready')
     const agent = await makeAgent(server, team.owner, {

@@ -29,7 +29,7 @@ afterAll(async () => {
   await embeddings?.close()
 })
 
-describe('knowledge search with an embedding model', () => {
+describe('knowledge search with an embedding model', { timeout: 60_000 }, () => {
   it('fuses vector and full-text ranks, or says once that the database has no pgvector', async () => {
     const { token } = await signUp(server)
     const created = await server.request('/v1/knowledge/sources', {
@@ -48,7 +48,7 @@ describe('knowledge search with an embedding model', () => {
           data: KnowledgeSource
         }
       ).data.status
-    await expect.poll(statusOf, { timeout: 20_000, interval: 50 }).toBe('ready')
+    await expect.poll(statusOf, { timeout: 45_000, interval: 50 }).toBe('ready')
 
     // "refund" is in no passage: only its meaning (the returns concept) can find one.
     const response = await server.request(

@@ -109,7 +109,7 @@ const sourceOf = async (id: string, as = token) => {
 
 const settled = async (id: string) => {
   await expect
-    .poll(async () => (await sourceOf(id)).source.status, { timeout: 20_000, interval: 50 })
+    .poll(async () => (await sourceOf(id)).source.status, { timeout: 45_000, interval: 50 })
     .toMatch(/ready|failed/)
   return (await sourceOf(id)).source
 }
@@ -127,7 +127,7 @@ const search = async (q: string, as = token) => {
   ).data
 }
 
-describe('knowledge sources', () => {
+describe('knowledge sources', { timeout: 60_000 }, () => {
   it('crawls a site: progress, robots.txt, redirects, and a re-fetch that skips unchanged pages', async () => {
     const created = await create({ kind: 'site', url: `${target.origin}/`, maxPages: 10 })
     expect(created.status).toBe(202)

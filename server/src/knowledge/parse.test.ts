@@ -4,7 +4,7 @@ import { createParser } from './parse.ts'
 import { makeDocx, makePdf } from './test-fixtures.ts'
 
 const parser = createParser({
-  timeoutMs: 10_000,
+  timeoutMs: 30_000,
   memoryMb: 64,
   maxPdfPages: 3,
   maxUnzippedBytes: 1024 * 1024,
@@ -17,7 +17,8 @@ const parse = (bytes: Buffer, name: string) => {
   return parser.parse({ bytes, type, fallbackTitle: name, url: null })
 }
 
-describe('parsing documents in a worker thread', () => {
+// A loaded machine takes seconds to start a thread and load pdf.js: limits here are generous.
+describe('parsing documents in a worker thread', { timeout: 60_000 }, () => {
   it('reads each type, keeping titles and PDF page numbers', async () => {
     const pdf = await parse(
       makePdf(['Opening hours are nine to five.', 'Returns within thirty days.']),

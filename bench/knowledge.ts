@@ -180,7 +180,7 @@ export const run = async () => {
       const count = Math.min(10_000, CHUNKS - offset)
       await sql`insert into knowledge_chunks (organization_id, source_id, seq, title, content, language, tsv)
         select ${organizationId}, ${sourceId}, n, 'Seeded › Part ' || n, body, 'english', to_tsvector('english', body)
-        from (select n, (select string_agg(case when k in (40, 80) then (${wordList})[1 + ((n * (k / 40) * 7 + k) % ${words.length}::int)]
+        from (select n, (select string_agg(case when k in (40, 80) then (${wordList})[1 + (abs(hashint4(n * 1000 + k)) % ${words.length}::int)]
                                                else 'w' || ((n * 131 + k * 977) % 50000) end, ' ') from generate_series(1, 120) k) as body
               from generate_series(${offset}::int, ${offset + count - 1}::int) n) s`.execute(ctx.db)
       if (hasVectors)

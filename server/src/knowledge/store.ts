@@ -414,6 +414,12 @@ type FullTextInput = {
   limit: number
 }
 
+/**
+ * Passages holding any one word of a question are ranked at most this many: a word in most of a
+ * large organization's chunks would otherwise have all of them ranked for every question.
+ */
+const MAX_RANKED = 2000
+
 /** `all`: every word of the question (plainto_tsquery's AND); `any`: at least one (OR). */
 const queryOf = (language: string, query: string, words: 'all' | 'any') =>
   words === 'all'
@@ -442,10 +448,14 @@ const searchWords = async (
   }>`
     select id, source_id, title, url, page_number, content,
       (case language ${sql.join(ranks, sql` `)} end)::float8 as score
-    from knowledge_chunks
-    where organization_id = ${organizationId}
-      ${sourceIds ? sql`and source_id in (${sql.join(sourceIds)})` : sql``}
-      and (${sql.join(matches, sql` or `)})
+    from (
+      select id, source_id, title, url, page_number, content, language, tsv
+      from knowledge_chunks
+      where organization_id = ${organizationId}
+        ${sourceIds ? sql`and source_id in (${sql.join(sourceIds)})` : sql``}
+        and (${sql.join(matches, sql` or `)})
+      ${words === 'any' ? sql`limit ${MAX_RANKED}` : sql``}
+    ) candidates
     order by score desc, id
     limit ${limit}`.execute(db)
   return rows.rows.map((row) => ({

@@ -134,6 +134,9 @@ const byName: Record<string, unknown> = {
   handoffAgentIds: ID.agent,
   // knowledge
   knowledgeSourceIds: '01JD4MM5G7J9L1N3Q5S7U9W1Y3',
+  query: 'How do I descale the kettle?',
+  instruction:
+    'Answer from the passages below, taken from the owner’s own site and documents. If they do not answer the question, say that you do not know rather than guessing.',
   sourceId: '01JD4MM5G7J9L1N3Q5S7U9W1Y3',
   sourceIds: '01JD4MM5G7J9L1N3Q5S7U9W1Y3,01JD4MN8H0K2M4P6R8T0W2Y4A6',
   chunkCount: 42,

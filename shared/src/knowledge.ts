@@ -219,12 +219,9 @@ export const ZCallKnowledgeResult = z
   .object({
     passages: z.array(ZKnowledgePassage),
     sources: z.array(ZReplySource),
-    instruction: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'The passages as the chat gives them to its model, with the answer-from-these rule; null when none',
-      }),
+    instruction: z.string().nullable().meta({
+      description:
+        'The passages as the chat gives them to its model, with the answer-from-these rule; null when none',
+    }),
   })
   .meta({ id: 'CallKnowledgeResult' })

@@ -243,7 +243,7 @@ export const run = async () => {
       ).data.id
     for (const [label, sources] of [
       ['without knowledge', []],
-      ['with knowledge (100k chunks)', [sourceId]],
+      [`with knowledge (${CHUNKS} chunks)`, [sourceId]],
     ] as const) {
       const agentId = await agentOf([...sources])
       const session = (await callJson(`${url}/v1/chat/sessions`, {

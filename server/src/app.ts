@@ -22,6 +22,8 @@ import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { registerKeyRoutes } from './keys/routes.ts'
+import { measureRequests } from './metrics/index.ts'
+import { registerMetricsRoutes } from './metrics/routes.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
@@ -83,6 +85,7 @@ export const createApp = (
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
   app.use(requestContext(ctx.logger))
+  if (ctx.config.metrics.isEnabled) app.use(measureRequests)
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
@@ -106,6 +109,7 @@ export const createApp = (
       return document
     },
   })
+  if (ctx.config.metrics.isEnabled) registerMetricsRoutes(routes, ctx.config.metrics)
   registerOrganizationRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)

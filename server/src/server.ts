@@ -7,6 +7,7 @@ import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/dialer/worker.ts'
 import { scheduleCallJobs } from './calls/jobs.ts'
+import { onCallClosed } from './calls/service.ts'
 import { waitForActiveReplies } from './chat/active-replies.ts'
 import { startReplyRecovery } from './chat/recover.ts'
 import { type Clock, systemClock } from './clock.ts'
@@ -23,6 +24,7 @@ import { startHeartbeat } from './instances/liveness.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
 import { createKeyCache } from './keys/cache.ts'
+import { observeDatabase, recordCallClosed } from './metrics/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
@@ -117,6 +119,8 @@ export const start = async ({
       livekit: createLiveKit(config),
     })
     registerJobHandlers(ctx)
+    const stopObserving = config.metrics.isEnabled ? observeDatabase(database) : () => {}
+    if (config.metrics.isEnabled) onCallClosed(ctx, recordCallClosed)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
@@ -159,6 +163,7 @@ export const start = async ({
         await stopHeartbeat()
         await dialer?.stop()
         stopExportRecovery()
+        stopObserving()
         await ctx.jobs.stop()
         ctx.streams.close()
         await ctx.signals.close()

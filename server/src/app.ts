@@ -5,6 +5,8 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { auditScope } from './audit/index.ts'
+import { registerAuditRoutes } from './audit/routes.ts'
 import { registerBatchControlRoutes } from './batch/control-routes.ts'
 import { registerBatchRoutes } from './batch/routes.ts'
 import { registerCallRoutes } from './calls/routes.ts'
@@ -98,6 +100,8 @@ export const createApp = (
   // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
   app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body }))
   app.use(guardParsedBody)
+  // After the body parsers: their stream callbacks would not carry the scope.
+  app.use(auditScope)
 
   const registry = createRegistry()
   const routes = new RouteTable(app, registry, createAuthentication(ctx))
@@ -111,6 +115,7 @@ export const createApp = (
   })
   if (ctx.config.metrics.isEnabled) registerMetricsRoutes(routes, ctx.config.metrics)
   registerOrganizationRoutes(routes, ctx)
+  registerAuditRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)

@@ -9,12 +9,9 @@ export const ZAnalyticsQuery = z.object({
     .date()
     .optional()
     .meta({ description: 'First day (UTC, YYYY-MM-DD), included; default: 29 days before to' }),
-  to: z.iso
-    .date()
-    .optional()
-    .meta({
-      description: 'Last day (UTC, YYYY-MM-DD), included; at most 366 days after from; default: today',
-    }),
+  to: z.iso.date().optional().meta({
+    description: 'Last day (UTC, YYYY-MM-DD), included; at most 366 days after from; default: today',
+  }),
   agentId: z.string().min(1).max(100).optional(),
 })
 export type AnalyticsQuery = z.infer<typeof ZAnalyticsQuery>

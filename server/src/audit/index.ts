@@ -1,0 +1,2 @@
+export { auditScope } from './scope.ts'
+export { type AuditChange, recordAudit } from './service.ts'

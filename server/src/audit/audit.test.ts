@@ -86,7 +86,10 @@ describe('GET /v1/audit-log', () => {
       actor: { kind: 'key' },
       ip: expect.stringMatching(/127\.0\.0\.1|::1/),
     })
-    expect((updated?.details.fields as string[]).sort()).toEqual(['name', 'temperature'])
+    expect([...((updated?.details.fields as string[] | undefined) ?? [])].sort()).toEqual([
+      'name',
+      'temperature',
+    ])
     expect(data.find((entry) => entry.action === 'key.revoked')).toMatchObject({
       targetId: widgetId,
       actor: { kind: 'member', id: team.owner.userId },

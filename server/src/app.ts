@@ -30,6 +30,7 @@ import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { registerOrganizationRoutes } from './orgs/routes.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
+import { registerRetentionRoutes } from './retention/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/demo-page.ts'
 import { registerVoiceRoutes } from './voice/routes.ts'
@@ -116,6 +117,7 @@ export const createApp = (
   if (ctx.config.metrics.isEnabled) registerMetricsRoutes(routes, ctx.config.metrics)
   registerOrganizationRoutes(routes, ctx)
   registerAuditRoutes(routes, ctx)
+  registerRetentionRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)

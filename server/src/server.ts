@@ -27,6 +27,7 @@ import { createKeyCache } from './keys/cache.ts'
 import { observeDatabase, recordCallClosed } from './metrics/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
+import { registerRetentionJob, scheduleRetentionJob } from './retention/service.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -122,6 +123,8 @@ export const start = async ({
     const stopObserving = config.metrics.isEnabled ? observeDatabase(database) : () => {}
     if (config.metrics.isEnabled) onCallClosed(ctx, recordCallClosed)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
+    registerRetentionJob(ctx)
+    if (config.role !== 'api') await scheduleRetentionJob(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
     const stopHeartbeat = await startHeartbeat(ctx)

@@ -37,7 +37,7 @@ export const ZAuditLogQuery = z.object({
     .min(1)
     .max(100)
     .optional()
-    .meta({ description: 'A member’s user id or an API key’s id' }),
+    .meta({ description: 'A member’s user id or an API key’s id', example: '01JD3Q6ZP8W4M2K7R9T5V1X3YB' }),
   createdFrom: z.iso.datetime({ offset: true }).optional(),
   createdTo: z.iso.datetime({ offset: true }).optional(),
 })
@@ -47,7 +47,12 @@ export const ZAuditEntry = z
   .object({
     id: z.string(),
     action: ZAuditAction,
-    targetKind: z.string(),
+    targetKind: z
+      .string()
+      .meta({
+        description: 'agent, key, member, invitation, organization, export, conversation, call',
+        example: 'agent',
+      }),
     targetId: z.string().nullable(),
     actor: z.object({
       kind: z.enum(['member', 'key', 'operator', 'system']),
@@ -56,7 +61,10 @@ export const ZAuditEntry = z
         .nullable()
         .meta({ description: 'The member’s user id or the key’s id; null for operator and system' }),
     }),
-    ip: z.string().nullable().meta({ description: 'The address the request came from; null for jobs' }),
+    ip: z
+      .string()
+      .nullable()
+      .meta({ description: 'The address the request came from; null for jobs', example: '203.0.113.7' }),
     details: z
       .record(z.string(), z.unknown())
       .meta({ description: 'What changed: field names (never values of secrets), counts, kinds' }),

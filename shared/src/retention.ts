@@ -11,9 +11,15 @@ const days = z
 /** How long an organization keeps its records; a daily job deletes what is older. */
 export const ZRetention = z
   .object({
-    conversationDays: days.meta({ description: 'Conversations with their messages; null: keep' }),
-    callDays: days.meta({ description: 'Calls with their transcripts (ended calls only); null: keep' }),
-    exportDays: days.meta({ description: 'Finished exports with their files; null: keep' }),
+    conversationDays: days.meta({
+      description: 'Conversations with their messages; null: keep',
+      example: 365,
+    }),
+    callDays: days.meta({
+      description: 'Calls with their transcripts (ended calls only); null: keep',
+      example: 90,
+    }),
+    exportDays: days.meta({ description: 'Finished exports with their files; null: keep', example: 7 }),
   })
   .meta({ id: 'Retention' })
 export type Retention = z.infer<typeof ZRetention>

@@ -42,7 +42,7 @@ new Gauge({
 new Gauge({
   name: 'parley_job_queue_lag_seconds',
   help: 'Age of the oldest due job not yet started, by job name (deployment-wide, from the queue table)',
-  labelNames: ['job'] as const,
+  labelNames: ['job_name'] as const,
   registers: [registry],
   async collect() {
     this.reset()
@@ -55,7 +55,7 @@ new Gauge({
       group by name`
       .execute(db)
       .catch(() => ({ rows: [] }))
-    for (const row of rows) this.set({ job: row.name }, Math.max(0, Number(row.lag)))
+    for (const row of rows) this.set({ job_name: row.name }, Math.max(0, Number(row.lag)))
   },
 })
 

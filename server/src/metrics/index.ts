@@ -71,12 +71,12 @@ export const recordWebhookAttempt = (result: 'succeeded' | 'retrying' | 'failed'
 
 /** Runs a queued job, recording how late it started and how it ended. */
 export const measureJob = async (job: string, dueAt: Date | null | undefined, run: () => Promise<void>) => {
-  if (dueAt) jobStartDelay.observe({ job }, Math.max(0, Date.now() - dueAt.getTime()) / 1000)
+  if (dueAt) jobStartDelay.observe({ job_name: job }, Math.max(0, Date.now() - dueAt.getTime()) / 1000)
   try {
     await run()
-    jobRuns.inc({ job, outcome: 'ok' })
+    jobRuns.inc({ job_name: job, outcome: 'ok' })
   } catch (error) {
-    jobRuns.inc({ job, outcome: 'error' })
+    jobRuns.inc({ job_name: job, outcome: 'error' })
     throw error
   }
 }

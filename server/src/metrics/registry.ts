@@ -79,14 +79,14 @@ export const webhookDeliveries = new Counter({
 export const jobRuns = new Counter({
   name: 'parley_jobs_total',
   help: 'Queued jobs run by this instance, by job name and outcome (ok, error)',
-  labelNames: ['job', 'outcome'] as const,
+  labelNames: ['job_name', 'outcome'] as const,
   registers: [registry],
 })
 
 export const jobStartDelay = new Histogram({
   name: 'parley_job_start_delay_seconds',
   help: 'Time from when a job was due to when this instance started it, by job name',
-  labelNames: ['job'] as const,
+  labelNames: ['job_name'] as const,
   buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
   registers: [registry],
 })

@@ -119,7 +119,7 @@ export const AnalyticsPage = () => {
           {sumOutcomes(rows).length === 0 ? (
             <p class="empty">{t('Nothing happened in these days.')}</p>
           ) : (
-            <div class="scroll">
+            <div class="scroll" tabIndex={0} role="region" aria-label={t('Outcomes')}>
               <table>
                 <thead>
                   <tr>
@@ -140,7 +140,7 @@ export const AnalyticsPage = () => {
           )}
           <details>
             <summary>{t('The numbers per day')}</summary>
-            <div class="scroll">
+            <div class="scroll" tabIndex={0} role="region" aria-label={t('The numbers per day')}>
               <table>
                 <thead>
                   <tr>

@@ -47,12 +47,10 @@ export const ZAuditEntry = z
   .object({
     id: z.string(),
     action: ZAuditAction,
-    targetKind: z
-      .string()
-      .meta({
-        description: 'agent, key, member, invitation, organization, export, conversation, call',
-        example: 'agent',
-      }),
+    targetKind: z.string().meta({
+      description: 'agent, key, member, invitation, organization, export, conversation, call',
+      example: 'agent',
+    }),
     targetId: z.string().nullable(),
     actor: z.object({
       kind: z.enum(['member', 'key', 'operator', 'system']),

@@ -126,4 +126,41 @@ describe('GET /v1/audit-log', () => {
     expect((await server.request('/v1/audit-log?action=nope', { token: adminKey })).status).toBe(400)
     expect((await server.request('/v1/audit-log?cursor=bad', { token: adminKey })).status).toBe(400)
   })
+
+  it('exports as the export job’s audit_log kind, to owners and admins only', async () => {
+    const team = await createTeam(server)
+    const ownerToken = team.owner.session.token
+    const refused = await server.request('/api/export', {
+      method: 'POST',
+      token: team.member.session.token,
+      json: { kind: 'audit_log', format: 'ndjson' },
+    })
+    expect(refused.status).toBe(403)
+    const created = await server.request('/api/export', {
+      method: 'POST',
+      token: ownerToken,
+      json: { kind: 'audit_log', format: 'ndjson' },
+    })
+    expect(created.status).toBe(202)
+    const { id } = (await created.json()) as { id: string }
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await server.request(`/api/export/${id}`, { token: ownerToken })).json()) as {
+              status: string
+            }
+          ).status,
+        { timeout: 15_000 },
+      )
+      .toBe('completed')
+    const text = await (await server.request(`/api/export/${id}/download`, { token: ownerToken })).text()
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { action: string; actor_kind: string })
+    // createTeam invited three people, who joined: six entries, oldest first.
+    expect(lines.map((line) => line.action).slice(0, 2)).toEqual(['member.invited', 'member.joined'])
+    expect(lines.every((line) => line.actor_kind === 'member')).toBe(true)
+  })
 })

@@ -315,7 +315,7 @@ export interface ExportsTable {
   id: string
   organization_id: string
   requested_by: string
-  kind: 'conversations' | 'calls' | 'batch_contacts' | 'ledger'
+  kind: 'conversations' | 'calls' | 'batch_contacts' | 'ledger' | 'audit_log'
   format: 'ndjson' | 'csv'
   from_at: Timestamp | null
   to_at: Timestamp | null

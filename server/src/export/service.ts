@@ -58,6 +58,8 @@ const present = (row: store.ExportRow): Export => ({
 const checkRole = (actor: StudioActor, kind: CreateExport['kind']) => {
   if (kind === 'ledger' && actor.role === 'member')
     throw AppError.forbidden('Only owners and admins can export the credit ledger')
+  if (kind === 'audit_log' && actor.role === 'member')
+    throw AppError.forbidden('Only owners and admins can export the audit log')
 }
 
 /**

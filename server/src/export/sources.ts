@@ -1,5 +1,6 @@
 import type { ExportKind } from '@parley/shared'
 import { sql } from 'kysely'
+import { auditLogSource } from '../audit/export-source.ts'
 import { toUsd } from '../billing/service.ts'
 import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
@@ -431,4 +432,5 @@ export const sources: Record<ExportKind, Source> = {
   calls,
   batch_contacts: batchContacts,
   ledger,
+  audit_log: auditLogSource,
 }

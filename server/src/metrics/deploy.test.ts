@@ -23,7 +23,9 @@ describe('deploy/', () => {
   it('the Grafana dashboard and the alert rules name only metrics the server serves', async () => {
     const served = await servedNames()
     const dashboard = read('grafana/parley-dashboard.json')
-    const expressions = (JSON.parse(dashboard) as { panels: Array<{ targets: Array<{ expr: string }> }> }).panels
+    const expressions = (
+      JSON.parse(dashboard) as { panels: Array<{ targets: Array<{ expr: string }> }> }
+    ).panels
       .flatMap((panel) => panel.targets.map((target) => target.expr))
       .join('\n')
     const rules = read('prometheus/parley-alerts.yml')
@@ -33,7 +35,10 @@ describe('deploy/', () => {
     ] as const) {
       const named = [...namedIn(text)]
       expect(named.length, file).toBeGreaterThan(5)
-      expect(named.filter((name) => !served.has(name)), file).toEqual([])
+      expect(
+        named.filter((name) => !served.has(name)),
+        file,
+      ).toEqual([])
     }
   })
 })

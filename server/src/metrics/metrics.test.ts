@@ -137,7 +137,17 @@ describe('GET /metrics', () => {
     }
     const secrets = [team.organizationId, agent.id, voiceAgent, call.callId, session.conversation_id, key]
     for (const id of secrets.filter(Boolean)) expect(text).not.toContain(String(id))
-    const bounded = ['method', 'route', 'status', 'provider', 'model', 'outcome', 'kind', 'result', 'job_name']
+    const bounded = [
+      'method',
+      'route',
+      'status',
+      'provider',
+      'model',
+      'outcome',
+      'kind',
+      'result',
+      'job_name',
+    ]
     const known = [
       ...bounded,
       'direction',

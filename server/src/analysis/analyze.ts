@@ -1,3 +1,4 @@
+import { checkArguments } from '@parley/platform'
 import { z } from 'zod'
 import type { AgentRow } from '../agents/store.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/holds.ts'
@@ -5,7 +6,6 @@ import { priceReply, replyCharge } from '../chat/billing.ts'
 import { completionSourceFor, type LlmMessage } from '../chat/llm.ts'
 import { countOutputTokens, countPromptTokens, roundWorstCaseMicros } from '../chat/reply-cost.ts'
 import type { AppContext } from '../context.ts'
-import { checkArguments } from '../functions/parameters.ts'
 import { hasLlmProvider } from '../providers/registry.ts'
 import type { Analysis, Subject } from './store.ts'
 

@@ -1,6 +1,6 @@
+import type { ProviderSettings } from '@parley/platform'
 import type { Catalogue, ResolvedEndpoint } from '@parley/shared'
 import type { Config } from '../config.ts'
-import type { ProviderSettings } from '../config-providers.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { readProviderKeys } from '../orgs/provider-keys.ts'

@@ -1,6 +1,6 @@
+import { fieldsAsText, fillAll } from '@parley/platform'
 import { type AgentRuntimeConfig, DISPATCH_METADATA_VERSION } from '@parley/shared'
 import { serializeDispatchMetadata } from '../../voice/runtime-config.ts'
-import { fieldsAsText, fillAll } from './placeholders.ts'
 
 /** A contact as the agent sees it: its phone, its name and its custom fields. */
 export type ContactOfCall = {

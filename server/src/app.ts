@@ -5,9 +5,8 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
-import { registerBatchControlRoutes } from './batch/control-routes.ts'
-import { registerBatchRoutes } from './batch/routes.ts'
-import { registerCallRoutes } from './calls/routes.ts'
+import { readContactOfCall, registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
+import { registerCallRoutes, registerContactReader } from './calls/index.ts'
 import { registerChatRoutes } from './chat/routes.ts'
 import type { AppContext } from './context.ts'
 import { registerConversationRoutes } from './conversations/routes.ts'
@@ -122,6 +121,8 @@ export const createApp = (
   registerConversationRoutes(routes, ctx)
   registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
+  // calls/ reads a dialled call's contact through batch/'s reader, not its store.
+  registerContactReader(ctx, readContactOfCall)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

@@ -1,6 +1,6 @@
 import { registerAnalysisJobs } from '../analysis/jobs.ts'
-import { registerBatchJobs } from '../batch/dialer/jobs.ts'
-import { registerCallJobs } from '../calls/jobs.ts'
+import { registerBatchJobs } from '../batch/index.ts'
+import { registerCallJobs } from '../calls/index.ts'
 import { registerChatJobs } from '../chat/end.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/service.ts'

@@ -1,6 +1,6 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
-import { endCallsOfKey } from '../calls/rooms.ts'
+import { endCallsOfKey } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'

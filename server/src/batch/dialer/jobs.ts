@@ -1,4 +1,4 @@
-import { onCallsClosing } from '../../calls/service.ts'
+import { onCallsClosing } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
 import { announceJobChange } from '../service.ts'

@@ -5,9 +5,9 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
-import { readContactOfCall, registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
-import { registerCallRoutes, registerContactReader } from './calls/index.ts'
-import { registerChatRoutes } from './chat/routes.ts'
+import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
+import { registerCallRoutes } from './calls/index.ts'
+import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
 import type { AppContext } from './context.ts'
 import { registerConversationRoutes } from './conversations/routes.ts'
 import { registerExportRoutes } from './export/routes.ts'
@@ -20,10 +20,10 @@ import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
-import { registerKeyRoutes } from './keys/routes.ts'
+import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
-import { registerOrganizationRoutes } from './orgs/routes.ts'
+import { authenticateStudioToken, registerOrganizationRoutes, v1RateLimitOf } from './orgs/index.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
 import type { DemoTenant } from './seed/demo.ts'
 import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/demo-page.ts'
@@ -96,7 +96,14 @@ export const createApp = (
   app.use(guardParsedBody)
 
   const registry = createRegistry()
-  const routes = new RouteTable(app, registry, createAuthentication(ctx))
+  // Each area reads its own credentials; http/ gets them through this interface.
+  const authentication = createAuthentication(ctx, {
+    apiKey: authenticateApiKey,
+    studioToken: authenticateStudioToken,
+    v1RateLimitOf,
+    chatSession: authenticateChatSession,
+  })
+  const routes = new RouteTable(app, registry, authentication)
   let document: unknown
   registerSystemRoutes(routes, {
     checks: readinessChecks,
@@ -121,8 +128,6 @@ export const createApp = (
   registerConversationRoutes(routes, ctx)
   registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
-  // calls/ reads a dialled call's contact through batch/'s reader, not its store.
-  registerContactReader(ctx, readContactOfCall)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

@@ -7,8 +7,7 @@ import { loadCatalogue } from './agents/catalogue.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/index.ts'
 import { scheduleCallJobs } from './calls/index.ts'
-import { waitForActiveReplies } from './chat/active-replies.ts'
-import { startReplyRecovery } from './chat/recover.ts'
+import { startReplyRecovery, waitForActiveReplies } from './chat/index.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
@@ -22,7 +21,8 @@ import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { startHeartbeat } from './instances/liveness.ts'
 import { registerJobHandlers } from './jobs/handlers.ts'
 import { createJobs } from './jobs/scheduler.ts'
-import { createKeyCache } from './keys/cache.ts'
+import { createKeyCache } from './keys/index.ts'
+import { readProviderKeys } from './orgs/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
@@ -115,6 +115,7 @@ export const start = async ({
       jobs: createJobs({ pool: database.pool, logger }),
       clock,
       livekit: createLiveKit(config),
+      readProviderKeys,
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await scheduleCallJobs(ctx)

@@ -3,7 +3,7 @@ import { builtInCatalogue as builtIn } from '@parley/platform'
 import { type Catalogue, ZCatalogue } from '@parley/shared'
 import { type Config, ConfigError } from '../config.ts'
 import type { AppContext } from '../context.ts'
-import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { providersWithKeys } from '../orgs/index.ts'
 import { catalogueTarget, type EndpointKind, hasLlmProvider, routeEndpoint } from '../providers/registry.ts'
 
 /** The models of PROVIDERS_FILE join the catalogue's; an id both name would be ambiguous. */

@@ -3,7 +3,6 @@
  * control) and the dialer that works through them, asking calls/ to open and dispatch each call.
  * Other areas use it through this file.
  */
-export { readContactOfCall } from './contact-of-call.ts'
 export { registerBatchControlRoutes } from './control-routes.ts'
 export { registerBatchJobs } from './dialer/jobs.ts'
 export { type Dialer, startDialer } from './dialer/worker.ts'

@@ -1,13 +1,16 @@
 import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
 import { findSessionAgent } from '../agents/service.ts'
 import { referHold, releaseHold, requireHold } from '../billing/holds.ts'
-import { assertCredits } from '../chat/billing.ts'
-import { authenticateChatSession } from '../chat/session-auth.ts'
-import { findActiveConversation, sessionNotFound } from '../chat/sessions.ts'
+import {
+  assertCredits,
+  authenticateChatSession,
+  findActiveConversation,
+  sessionNotFound,
+} from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, StudioActor } from '../http/types.ts'
-import { findKeyCreator } from '../keys/store.ts'
+import { findKeyCreator } from '../keys/index.ts'
 import type { LiveKit } from '../providers/livekit.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
 import { estimateCallMicros } from './pricing.ts'

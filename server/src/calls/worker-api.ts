@@ -1,7 +1,7 @@
 import type { CallSetup, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/store.ts'
 import * as agentStore from '../agents/store.ts'
-import * as chatStore from '../chat/store.ts'
+import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'

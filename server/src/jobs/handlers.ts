@@ -1,7 +1,7 @@
 import { registerAnalysisJobs } from '../analysis/jobs.ts'
 import { registerBatchJobs } from '../batch/index.ts'
 import { registerCallJobs } from '../calls/index.ts'
-import { registerChatJobs } from '../chat/end.ts'
+import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/service.ts'
 import { registerWebhookJobs } from '../webhooks/service.ts'

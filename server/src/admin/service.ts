@@ -1,6 +1,6 @@
 import type { AdminGrantCredits, AdminUpdateOrganization, OrganizationSummary } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
-import { changeBalance, listLedger, presentLedgerEntry, toMicros, toUsd } from '../billing/service.ts'
+import { changeBalance, listLedger, presentLedgerEntry, toMicros, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import type { OrganizationRow } from '../orgs/index.ts'
 import * as orgs from '../orgs/index.ts'

@@ -1,8 +1,8 @@
-import * as agentStore from '../agents/store.ts'
+import * as agentStore from '../agents/index.ts'
 import * as callStore from '../calls/store.ts'
 import * as chatStore from '../chat/store.ts'
 import type { AppContext } from '../context.ts'
-import { notifyAgent } from '../webhooks/service.ts'
+import { notifyAgent } from '../webhooks/index.ts'
 import { analyzeTranscript } from './analyze.ts'
 import { type Analysis, isAnalyzed, type Subject, saveAnalysis } from './store.ts'
 

@@ -7,10 +7,10 @@ import {
   type WorkerFunction,
   ZDispatchMetadata,
 } from '@parley/shared'
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
 
 const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
 

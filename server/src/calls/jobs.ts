@@ -1,4 +1,4 @@
-import { getBalanceMicros } from '../billing/service.ts'
+import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { onKeyRevoked } from '../keys/index.ts'
 import { costUpTo } from './pricing.ts'

@@ -1,6 +1,6 @@
 import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
-import { findSessionAgent } from '../agents/service.ts'
-import { referHold, releaseHold, requireHold } from '../billing/holds.ts'
+import { findSessionAgent } from '../agents/index.ts'
+import { referHold, releaseHold, requireHold } from '../billing/index.ts'
 import {
   assertCredits,
   authenticateChatSession,

@@ -1,6 +1,6 @@
 import type { CallSetup, WorkerEndReason } from '@parley/shared'
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'

@@ -7,7 +7,7 @@ import {
   type CreateChatSession,
 } from '@parley/shared'
 import { ulid } from 'ulid'
-import { findSessionAgent } from '../agents/service.ts'
+import { findSessionAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'

@@ -1,8 +1,8 @@
 import { invokeFunction, nameTransferTools, WEB_SEARCH_TOOL } from '@parley/platform'
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
 import { searchWeb } from './web-search.ts'
 

@@ -1,10 +1,10 @@
-import { registerAnalysisJobs } from '../analysis/jobs.ts'
+import { registerAnalysisJobs } from '../analysis/index.ts'
 import { registerBatchJobs } from '../batch/index.ts'
 import { registerCallJobs } from '../calls/index.ts'
 import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
-import { registerExportJobs } from '../export/service.ts'
-import { registerWebhookJobs } from '../webhooks/service.ts'
+import { registerExportJobs } from '../export/index.ts'
+import { registerWebhookJobs } from '../webhooks/index.ts'
 
 /** Every job type the workers run; each domain registers its own. */
 export const registerJobHandlers = (ctx: AppContext) => {

@@ -1,7 +1,7 @@
 import { OutboundError, outboundFetch } from '@parley/platform'
 import type { WebhookEventName } from '@parley/shared'
 import { ulid } from 'ulid'
-import { readWebhookSecret } from '../agents/service.ts'
+import { readWebhookSecret } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { pageWindow } from '../http/pagination.ts'
 import { signWebhook } from './signature.ts'

@@ -1,6 +1,6 @@
 import type { AgentRuntimeConfig } from '@parley/shared'
-import type { AgentRow } from '../../agents/store.ts'
-import { placeHolds } from '../../billing/holds.ts'
+import type { AgentRow } from '../../agents/index.ts'
+import { placeHolds } from '../../billing/index.ts'
 import {
   buildDispatchMetadata,
   closeCall,
@@ -11,7 +11,7 @@ import {
 } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import { createWriteBatcher } from '../../db/write-batcher.ts'
-import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
+import type { PhoneNumberRow } from '../../phone-numbers/index.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
 import { nextAttemptAt } from './backoff.ts'

@@ -1,0 +1,3 @@
+/** analysis/: other areas use it through this file. */
+export { queueAnalysis, registerAnalysisJobs } from './jobs.ts'
+export { presentAnalysis } from './store.ts'

@@ -1,3 +1,4 @@
 /** analysis/: other areas use it through this file. */
-export { queueAnalysis, registerAnalysisJobs } from './jobs.ts'
-export { presentAnalysis } from './store.ts'
+export { analyzeTranscript } from './analyze.ts'
+export { eventData, queueAnalysis, registerAnalysisJobs } from './jobs.ts'
+export { isAnalyzed, presentAnalysis, type Subject, saveAnalysis } from './store.ts'

@@ -11,6 +11,7 @@
  * - presence.ts, close.ts, records.ts, jobs.ts, pricing.ts, rooms.ts: who is in the room, the close
  *   and its billing, the records, the sweeps, the prices.
  */
+export { analyzeCall } from './analysis.ts'
 export { type ContactReader, registerContactReader } from './contacts.ts'
 export {
   agentRuntimeConfig,

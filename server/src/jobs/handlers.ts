@@ -1,6 +1,6 @@
 import { registerAnalysisJobs } from '../analysis/index.ts'
 import { registerBatchJobs } from '../batch/index.ts'
-import { registerCallJobs } from '../calls/index.ts'
+import { analyzeCall, registerCallJobs } from '../calls/index.ts'
 import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/index.ts'
@@ -10,7 +10,7 @@ import { registerWebhookJobs } from '../webhooks/index.ts'
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
-  registerAnalysisJobs(ctx)
+  registerAnalysisJobs(ctx, { analyzeCall })
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
   registerExportJobs(ctx)

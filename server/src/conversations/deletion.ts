@@ -1,7 +1,6 @@
 import { ulid } from 'ulid'
 import { recordAudit } from '../audit/index.ts'
-import { forgetPlan } from '../chat/plan-cache.ts'
-import { STALE_REPLY_MS } from '../chat/send.ts'
+import { forgetPlan, STALE_REPLY_MS } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'

@@ -89,3 +89,4 @@ export const recordCallClosed = (call: {
   callsClosed.inc({ direction: call.direction, status: call.status })
   if (call.durationSeconds) callSeconds.inc({ direction: call.direction }, call.durationSeconds)
 }
+export { registerMetricsRoutes } from './routes.ts'

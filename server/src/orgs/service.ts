@@ -15,7 +15,7 @@ import type {
 import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
 import { recordAudit } from '../audit/index.ts'
-import { changeBalance, readLedgerPage, toUsd } from '../billing/service.ts'
+import { changeBalance, readLedgerPage, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts'
 import type { Database } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
-import { roleIn } from '../orgs/service.ts'
+import { roleIn } from '../orgs/index.ts'
 import * as store from './store.ts'
 
 export const RETENTION_JOB = 'retention.sweep'

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
-import type { After, ExportRecord, Scope } from '../export/sources.ts'
+import type { After, ExportRecord, Scope } from './source-types.ts'
 
 const columns = [
   'id',

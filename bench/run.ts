@@ -7,6 +7,7 @@ const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = 
   chat: () => import('./chat.ts'),
   history: () => import('./history.ts'),
   knowledge: () => import('./knowledge.ts'),
+  metrics: () => import('./metrics.ts'),
   probe: () => import('./probe.ts'),
   studio: () => import('./studio.ts'),
   widget: () => import('./widget.ts'),

@@ -1,5 +1,5 @@
+import { optionalText, urlWithSchemes, wholeNumber } from '@parley/platform'
 import { z } from 'zod'
-import { optionalText, urlWithSchemes, wholeNumber } from './config-environment.ts'
 
 /** The knowledge area's variables: per-organization quotas, fetching and parsing limits, embeddings. */
 export const ZKnowledgeVariables = z.object({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { followOutboundRedirects, OutboundError } from '../http/outbound.ts'
+import { followOutboundRedirects, OutboundError } from '@parley/platform'
 import { detectFileType, type FileType } from './file-type.ts'
 
 export const USER_AGENT = 'ParleyBot/1.0 (+knowledge sources)'

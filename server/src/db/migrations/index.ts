@@ -27,6 +27,8 @@ import * as exportLiveness from './0032-export-liveness.ts'
 import * as knowledge from './0035-knowledge.ts'
 import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
+import * as auditLog from './0060-audit-log.ts'
+import * as retention from './0061-retention.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +60,6 @@ export const migrations: Record<string, Migration> = {
   '0035-knowledge': knowledge,
   '0036-agent-knowledge': agentKnowledge,
   '0037-message-sources': messageSources,
+  '0060-audit-log': auditLog,
+  '0061-retention': retention,
 }

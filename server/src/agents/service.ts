@@ -17,7 +17,6 @@ import type { Executor } from '../db/index.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
-import { findMissingKnowledgeSource } from '../knowledge/index.ts'
 import { providersWithKeys } from '../orgs/index.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
@@ -54,6 +53,16 @@ const findVisibleAgent = async (ctx: AppContext, actor: AgentActor, agentId: str
   const agent = await store.findAgent(ctx.db, { organizationId: actor.organizationId, id: agentId })
   if (!agent || !canView(actor, agent)) throw AppError.notFound('agent')
   return agent
+}
+
+/** The first id that is not a knowledge source of the organization; registered by knowledge/ (it imports agents/). */
+type KnowledgeSourceCheck = (
+  db: Executor,
+  input: { organizationId: string; ids: string[] },
+) => Promise<string | null>
+let findMissingKnowledgeSource: KnowledgeSourceCheck = async () => null
+export const registerKnowledgeSourceCheck = (check: KnowledgeSourceCheck) => {
+  findMissingKnowledgeSource = check
 }
 
 const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' ? 'text' : 'voice')

@@ -3,6 +3,7 @@
  * jobs, chunked and searched (full-text always, vectors with an embedding model), and the passages
  * an agent's reply is given. Other areas use it through this module only.
  */
+import { registerKnowledgeSourceCheck } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { scheduleKnowledgeRefresh } from './ingest.ts'
@@ -28,3 +29,5 @@ export const startKnowledge = async (ctx: AppContext) => {
   await startVectors(ctx)
   if (ctx.config.role !== 'api') await scheduleKnowledgeRefresh(ctx)
 }
+
+registerKnowledgeSourceCheck(findMissingKnowledgeSource)

@@ -8,7 +8,7 @@ import {
   ZKnowledgeSourceResponse,
   ZKnowledgeUploadForm,
 } from '@parley/shared'
-import { agentActorOf } from '../agents/actor.ts'
+import { agentActorOf } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { RouteTable } from '../http/route-table.ts'

@@ -1,7 +1,7 @@
 import { validateOutboundUrl } from '@parley/platform'
 import type { CreateKnowledgeSource, KnowledgeSearchQuery, KnowledgeSource } from '@parley/shared'
 import { ulid } from 'ulid'
-import type { AgentActor } from '../agents/permissions.ts'
+import type { AgentActor } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { detectFileType } from './file-type.ts'

@@ -531,3 +531,26 @@ export const pagesFetchedSince = async (
     .executeTakeFirstOrThrow()
   return Number(row.count)
 }
+
+/**
+ * A call's organization, agents and status, read here rather than through calls/ (which reaches
+ * chat/, which uses this area): the worker's knowledge search needs nothing else of it.
+ */
+export const findLiveCall = async (db: Executor, id: string) => {
+  const { rows } = await sql<{
+    organization_id: string
+    agent_id: string
+    live_agent_id: string | null
+    status: string
+  }>`
+    select organization_id, agent_id, live_agent_id, status from calls where id = ${id}`.execute(db)
+  const row = rows[0]
+  return row
+    ? {
+        organizationId: row.organization_id,
+        agentId: row.agent_id,
+        liveAgentId: row.live_agent_id,
+        status: row.status,
+      }
+    : null
+}

@@ -1,10 +1,10 @@
 import { ZCallIdParams, ZCallKnowledgeResult, ZCallKnowledgeSearch } from '@parley/shared'
-import { findServingAgent } from '../agents/store.ts'
-import { findCallById } from '../calls/store.ts'
+import { findServingAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { knowledgeInstruction, retrieveForReply } from './retrieve.ts'
+import { findLiveCall } from './store.ts'
 
 /**
  * The passages for a live call's question from its live agent's knowledge sources (the dispatched
@@ -14,7 +14,7 @@ export const searchForCall = async (
   ctx: AppContext,
   { callId, query }: { callId: string; query: string },
 ) => {
-  const call = await findCallById(ctx.db, callId)
+  const call = await findLiveCall(ctx.db, callId)
   if (!call) throw AppError.notFound('call')
   if (call.status !== 'active') throw AppError.conflict('The call has ended', 'call_ended')
   const agent = await findServingAgent(ctx.db, {

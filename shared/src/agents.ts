@@ -103,6 +103,7 @@ export const webhookEventNames = [
   'conversation.analyzed',
   'call.analyzed',
   'batch.completed',
+  'batch.failed',
 ] as const
 export const ZWebhookEventName = z.enum(webhookEventNames)
 export type WebhookEventName = z.infer<typeof ZWebhookEventName>

@@ -5,7 +5,7 @@ import { estimateCallMicros } from '../../calls/pricing.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/store.ts'
 import { agentRuntimeConfig } from '../../voice/runtime-config.ts'
-import { sendBatchCompleted } from '../service.ts'
+import { sendBatchCompleted, sendBatchFailed } from '../service.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
@@ -95,7 +95,7 @@ export const runClaimRound = async (
   if ('failure' in target) {
     targets.delete(jobId)
     for (const contact of claimed) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
-    await store.failJob(ctx.db, { jobId, reason: target.failure, now })
+    if (await store.failJob(ctx.db, { jobId, reason: target.failure, now })) await sendBatchFailed(ctx, jobId)
     ctx.logger.warn({ batchJobId: jobId, reason: target.failure }, 'batch job failed')
     return true
   }
@@ -104,7 +104,8 @@ export const runClaimRound = async (
   for (const dial of dials) launch(dial)
   if (creditsRanOut) {
     targets.delete(jobId)
-    await store.failJob(ctx.db, { jobId, reason: CREDITS_RAN_OUT, now })
+    if (await store.failJob(ctx.db, { jobId, reason: CREDITS_RAN_OUT, now }))
+      await sendBatchFailed(ctx, jobId)
     ctx.logger.warn({ batchJobId: jobId, reason: CREDITS_RAN_OUT }, 'batch job failed')
   }
   return true

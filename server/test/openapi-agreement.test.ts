@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RouteTable } from '../src/http/route-table.ts'
 import { signUp, uniqueEmail } from './helpers/accounts.ts'
 import { type FakeLiveKit, postLiveKitWebhook, startFakeLiveKit } from './helpers/fake-livekit.ts'
@@ -69,7 +69,6 @@ beforeAll(async () => {
       ...livekit.env,
       LLM_BASE_URL: llm.baseUrl,
       WORKER_TOKEN,
-      ROLE: 'api',
       OUTBOUND_ALLOW_HOSTS: 'functions.example.test',
     },
     extendApp: ({ routes }) => {
@@ -415,11 +414,13 @@ describe('the OpenAPI document and the server', () => {
       json: { kind: 'ledger', format: 'csv' },
     })
     await call(`/api/export/${started.body.id}`, { token: studio })
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const progress = await call(`/api/export/${started.body.id}`, { token: studio })
-      if (progress.body.status !== 'queued' && progress.body.status !== 'running') break
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+    await vi.waitFor(
+      async () => {
+        const progress = await server.request(`/api/export/${started.body.id}`, { token: studio })
+        expect(((await progress.json()) as { status: string }).status).toBe('completed')
+      },
+      { timeout: 15_000 },
+    )
     await call(`/api/export/${started.body.id}/download`, { token: studio })
     await call(`/api/export/${NO_SUCH_ID}/download`, { token: studio })
 

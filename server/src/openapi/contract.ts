@@ -424,8 +424,6 @@ const splitCreateAgent = (document: Json) => {
 /** Limits the services check themselves (so they answer a named code), stated on the schemas. */
 const statedLimits = (document: Json) => {
   const schemas = document.components.schemas
-  const contacts = schemas.BatchCreateRequest?.properties?.contacts
-  if (contacts) contacts.maxItems = batchLimits.maxContacts
   const contact = schemas.BatchContactInput
   if (contact) {
     contact.properties.phone = {
@@ -588,6 +586,9 @@ export const tightenDocument = (document: Json, { chatEvents }: { chatEvents: Re
       const id = operation.operationId as string
       const json = operation.requestBody?.content?.['application/json']
       if (json) makeStrict(document, json.schema)
+      const contacts = resolve(document, json?.schema)?.properties?.contacts
+      if (contacts?.items?.$ref === '#/components/schemas/BatchContactInput')
+        contacts.maxItems = batchLimits.maxContacts
       const statuses = [
         ...new Set([
           ...Object.keys(operation.responses).map(Number),

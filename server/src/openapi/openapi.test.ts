@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -111,6 +111,11 @@ describe('OpenAPI document', () => {
     expect(
       send.responses['400']?.content['application/json']?.schema.allOf?.[1].properties.code.enum,
     ).toContain('message_too_long')
+  })
+
+  it('is the document @parley/client is generated from (npm run openapi:write refreshes it)', () => {
+    const snapshot = JSON.parse(readFileSync(join(root, 'client/openapi.json'), 'utf8'))
+    expect({ ...document, servers: [{ url: 'http://localhost:8787' }] }).toEqual(snapshot)
   })
 
   it('describes every operation and declares its tags', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RouteTable } from '../src/http/route-table.ts'
-import { signUp, uniqueEmail } from './helpers/accounts.ts'
+import { PASSWORD, signUp, uniqueEmail } from './helpers/accounts.ts'
 import { type FakeLiveKit, postLiveKitWebhook, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
 import { createOpenApiCheck, type OpenApiCheck } from './helpers/openapi-check.ts'
@@ -86,7 +86,14 @@ afterAll(async () => {
 describe('the OpenAPI document and the server', () => {
   it('agree on every operation, success and error paths alike', async () => {
     // --- accounts and the studio
-    const owner = await signUp(server)
+    const ownerEmail = uniqueEmail('owner')
+    const owner = (
+      await call('/api/auth/signup', {
+        method: 'POST',
+        json: { organizationName: 'Acme', name: 'Ada', email: ownerEmail, password: PASSWORD },
+      })
+    ).body
+    await call('/api/auth/login', { method: 'POST', json: { email: ownerEmail, password: PASSWORD } })
     const orgId = owner.organization.id
     const studio = owner.token
     await call('/api/auth/signup', { method: 'POST', json: { email: 'not-an-email' } })
@@ -114,6 +121,14 @@ describe('the OpenAPI document and the server', () => {
     const [first] = invitations.body.data ?? invitations.body.invitations ?? []
     if (first) await call(`/api/invitations/${first.id}/decline`, { method: 'POST', token: invitee.token })
     await call(`/api/invitations/${NO_SUCH_ID}/accept`, { method: 'POST', token: invitee.token })
+    await call(`/api/organizations/${orgId}/members`, {
+      method: 'POST',
+      token: studio,
+      json: { email: inviteeEmail, role: 'admin' },
+    })
+    const again = await call('/api/invitations', { token: invitee.token })
+    const [second] = again.body.data ?? again.body.invitations ?? []
+    if (second) await call(`/api/invitations/${second.id}/accept`, { method: 'POST', token: invitee.token })
     await call(`/api/organizations/${orgId}/ledger`, { token: studio })
     await call(`/api/organizations/${orgId}/provider-keys`, { token: studio })
     await call(`/api/organizations/${orgId}/provider-keys`, {
@@ -353,6 +368,7 @@ describe('the OpenAPI document and the server', () => {
     await call(`/v1/conversations/${session.body.conversation_id}`, { headers: asKey })
     await call(`/v1/conversations/${session.body.conversation_id}`, { method: 'DELETE', headers: asKey })
     await call('/v1/analytics', { headers: asKey })
+    await call('/v1/analytics?from=2026-11-01&to=2026-11-30', { headers: asKey })
     await call('/v1/deletions', { headers: asKey })
 
     // --- phone numbers and batch calling

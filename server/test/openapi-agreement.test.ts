@@ -3,6 +3,7 @@ import type { RouteTable } from '../src/http/route-table.ts'
 import { PASSWORD, signUp, uniqueEmail } from './helpers/accounts.ts'
 import { type FakeLiveKit, postLiveKitWebhook, startFakeLiveKit } from './helpers/fake-livekit.ts'
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts'
+import { type HttpTarget, startHttpTarget } from './helpers/http-target.ts'
 import { createOpenApiCheck, type OpenApiCheck } from './helpers/openapi-check.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -21,6 +22,7 @@ let server: TestServer
 let llm: FakeLlm
 let livekit: FakeLiveKit
 let table: RouteTable | undefined
+let receiver: HttpTarget
 let check: OpenApiCheck
 
 type Init = {
@@ -64,12 +66,15 @@ const call = async (path: string, init: Init = {}) => {
 beforeAll(async () => {
   llm = await startFakeLlm()
   livekit = await startFakeLiveKit()
+  receiver = await startHttpTarget((_request, response) => {
+    response.writeHead(200).end()
+  })
   server = await startTestServer({
     env: {
       ...livekit.env,
       LLM_BASE_URL: llm.baseUrl,
       WORKER_TOKEN,
-      OUTBOUND_ALLOW_HOSTS: 'functions.example.test',
+      OUTBOUND_ALLOW_HOSTS: `functions.example.test,${receiver.hostAndPort}`,
     },
     extendApp: ({ routes }) => {
       table = routes
@@ -81,6 +86,7 @@ afterAll(async () => {
   await server?.destroy()
   await llm?.close()
   await livekit?.close()
+  await receiver?.close()
 })
 
 describe('the OpenAPI document and the server', () => {
@@ -274,6 +280,11 @@ describe('the OpenAPI document and the server', () => {
       headers: asKey,
       json: { id: functionId, label: 'Find an order' },
     })
+    await call(`/api/custom-functions/${agentId}/${functionId}/test`, {
+      method: 'POST',
+      headers: asKey,
+      json: { arguments: {} },
+    })
     await call(`/api/custom-functions/${agentId}/${NO_SUCH_ID}/test`, {
       method: 'POST',
       headers: asKey,
@@ -283,8 +294,20 @@ describe('the OpenAPI document and the server', () => {
       method: 'DELETE',
       headers: asKey,
     })
-    await call(`/v1/agents/${agentId}/webhook-deliveries`, { headers: asKey })
     await call(`/v1/agents/${agentId}/webhook/test`, { method: 'POST', headers: asKey })
+    await call(`/v1/agents/${agentId}`, {
+      method: 'PATCH',
+      headers: asKey,
+      json: { webhookUrl: `${receiver.origin}/hooks` },
+    })
+    await call(`/v1/agents/${agentId}/webhook/test`, { method: 'POST', headers: asKey })
+    const deliveries = await call(`/v1/agents/${agentId}/webhook-deliveries`, { headers: asKey })
+    const deliveryId = deliveries.body.data?.[0]?.id as string | undefined
+    if (deliveryId)
+      await call(`/v1/agents/${agentId}/webhook-deliveries/${deliveryId}/redeliver`, {
+        method: 'POST',
+        headers: asKey,
+      })
     await call(`/v1/agents/${agentId}/webhook-deliveries/${NO_SUCH_ID}/redeliver`, {
       method: 'POST',
       headers: asKey,

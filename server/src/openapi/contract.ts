@@ -574,7 +574,17 @@ const describe = (operation: Json, limited: boolean) => {
  * the JSON Schema of each chat stream event's data, by name (from the shared zod schemas).
  */
 export const tightenDocument = (document: Json, { chatEvents }: { chatEvents: Record<string, Json> }) => {
-  document.tags = tags
+  // A tag an area adds before it is described here still gets declared (this list describes it).
+  const used = Object.values(document.paths as Record<string, Record<string, Json>>).flatMap((operations) =>
+    Object.values(operations).map((operation) => operation.tags?.[0] as string),
+  )
+  const known = new Set(tags.map((tag) => tag.name))
+  document.tags = [
+    ...tags,
+    ...[...new Set(used)]
+      .filter((name) => name && !known.has(name))
+      .map((name) => ({ name, description: `The ${name} operations.` })),
+  ]
   document.components.securitySchemes = securitySchemes
   document.components.headers = headerComponents
   splitCreateAgent(document)

@@ -71,7 +71,9 @@ describe('OpenAPI document', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true })
     }
-  })
+    // Redocly reads the whole document (every operation's error codes, every example): a busy
+    // machine gives it more than the default 30 s.
+  }, 120_000)
 
   it('describes every route mounted on the app', () => {
     const mounted = listMountedRoutes(server.app)

@@ -21,7 +21,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'server',
-          include: ['server/**/*.test.ts', 'client/test/**/*.test.ts'],
+          include: ['server/**/*.test.ts', 'platform/**/*.test.ts', 'client/test/**/*.test.ts'],
           isolate: false,
         },
       },

@@ -2,17 +2,16 @@ import { fileURLToPath } from 'node:url'
 import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
-import { registerAdminRoutes } from './admin/routes.ts'
-import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
-import { registerV1AgentRoutes } from './agents/v1-routes.ts'
-import { registerBatchControlRoutes } from './batch/control-routes.ts'
-import { registerBatchRoutes } from './batch/routes.ts'
-import { registerCallRoutes } from './calls/routes.ts'
-import { registerChatRoutes } from './chat/routes.ts'
+import { registerAdminRoutes } from './admin/index.ts'
+import { agentActorOf, registerStudioAgentRoutes, registerV1AgentRoutes } from './agents/index.ts'
+import { auditScope, registerAuditRoutes } from './audit/index.ts'
+import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
+import { registerCallRoutes } from './calls/index.ts'
+import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
 import type { AppContext } from './context.ts'
-import { registerConversationRoutes } from './conversations/routes.ts'
-import { registerExportRoutes } from './export/routes.ts'
-import { registerFunctionRoutes } from './functions/routes.ts'
+import { registerConversationRoutes } from './conversations/index.ts'
+import { registerExportRoutes } from './export/index.ts'
+import { registerFunctionRoutes } from './functions/index.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
 import { requireHttps } from './http/https-guard.ts'
@@ -21,16 +20,17 @@ import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
-import { registerKeyRoutes } from './keys/routes.ts'
+import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
+import { measureRequests, registerMetricsRoutes } from './metrics/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
-import { registerOrganizationRoutes } from './orgs/routes.ts'
-import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
-import type { DemoTenant } from './seed/demo.ts'
-import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/demo-page.ts'
-import { registerVoiceRoutes } from './voice/routes.ts'
-import { registerWorkerRoutes } from './voice/worker-routes.ts'
-import { registerWebhookRoutes } from './webhooks/routes.ts'
+import { authenticateStudioToken, registerOrganizationRoutes, v1RateLimitOf } from './orgs/index.ts'
+import { registerPhoneNumberRoutes } from './phone-numbers/index.ts'
+import { registerRetentionRoutes } from './retention/index.ts'
+import type { DemoTenant } from './seed/index.ts'
+import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/index.ts'
+import { registerVoiceRoutes, registerWorkerRoutes } from './voice/index.ts'
+import { registerWebhookRoutes } from './webhooks/index.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
 
@@ -83,6 +83,7 @@ export const createApp = (
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
   app.use(requestContext(ctx.logger))
+  if (ctx.config.metrics.isEnabled) app.use(measureRequests)
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
@@ -95,9 +96,18 @@ export const createApp = (
   // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
   app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body }))
   app.use(guardParsedBody)
+  // After the body parsers: their stream callbacks would not carry the scope.
+  app.use(auditScope)
 
   const registry = createRegistry()
-  const routes = new RouteTable(app, registry, createAuthentication(ctx))
+  // Each area reads its own credentials; http/ gets them through this interface.
+  const authentication = createAuthentication(ctx, {
+    apiKey: authenticateApiKey,
+    studioToken: authenticateStudioToken,
+    v1RateLimitOf,
+    chatSession: authenticateChatSession,
+  })
+  const routes = new RouteTable(app, registry, authentication)
   let document: unknown
   registerSystemRoutes(routes, {
     checks: readinessChecks,
@@ -106,7 +116,10 @@ export const createApp = (
       return document
     },
   })
+  if (ctx.config.metrics.isEnabled) registerMetricsRoutes(routes, ctx.config.metrics)
   registerOrganizationRoutes(routes, ctx)
+  registerAuditRoutes(routes, ctx, agentActorOf)
+  registerRetentionRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { validateObjectSchema, validateOutboundUrl } from '@parley/platform'
 import {
   type AgentArchitecture,
   type CreateAgentV1,
@@ -9,15 +10,14 @@ import {
   webhookEventNames,
 } from '@parley/shared'
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
-import { validateObjectSchema } from '../functions/parameters.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
-import { validateOutboundUrl } from '../http/outbound.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
-import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { providersWithKeys } from '../orgs/index.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
 import * as store from './store.ts'
@@ -202,12 +202,22 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     enabledCustomFunctions: [],
   })
   const webhookSecret = newWebhookSecret()
-  const agent = await store.insertAgent(ctx.db, {
-    ...fields,
-    id,
-    organizationId: actor.organizationId,
-    userId: actor.userId,
-    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  const userId = actor.userId
+  const agent = await ctx.db.transaction().execute(async (tx) => {
+    const inserted = await store.insertAgent(tx, {
+      ...fields,
+      id,
+      organizationId: actor.organizationId,
+      userId,
+      webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+    })
+    await recordAudit(tx, {
+      organizationId: actor.organizationId,
+      action: 'agent.created',
+      target: { kind: 'agent', id },
+      details: { name: fields.name, agentArchitecture: fields.agentArchitecture },
+    })
+    return inserted
   })
   return { agent, webhookSecret }
 }
@@ -283,7 +293,20 @@ export const updateAgent = async (
     updatedAt: _updated,
     ...fields
   } = resolved.agent
-  const agent = await store.updateAgent(ctx.db, agentId, fields)
+  const changed = (Object.keys(fields) as Array<keyof typeof fields>).filter(
+    (field) => JSON.stringify(fields[field]) !== JSON.stringify(current[field]),
+  )
+  const agent = await ctx.db.transaction().execute(async (tx) => {
+    const updated = await store.updateAgent(tx, agentId, fields)
+    if (changed.length > 0)
+      await recordAudit(tx, {
+        organizationId: current.organizationId,
+        action: 'agent.updated',
+        target: { kind: 'agent', id: agentId },
+        details: { fields: changed },
+      })
+    return updated
+  })
   return { agent, missingKeys: resolved.missingKeys, usedDefaults: resolved.usedDefaults }
 }
 
@@ -295,6 +318,12 @@ export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: s
   await ctx.db.transaction().execute(async (tx) => {
     await store.removeHandoffTarget(tx, { organizationId: agent.organizationId, agentId })
     await store.deleteAgent(tx, agentId)
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.deleted',
+      target: { kind: 'agent', id: agentId },
+      details: { name: agent.name },
+    })
   })
   return { message: `Agent ${agent.name} deleted` }
 }
@@ -304,8 +333,15 @@ export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, ag
   if (!canUpdate(actor, agent, 'v1'))
     throw AppError.forbidden('You do not have permission to update this agent')
   const webhookSecret = newWebhookSecret()
-  await store.updateAgent(ctx.db, agentId, {
-    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.updateAgent(tx, agentId, {
+      webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+    })
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.webhook_secret_rotated',
+      target: { kind: 'agent', id: agentId },
+    })
   })
   return { webhookSecret }
 }

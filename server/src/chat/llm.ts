@@ -1,31 +1,20 @@
 import OpenAI from 'openai'
 import type { AppContext } from '../context.ts'
+import { measureModelRound } from '../metrics/index.ts'
 import { llmFetch } from '../providers/llm-transport.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { hasLlmProvider, resolveModelEndpoint } from '../providers/registry.ts'
+import type { CompletionRequest, LlmEvent, StreamCompletion, ToolCall } from './llm-types.ts'
 import { streamOfflineReply } from './offline.ts'
 
-export type LlmMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam
-export type LlmTool = OpenAI.Chat.Completions.ChatCompletionFunctionTool
-export type ToolCall = { id: string; name: string; arguments: string }
-
-/** What one model round yields: text as it comes, then the round's tool calls and usage. */
-export type LlmEvent =
-  | { type: 'text'; delta: string }
-  | { type: 'tool_calls'; calls: ToolCall[] }
-  | { type: 'usage'; inputTokens: number; outputTokens: number }
-
-export type CompletionRequest = {
-  model: string
-  messages: LlmMessage[]
-  tools: LlmTool[]
-  temperature: number
-  /** The completion cap: sent to the model, so the round's hold covers its worst case. */
-  maxTokens: number
-  signal: AbortSignal
-}
-
-export type StreamCompletion = (request: CompletionRequest) => AsyncIterable<LlmEvent>
+export type {
+  CompletionRequest,
+  LlmEvent,
+  LlmMessage,
+  LlmTool,
+  StreamCompletion,
+  ToolCall,
+} from './llm-types.ts'
 
 /** One client, and the function streaming through it, per base URL, key and provider model. */
 const sources = new Map<string, StreamCompletion>()
@@ -62,9 +51,15 @@ const streamFromProvider = async function* (
   provider: string,
   request: CompletionRequest,
 ): AsyncIterable<LlmEvent> {
+  const round = measureModelRound({ provider, model: request.model })
   try {
-    yield* streamRound(client, request, provider)
+    for await (const event of streamRound(client, request, provider)) {
+      round.firstEvent()
+      yield event
+    }
+    round.end('ok')
   } catch (error) {
+    round.end(request.signal?.aborted ? 'aborted' : 'error')
     throw ProviderError.from(provider, error, request.signal)
   }
 }

@@ -24,6 +24,8 @@ import * as visitorIdentity from './0029-visitor-identity.ts'
 import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
+import * as auditLog from './0060-audit-log.ts'
+import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -53,5 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0030-invitation-consent': invitationConsent,
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
+  '0060-audit-log': auditLog,
+  '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,
 }

@@ -58,7 +58,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The worker, the widget, the studio and the shared workspaces speak to the server over its API, never import it.',
-      from: { path: '^(agent|widget|studio|platform|shared)/', pathNot: test },
+      from: { path: '^(agent|widget|studio|platform|shared|client)/', pathNot: test },
       to: { path: '^server/' },
     },
   ],

@@ -23,7 +23,8 @@ export const registerMetricsRoutes = (routes: RouteTable, { token }: { token: st
     tag: 'System',
     auth: 'none',
     response: z.string(),
-    responseContentType: registry.contentType,
+    // Served as registry.contentType (text/plain; version=0.0.4); a media type key has no parameters.
+    responseContentType: 'text/plain',
     errors: [401],
     handle: async ({ req, res }) => {
       if (token) {

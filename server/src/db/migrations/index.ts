@@ -29,6 +29,7 @@ import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
+import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0037-message-sources': messageSources,
   '0060-audit-log': auditLog,
   '0061-retention': retention,
+  '0065-batch-failed-webhook': batchFailedWebhook,
 }

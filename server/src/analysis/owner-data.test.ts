@@ -81,6 +81,7 @@ describe('agent settings', () => {
       'conversation.analyzed',
       'call.analyzed',
       'batch.completed',
+      'batch.failed',
     ])
   })
 })

@@ -5,6 +5,7 @@ import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/routes.ts'
 import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
 import { registerV1AgentRoutes } from './agents/v1-routes.ts'
+import { registerAgentVersionRoutes } from './agents/versions-routes.ts'
 import { registerBatchControlRoutes } from './batch/control-routes.ts'
 import { registerBatchRoutes } from './batch/routes.ts'
 import { registerCallRoutes } from './calls/routes.ts'
@@ -110,6 +111,7 @@ export const createApp = (
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)
+  registerAgentVersionRoutes(routes, ctx)
   registerFunctionRoutes(routes, ctx)
   registerWebhookRoutes(routes, ctx)
   registerExportRoutes(routes, ctx)

@@ -21,6 +21,8 @@ import { providersWithKeys } from '../orgs/provider-keys.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
 import * as store from './store.ts'
+import { recordApiChange, recordFirstVersion, saveStudioDraft, withDraft } from './versions-record.ts'
+import { settingsOf } from './versions-store.ts'
 
 export const PROVIDER_KEYS_SETTINGS_PATH = '/settings/organization/provider-keys'
 
@@ -62,7 +64,7 @@ const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' 
  * with a text agent, a call with a voice (pipeline or realtime) agent. Enabled custom functions
  * are the agent's own.
  */
-const checkReferences = async (
+export const checkReferences = async (
   db: Executor,
   {
     organizationId,
@@ -202,12 +204,17 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     enabledCustomFunctions: [],
   })
   const webhookSecret = newWebhookSecret()
-  const agent = await store.insertAgent(ctx.db, {
-    ...fields,
-    id,
-    organizationId: actor.organizationId,
-    userId: actor.userId,
-    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  const userId = actor.userId
+  const agent = await ctx.db.transaction().execute(async (tx) => {
+    const inserted = await store.insertAgent(tx, {
+      ...fields,
+      id,
+      organizationId: actor.organizationId,
+      userId,
+      webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+    })
+    await recordFirstVersion(tx, inserted)
+    return inserted
   })
   return { agent, webhookSecret }
 }
@@ -249,12 +256,14 @@ export const updateAgent = async (
     surface,
   }: { agentId: string; changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent; surface: Surface },
 ) => {
-  const current = await findVisibleAgent(ctx, actor, agentId)
+  const published = await findVisibleAgent(ctx, actor, agentId)
+  // The studio edits the draft; v1 edits the published row and records it as a version.
+  const current = surface === 'studio' ? await withDraft(ctx.db, published) : published
   const { agentArchitecture, ...requested } = changes
   if (agentArchitecture !== undefined && agentArchitecture !== current.agentArchitecture) {
     throw AppError.badRequest('agentArchitecture cannot be changed after creation')
   }
-  if (!canUpdate(actor, current, surface))
+  if (!canUpdate(actor, published, surface))
     throw AppError.forbidden('You do not have permission to update this agent')
   if (requested.mode !== undefined && requested.mode !== current.mode && !canSetMode(actor, requested.mode)) {
     throw AppError.forbidden('Only owners and admins can set mode to commercial')
@@ -283,7 +292,15 @@ export const updateAgent = async (
     updatedAt: _updated,
     ...fields
   } = resolved.agent
-  const agent = await store.updateAgent(ctx.db, agentId, fields)
+  const agent = await ctx.db.transaction().execute(async (tx) => {
+    if (surface === 'v1') {
+      const updated = await store.updateAgent(tx, agentId, fields)
+      await recordApiChange(tx, { agent: updated, changes: requested, userId: actor.userId })
+      return updated
+    }
+    await saveStudioDraft(tx, { published, edited: settingsOf(fields), userId: actor.userId })
+    return { ...published, ...fields, active: published.active }
+  })
   return { agent, missingKeys: resolved.missingKeys, usedDefaults: resolved.usedDefaults }
 }
 

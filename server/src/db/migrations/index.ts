@@ -24,6 +24,7 @@ import * as visitorIdentity from './0029-visitor-identity.ts'
 import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
+import * as agentVersions from './0055-agent-versions.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0030-invitation-consent': invitationConsent,
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
+  '0055-agent-versions': agentVersions,
 }

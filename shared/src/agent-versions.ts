@@ -19,7 +19,7 @@ export const ZVersionFunction = z
     label: z.string(),
     description: z.string(),
     endpoint: z.string(),
-    method: z.string(),
+    method: z.string().meta({ example: 'POST' }),
     parameters: z.record(z.string(), z.unknown()),
   })
   .meta({ id: 'VersionFunction' })
@@ -27,12 +27,12 @@ export type VersionFunction = z.infer<typeof ZVersionFunction>
 
 export const ZAgentVersionSummary = z
   .object({
-    number: z.number().int(),
-    publishedBy: z.string().nullable(),
-    note: z.string(),
+    number: z.number().int().meta({ example: 3 }),
+    publishedBy: z.string().nullable().meta({ example: '01JD4MJ8E0G2J4L6N8Q0S2U4W6' }),
+    note: z.string().meta({ example: 'Shorter greeting' }),
     createdAt: ZIsoDateTime,
     /** The version every session runs on (the highest). */
-    published: z.boolean(),
+    published: z.boolean().meta({ example: true }),
   })
   .meta({ id: 'AgentVersionSummary' })
 export type AgentVersionSummary = z.infer<typeof ZAgentVersionSummary>
@@ -45,16 +45,20 @@ export type AgentVersion = z.infer<typeof ZAgentVersion>
 
 /** One difference: a setting (`settings.<field>`) or a function (`functions.<name>`), null where absent. */
 export const ZVersionChange = z
-  .object({ path: z.string(), before: z.unknown(), after: z.unknown() })
+  .object({
+    path: z.string().meta({ example: 'settings.sysMsg' }),
+    before: z.unknown().meta({ example: 'You help shoppers.' }),
+    after: z.unknown().meta({ example: 'You help shoppers in two sentences.' }),
+  })
   .meta({ id: 'VersionChange' })
 export type VersionChange = z.infer<typeof ZVersionChange>
 
 export const ZAgentVersionDiff = z
   .object({
     /** The older side: a version number. */
-    from: z.number().int(),
-    /** The newer side: a version number, or `draft`. */
-    to: z.union([z.number().int(), z.literal('draft')]),
+    from: z.number().int().meta({ example: 2 }),
+    /** The newer side. */
+    to: z.number().int().meta({ example: 3 }),
     changes: z.array(ZVersionChange),
   })
   .meta({ id: 'AgentVersionDiff' })
@@ -64,7 +68,7 @@ export type AgentVersionDiff = z.infer<typeof ZAgentVersionDiff>
 export const ZAgentDraft = z
   .object({
     /** The published version the draft differs from. */
-    basedOn: z.number().int(),
+    basedOn: z.number().int().meta({ example: 3 }),
     settings: ZAgentSettings,
     /** What publishing would change (empty: the draft equals the published version). */
     changes: z.array(ZVersionChange),
@@ -79,7 +83,10 @@ const ZVersionNumber = z.coerce
   .min(1, 'must be at least 1')
   .max(1_000_000, 'must be at most 1000000')
 
-export const ZAgentVersionParams = z.object({ agentId: z.string().min(1).max(100), number: ZVersionNumber })
+export const ZAgentVersionParams = z.object({
+  agentId: z.string().min(1).max(100),
+  version: ZVersionNumber.meta({ example: 3 }),
+})
 export type AgentVersionParams = z.infer<typeof ZAgentVersionParams>
 
 export const ZAgentVersionsQuery = z.object({
@@ -92,11 +99,16 @@ export const ZAgentVersionsQuery = z.object({
     .default(20),
 })
 
-/** `against`: the older version to compare with (default: the one before); `draft` is never older. */
-export const ZAgentVersionDiffQuery = z.object({ against: ZVersionNumber.optional() })
+/** `against`: the version to compare with (default: the one before). */
+export const ZAgentVersionDiffQuery = z.object({ against: ZVersionNumber.meta({ example: 2 }).optional() })
 
 export const ZPublishAgent = z.object({
-  note: z.string().trim().max(500, 'note must be at most 500 characters').default(''),
+  note: z
+    .string()
+    .trim()
+    .max(500, 'note must be at most 500 characters')
+    .default('')
+    .meta({ example: 'Shorter greeting' }),
 })
 export type PublishAgent = z.infer<typeof ZPublishAgent>
 

@@ -38,7 +38,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
 
   routes.add({
     method: 'get',
-    path: '/v1/agents/{agentId}/versions/{number}',
+    path: '/v1/agents/{agentId}/versions/{version}',
     summary: 'One version: every setting and the custom functions’ definitions as published',
     tag,
     auth: 'apiKey',
@@ -47,13 +47,13 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
     errors: [404],
     handle: async ({ params, req }) => ({
       success: true as const,
-      data: await versions.getAgentVersion(ctx, await agentActorOf(ctx, req), params.agentId, params.number),
+      data: await versions.getAgentVersion(ctx, await agentActorOf(ctx, req), params.agentId, params.version),
     }),
   })
 
   routes.add({
     method: 'get',
-    path: '/v1/agents/{agentId}/versions/{number}/diff',
+    path: '/v1/agents/{agentId}/versions/{version}/diff',
     summary: 'What changed from `against` (default: the version before) to this version',
     tag,
     auth: 'apiKey',
@@ -65,7 +65,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
       success: true as const,
       data: await versions.diffAgentVersions(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
-        number: params.number,
+        number: params.version,
         against: query.against,
       }),
     }),
@@ -108,7 +108,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
 
   routes.add({
     method: 'post',
-    path: '/v1/agents/{agentId}/versions/{number}/restore',
+    path: '/v1/agents/{agentId}/versions/{version}/restore',
     summary: 'Copy a version’s settings into the draft (publish to make it live)',
     tag,
     auth: 'apiKey',
@@ -119,7 +119,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
       success: true as const,
       data: await versions.restoreAgentVersion(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
-        number: params.number,
+        number: params.version,
       }),
     }),
   })

@@ -114,8 +114,8 @@ export const getAgentDraft = async (ctx: AppContext, actor: AgentActor, agentId:
 /**
  * Makes the draft live: the row takes the draft's settings (its `active` stays: live state) and
  * is recorded as the next version with its publisher and note, in one transaction. Nothing to
- * publish is a 409. References (handoff agents, custom functions) are checked again: one may have
- * gone since the draft was saved.
+ * publish is a 409. References (handoff agents, custom functions) deleted since the draft was
+ * saved are dropped; the rest are checked again.
  */
 export const publishAgent = async (
   ctx: AppContext,
@@ -128,7 +128,21 @@ export const publishAgent = async (
     const draft = await versions.findDraft(tx, agentId)
     if (!draft || !settingsDiffer(versions.settingsOf(agent), draft.settings))
       throw AppError.conflict('The draft has no changes to publish')
-    const { active: _active, ...settings } = draft.settings as Partial<store.AgentFields>
+    const { active: _active, ...drafted } = draft.settings as Partial<store.AgentFields>
+    // A function or handoff agent deleted since the draft was saved is gone: it is dropped.
+    const [functions, targets] = await Promise.all([
+      versions.functionsOf(tx, agentId),
+      store.findAgentsByIds(tx, { organizationId: agent.organizationId, ids: drafted.handoffAgentIds ?? [] }),
+    ])
+    const settings = {
+      ...drafted,
+      enabledCustomFunctions: (drafted.enabledCustomFunctions ?? agent.enabledCustomFunctions).filter((id) =>
+        functions.some((fn) => fn.id === id),
+      ),
+      handoffAgentIds: (drafted.handoffAgentIds ?? agent.handoffAgentIds).filter(
+        (id) => drafted.handoffAgentIds === undefined || targets.some((target) => target.id === id),
+      ),
+    }
     const next = { ...agent, ...settings }
     await checkReferences(tx, {
       organizationId: agent.organizationId,

@@ -84,8 +84,8 @@ export const AgentPage = ({ id }: { id: string }) => {
       <ErrorLine error={error} />
       <TryIt key={agent.id} agent={agent} />
       <SettingsForm agent={agentWithDraft(agent, draft)} catalogue={catalogue} onSaved={reload} />
+      <AgentFunctions agent={agentWithDraft(agent, draft)} onChanged={reload} />
       <VersionsPanel agent={agent} draft={draft} onChanged={reload} />
-      <AgentFunctions agent={agent} onChanged={reload} />
       {mayManage(agent) ? (
         <div class="card danger-zone">
           <h2>{t('Delete')}</h2>

@@ -46,12 +46,11 @@ export const withDraft = async (db: Executor, agent: AgentRow): Promise<AgentRow
   return { ...agent, ...(draft.settings as Partial<AgentRow>), active: agent.active }
 }
 
-/** Saves the studio's edit as the draft; a draft equal to the published row is dropped. */
-export const saveStudioDraft = async (
+/**
+ * Saves the studio's edit as the draft. A draft equal to the published settings is kept too (it
+ * has nothing to publish): its time says the form was saved.
+ */
+export const saveStudioDraft = (
   db: Executor,
   { published, edited, userId }: { published: AgentRow; edited: AgentSettings; userId: string | null },
-) => {
-  if (settingsDiffer(versions.settingsOf(published), edited))
-    await versions.saveDraft(db, { agentId: published.id, settings: edited, userId })
-  else await versions.deleteDraft(db, published.id)
-}
+) => versions.saveDraft(db, { agentId: published.id, settings: edited, userId })

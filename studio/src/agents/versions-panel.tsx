@@ -87,15 +87,14 @@ export const VersionsPanel = ({
           <Changes changes={draft.changes} />
           {mayPublish ? (
             <div class="row">
-              <label>
-                {t('Note')}{' '}
-                <input
-                  name="note"
-                  maxLength={500}
-                  value={note}
-                  onInput={(event) => setNote((event.currentTarget as HTMLInputElement).value)}
-                />
-              </label>
+              <label for="version-note">{t('Note')}</label>
+              <input
+                id="version-note"
+                name="note"
+                maxLength={500}
+                value={note}
+                onInput={(event) => setNote((event.currentTarget as HTMLInputElement).value)}
+              />
               <button type="submit" disabled={busy}>
                 {t('Publish')}
               </button>

@@ -1,5 +1,11 @@
-import { type Environment, failConfig, parseEnvironment } from '@parley/server/src/config.ts'
-import { urlWithSchemes, wholeNumber, ZEnvironment } from '@parley/server/src/config-environment.ts'
+import {
+  type Environment,
+  failConfig,
+  parseEnvironment,
+  urlWithSchemes,
+  wholeNumber,
+  ZEnvironment,
+} from '@parley/platform'
 import { z } from 'zod'
 
 /**

@@ -1,8 +1,7 @@
 import { setTimeout } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents'
-import { ConfigError } from '@parley/server/src/config.ts'
-import { AGENT_CONFIG_EXIT_CODE } from '@parley/server/src/voice/agent-worker-process.ts'
+import { AGENT_CONFIG_EXIT_CODE, ConfigError } from '@parley/platform'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
 

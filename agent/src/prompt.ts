@@ -1,4 +1,4 @@
-import { fieldsAsText, fillPlaceholders } from '@parley/server/src/batch/dialer/placeholders.ts'
+import { fieldsAsText, fillPlaceholders } from '@parley/platform'
 import { type AgentRuntimeConfig, languageNames } from '@parley/shared'
 
 /** What the agent says and is told, with `{{field}}` placeholders filled. */

@@ -2,18 +2,19 @@ import { fileURLToPath } from 'node:url'
 import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
-import { registerAdminRoutes } from './admin/routes.ts'
-import { registerStudioAgentRoutes } from './agents/studio-routes.ts'
-import { registerV1AgentRoutes } from './agents/v1-routes.ts'
-import { registerAgentVersionRoutes } from './agents/versions-routes.ts'
-import { registerBatchControlRoutes } from './batch/control-routes.ts'
-import { registerBatchRoutes } from './batch/routes.ts'
-import { registerCallRoutes } from './calls/routes.ts'
-import { registerChatRoutes } from './chat/routes.ts'
+import { registerAdminRoutes } from './admin/index.ts'
+import {
+  registerAgentVersionRoutes,
+  registerStudioAgentRoutes,
+  registerV1AgentRoutes,
+} from './agents/index.ts'
+import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
+import { registerCallRoutes } from './calls/index.ts'
+import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
 import type { AppContext } from './context.ts'
-import { registerConversationRoutes } from './conversations/routes.ts'
-import { registerExportRoutes } from './export/routes.ts'
-import { registerFunctionRoutes } from './functions/routes.ts'
+import { registerConversationRoutes } from './conversations/index.ts'
+import { registerExportRoutes } from './export/index.ts'
+import { registerFunctionRoutes } from './functions/index.ts'
 import { createAuthentication } from './http/authentication.ts'
 import { handleErrors, handleUnknownRoute } from './http/error-handler.ts'
 import { requireHttps } from './http/https-guard.ts'
@@ -22,16 +23,15 @@ import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
-import { registerKeyRoutes } from './keys/routes.ts'
+import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
-import { registerOrganizationRoutes } from './orgs/routes.ts'
-import { registerPhoneNumberRoutes } from './phone-numbers/routes.ts'
-import type { DemoTenant } from './seed/demo.ts'
-import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/demo-page.ts'
-import { registerVoiceRoutes } from './voice/routes.ts'
-import { registerWorkerRoutes } from './voice/worker-routes.ts'
-import { registerWebhookRoutes } from './webhooks/routes.ts'
+import { authenticateStudioToken, registerOrganizationRoutes, v1RateLimitOf } from './orgs/index.ts'
+import { registerPhoneNumberRoutes } from './phone-numbers/index.ts'
+import type { DemoTenant } from './seed/index.ts'
+import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/index.ts'
+import { registerVoiceRoutes, registerWorkerRoutes } from './voice/index.ts'
+import { registerWebhookRoutes } from './webhooks/index.ts'
 
 export const JSON_BODY_LIMIT = '1mb'
 
@@ -98,7 +98,14 @@ export const createApp = (
   app.use(guardParsedBody)
 
   const registry = createRegistry()
-  const routes = new RouteTable(app, registry, createAuthentication(ctx))
+  // Each area reads its own credentials; http/ gets them through this interface.
+  const authentication = createAuthentication(ctx, {
+    apiKey: authenticateApiKey,
+    studioToken: authenticateStudioToken,
+    v1RateLimitOf,
+    chatSession: authenticateChatSession,
+  })
+  const routes = new RouteTable(app, registry, authentication)
   let document: unknown
   registerSystemRoutes(routes, {
     checks: readinessChecks,

@@ -34,4 +34,12 @@ export type AppContext = Readonly<{
   clock: Clock
   /** Null when LIVEKIT_* is unset: voice answers the spec's 500 "media server" error. */
   livekit: LiveKit | null
+  /**
+   * orgs/' reader of an organization's provider keys (opened), for providers/registry.ts, which
+   * imports no area: the keys for `providers` the organization has, by provider id.
+   */
+  readProviderKeys: (
+    ctx: AppContext,
+    input: { organizationId: string; providers: readonly string[] },
+  ) => Promise<Map<string, string>>
 }>

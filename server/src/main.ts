@@ -3,11 +3,7 @@ import { createLogger } from './http/logger.ts'
 import { assertPortFree } from './port-check.ts'
 import type { RunningServer } from './server.ts'
 import { start } from './server.ts'
-import {
-  type AgentWorkerProcess,
-  isAgentWorkerBuilt,
-  superviseAgentWorker,
-} from './voice/agent-worker-process.ts'
+import { type AgentWorkerProcess, isAgentWorkerBuilt, superviseAgentWorker } from './voice/index.ts'
 
 /** Why this process runs no voice agent worker, or null when it runs one (ROLE=all). */
 const agentWorkerAbsence = (config: Config): string | null => {

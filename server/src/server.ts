@@ -3,29 +3,28 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import type { Logger } from 'pino'
 import { ulid } from 'ulid'
-import { loadCatalogue } from './agents/catalogue.ts'
+import { loadCatalogue } from './agents/index.ts'
 import { createApp, type ExtendApp } from './app.ts'
-import { type Dialer, startDialer } from './batch/dialer/worker.ts'
-import { scheduleCallJobs } from './calls/jobs.ts'
-import { waitForActiveReplies } from './chat/active-replies.ts'
-import { startReplyRecovery } from './chat/recover.ts'
+import { type Dialer, startDialer } from './batch/index.ts'
+import { scheduleCallJobs } from './calls/index.ts'
+import { startReplyRecovery, waitForActiveReplies } from './chat/index.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
-import { startExportRecovery } from './export/service.ts'
+import { startExportRecovery } from './export/index.ts'
 import { createLogger } from './http/logger.ts'
 import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
 import { createStreamRegistry } from './http/streams.ts'
 import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { startHeartbeat } from './instances/liveness.ts'
-import { registerJobHandlers } from './jobs/handlers.ts'
-import { createJobs } from './jobs/scheduler.ts'
-import { createKeyCache } from './keys/cache.ts'
+import { createJobs, registerJobHandlers } from './jobs/index.ts'
+import { createKeyCache } from './keys/index.ts'
+import { readProviderKeys } from './orgs/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
-import { type DemoTenant, ensureDemoTenant } from './seed/demo.ts'
+import { type DemoTenant, ensureDemoTenant } from './seed/index.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -115,6 +114,7 @@ export const start = async ({
       jobs: createJobs({ pool: database.pool, logger }),
       clock,
       livekit: createLiveKit(config),
+      readProviderKeys,
     })
     registerJobHandlers(ctx)
     if (config.role !== 'api') await scheduleCallJobs(ctx)

@@ -1,5 +1,5 @@
 import { llm } from '@livekit/agents'
-import { invokeFunction } from '@parley/server/src/functions/invoker.ts'
+import { invokeFunction } from '@parley/platform'
 import type { WorkerFunction } from '@parley/shared'
 import { asToolParameters } from './json-schema.ts'
 

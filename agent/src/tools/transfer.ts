@@ -1,5 +1,5 @@
 import { llm, type voice } from '@livekit/agents'
-import { nameTransferTools } from '@parley/server/src/chat/transfer-tools.ts'
+import { nameTransferTools } from '@parley/platform'
 import type { HandoffTarget } from '@parley/shared'
 
 /**

@@ -1,5 +1,5 @@
 import { llm } from '@livekit/agents'
-import { runWebSearch, WEB_SEARCH_TOOL } from '@parley/server/src/chat/web-search.ts'
+import { runWebSearch, WEB_SEARCH_TOOL } from '@parley/platform'
 import type { CallSetup } from '@parley/shared'
 import { asToolParameters } from './json-schema.ts'
 

@@ -1,9 +1,9 @@
 import type { AdminGrantCredits, AdminUpdateOrganization, OrganizationSummary } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
-import { changeBalance, listLedger, presentLedgerEntry, toMicros, toUsd } from '../billing/service.ts'
+import { changeBalance, listLedger, presentLedgerEntry, toMicros, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
-import * as orgs from '../orgs/service.ts'
-import type { OrganizationRow } from '../orgs/store.ts'
+import type { OrganizationRow } from '../orgs/index.ts'
+import * as orgs from '../orgs/index.ts'
 
 export const presentOrganization = (org: OrganizationRow): OrganizationSummary => ({
   id: org.id,

@@ -1,7 +1,7 @@
 import type { Request } from 'express'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
-import { keyCreatorOf } from '../keys/service.ts'
+import { keyCreatorOf } from '../keys/index.ts'
 import type { AgentActor } from './permissions.ts'
 
 /**

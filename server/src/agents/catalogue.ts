@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
+import { builtInCatalogue as builtIn } from '@parley/platform'
 import { type Catalogue, ZCatalogue } from '@parley/shared'
 import { type Config, ConfigError } from '../config.ts'
 import type { AppContext } from '../context.ts'
-import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { providersWithKeys } from '../orgs/index.ts'
 import { catalogueTarget, type EndpointKind, hasLlmProvider, routeEndpoint } from '../providers/registry.ts'
-import { builtInCatalogue as builtIn } from './built-in-catalogue.ts'
 
 /** The models of PROVIDERS_FILE join the catalogue's; an id both name would be ambiguous. */
 const withProviderModels = (catalogue: Catalogue, extra: Config['providerModels']): Catalogue => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { validateObjectSchema, validateOutboundUrl } from '@parley/platform'
 import {
   type AgentArchitecture,
   type CreateAgentV1,
@@ -12,12 +13,10 @@ import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
-import { validateObjectSchema } from '../functions/parameters.ts'
 import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
-import { validateOutboundUrl } from '../http/outbound.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
-import { providersWithKeys } from '../orgs/provider-keys.ts'
+import { providersWithKeys } from '../orgs/index.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
 import * as store from './store.ts'

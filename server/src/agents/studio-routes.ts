@@ -9,7 +9,7 @@ import {
 import type { AppContext } from '../context.ts'
 import { studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
-import { listProviderKeys, updateProviderKeys } from '../orgs/provider-keys.ts'
+import { listProviderKeys, updateProviderKeys } from '../orgs/index.ts'
 import { toAgent } from './present.ts'
 import { PROVIDER_KEYS_SETTINGS_PATH, updateAgent } from './service.ts'
 

@@ -1,8 +1,7 @@
-import * as agentStore from '../agents/store.ts'
-import * as callStore from '../calls/store.ts'
+import * as agentStore from '../agents/index.ts'
 import * as chatStore from '../chat/store.ts'
 import type { AppContext } from '../context.ts'
-import { notifyAgent } from '../webhooks/service.ts'
+import { notifyAgent } from '../webhooks/index.ts'
 import { analyzeTranscript } from './analyze.ts'
 import { type Analysis, isAnalyzed, type Subject, saveAnalysis } from './store.ts'
 
@@ -10,7 +9,8 @@ export const CHAT_ANALYSIS_JOB = 'chat.analyze'
 export const CALL_ANALYSIS_JOB = 'call.analyze'
 const TRANSCRIPT_ROWS = 500
 
-const eventData = (analysis: Analysis) => ({
+/** The analysis as the `*.analyzed` webhooks carry it. */
+export const eventData = (analysis: Analysis) => ({
   summary: analysis.summary,
   sentiment: analysis.sentiment,
   outcome: analysis.outcome,
@@ -48,30 +48,6 @@ export const analyzeConversation = async (ctx: AppContext, conversationId: strin
   })
 }
 
-/** A call's analysis (queued when a call of an agent that asks for it ends), then `call.analyzed`. */
-export const analyzeCall = async (ctx: AppContext, callId: string) => {
-  const subject: Subject = { kind: 'call', id: callId }
-  const call = await callStore.findCallById(ctx.db, callId)
-  if (!call || (await isAnalyzed(ctx.db, subject))) return
-  const agent = await agentStore.findAgent(ctx.db, { organizationId: call.organizationId, id: call.agentId })
-  const transcript = await callStore.listTranscript(ctx.db, callId)
-  if (transcript.length === 0) return // an unanswered or silent call has nothing to analyse
-  const analysis = await analyzeTranscript(ctx, {
-    subject,
-    organizationId: call.organizationId,
-    agent,
-    transcript,
-  })
-  if (!analysis || !(await saveAnalysis(ctx.db, { subject, analysis })) || !agent) return
-  await notifyAgent(ctx, agent, 'call.analyzed', {
-    call_id: callId,
-    agent_id: agent.id,
-    conversation_id: call.conversationId,
-    batch_job_id: call.batchJobId,
-    ...eventData(analysis),
-  })
-}
-
 /** Queues an analysis; the model call may take seconds and must survive a restart. */
 export const queueAnalysis = (ctx: AppContext, subject: Subject) =>
   ctx.jobs
@@ -82,7 +58,14 @@ export const queueAnalysis = (ctx: AppContext, subject: Subject) =>
       ctx.logger.error({ err: error, ...subject }, 'could not queue the post-call analysis'),
     )
 
-export const registerAnalysisJobs = (ctx: AppContext) => {
+/**
+ * The analysis jobs. A call's analysis is calls/' (it reads the call and its transcript), handed
+ * in by jobs/handlers.ts, so analysis/ imports no call code.
+ */
+export const registerAnalysisJobs = (
+  ctx: AppContext,
+  { analyzeCall }: { analyzeCall: (ctx: AppContext, callId: string) => Promise<void> },
+) => {
   ctx.jobs.define<{ conversationId: string }>(CHAT_ANALYSIS_JOB, ({ conversationId }) =>
     analyzeConversation(ctx, conversationId),
   )

@@ -1,10 +1,10 @@
 import type { BatchContactInput, BatchCreateFields, BatchSkippedRow } from '@parley/shared'
 import { batchLimits } from '@parley/shared'
-import { findAgent } from '../agents/store.ts'
-import { getBalanceMicros } from '../billing/service.ts'
+import { findAgent } from '../agents/index.ts'
+import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import { findPhoneNumber } from '../phone-numbers/store.ts'
+import { findPhoneNumber } from '../phone-numbers/index.ts'
 import {
   keepValidCsvRows,
   removeDuplicates,

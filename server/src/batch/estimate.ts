@@ -1,5 +1,5 @@
 import type { AgentArchitecture } from '@parley/shared'
-import { ESTIMATED_CALL_MINUTES, estimateCallMicros } from '../calls/pricing.ts'
+import { ESTIMATED_CALL_MINUTES, estimateCallMicros } from '../calls/index.ts'
 
 /**
  * The spec's stated estimate: one call of about 2 minutes costs 0.035 USD (pipeline) or 0.07 USD

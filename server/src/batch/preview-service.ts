@@ -5,7 +5,7 @@ import {
   batchPreviewLimits,
 } from '@parley/shared'
 import { DateTime } from 'luxon'
-import { VOICE_MICROS_PER_MINUTE } from '../calls/pricing.ts'
+import { VOICE_MICROS_PER_MINUTE } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { ApiKeyActor } from '../http/types.ts'
 import { type ContactSource, checkBatchRequest, hasEnoughCredits } from './create-check.ts'

@@ -1,9 +1,9 @@
 import type { BatchJobStatus, ListBatchContactsQuery, ListBatchJobsQuery } from '@parley/shared'
-import * as agentStore from '../agents/store.ts'
+import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
-import { notifyAgent } from '../webhooks/service.ts'
+import { notifyAgent } from '../webhooks/index.ts'
 import { toBatchContact, toBatchJob } from './present.ts'
 import * as store from './store.ts'
 

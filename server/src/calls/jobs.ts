@@ -1,7 +1,8 @@
-import { getBalanceMicros } from '../billing/service.ts'
+import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
+import { onKeyRevoked } from '../keys/index.ts'
 import { costUpTo } from './pricing.ts'
-import { deleteCallRoom } from './rooms.ts'
+import { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 import { closeCall } from './service.ts'
 import * as store from './store.ts'
 
@@ -93,6 +94,8 @@ export const registerCallJobs = (ctx: AppContext) => {
   ctx.jobs.define(CALL_SWEEP_JOB, () => sweepOrphanedCalls(ctx), { concurrency: 1 })
   ctx.jobs.define(CALL_CREDIT_JOB, () => endCallsWithoutCredit(ctx), { concurrency: 1 })
   ctx.jobs.define(CALL_AGENT_JOB, () => endCallsWithoutAgent(ctx), { concurrency: 1 })
+  // A revoked key's live calls end with it (keys/ tells; it imports no call code).
+  onKeyRevoked(ctx, (keyId) => endCallsOfKey(ctx, keyId))
 }
 
 /**

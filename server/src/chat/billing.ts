@@ -1,4 +1,4 @@
-import { getBalanceMicros, type UsageChange } from '../billing/service.ts'
+import { getBalanceMicros, type UsageChange } from '../billing/index.ts'
 import type { Config } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'

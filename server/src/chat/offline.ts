@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { CompletionRequest, LlmEvent } from './llm.ts'
+import type { CompletionRequest, LlmEvent } from './llm-types.ts'
 
 const WORD_DELAY_MS = 30
 const GOODBYE = /\b(good\s?bye|bye|farewell|see you)\b/i

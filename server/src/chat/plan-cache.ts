@@ -1,4 +1,4 @@
-import type { AgentRow } from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { composePlan, type PlanParts, type ReplyPlan } from './plan.ts'
 import { HISTORY_ROWS, type Turn } from './prompt.ts'

@@ -1,4 +1,4 @@
-import type { AgentRow } from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import {
   type CompletionRequest,

@@ -1,6 +1,6 @@
-import type { AgentRow } from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { recallMemory } from '../memory/service.ts'
+import { recallMemory } from '../memory/index.ts'
 import type { LlmMessage } from './llm.ts'
 import type { ConversationRow, MessageRow } from './store.ts'
 

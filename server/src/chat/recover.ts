@@ -1,4 +1,4 @@
-import { findOrphanedReplyHolds, type OrphanedReplyHold, settleHold } from '../billing/holds.ts'
+import { findOrphanedReplyHolds, type OrphanedReplyHold, settleHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { aliveAfter } from '../instances/liveness.ts'
 import { priceReply, replyCharge } from './billing.ts'

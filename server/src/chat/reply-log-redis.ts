@@ -8,7 +8,7 @@ import {
   type ReplyLog,
   type ReplyOwner,
   type ReplyScope,
-} from './reply-log.ts'
+} from './reply-log-contract.ts'
 
 /** How long one blocking read waits before checking that the reply still exists. */
 const BLOCK_MS = 5000

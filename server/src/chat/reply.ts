@@ -1,5 +1,5 @@
 import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
-import type { AgentRow } from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { CHAT_CREDITS_MESSAGE, priceReply } from './billing.ts'

@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
 import { monotonicFactory } from 'ulid'
-import { type AgentRow, agentFromJson } from '../agents/store.ts'
+import { type AgentRow, agentFromJson } from '../agents/index.ts'
 import type { Database, Executor } from '../db/index.ts'
 
 /** Tool calls of one reply share a millisecond: their ids keep the order they were made in. */

@@ -1,11 +1,10 @@
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
+import { invokeFunction, nameTransferTools, WEB_SEARCH_TOOL } from '@parley/platform'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invokeFunction } from '../functions/invoker.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
-import { nameTransferTools } from './transfer-tools.ts'
-import { searchWeb, WEB_SEARCH_TOOL } from './web-search.ts'
+import { searchWeb } from './web-search.ts'
 
 /** What the reply loop does with a call the model made. */
 export type ToolAction =

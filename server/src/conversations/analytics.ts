@@ -1,6 +1,6 @@
 import type { Analytics, AnalyticsQuery } from '@parley/shared'
 import { sql } from 'kysely'
-import { toUsd } from '../billing/service.ts'
+import { toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 

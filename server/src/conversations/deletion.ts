@@ -1,6 +1,5 @@
 import { ulid } from 'ulid'
-import { forgetPlan } from '../chat/plan-cache.ts'
-import { STALE_REPLY_MS } from '../chat/send.ts'
+import { forgetPlan, STALE_REPLY_MS } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'

@@ -1,6 +1,6 @@
 import type { ConversationDetail, ConversationList, ListConversationsQuery } from '@parley/shared'
-import { presentAnalysis } from '../analysis/store.ts'
-import { toUsd } from '../billing/service.ts'
+import { presentAnalysis } from '../analysis/index.ts'
+import { toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'

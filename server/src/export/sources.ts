@@ -1,6 +1,6 @@
 import type { ExportKind } from '@parley/shared'
 import { sql } from 'kysely'
-import { toUsd } from '../billing/service.ts'
+import { toUsd } from '../billing/index.ts'
 import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Executor } from '../db/index.ts'
 

@@ -1,3 +1,4 @@
+import { type InvokableFunction, validateFunctionParameters, validateOutboundUrl } from '@parley/platform'
 import type { CreateFunction, CustomFunction, UpdateFunction } from '@parley/shared'
 import { MAX_FUNCTIONS_PER_AGENT } from '@parley/shared'
 import { ulid } from 'ulid'
@@ -7,8 +8,6 @@ import { findAgentForFunctions, forgetCustomFunction, listAgentsForFunctions } f
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
-import { validateOutboundUrl } from '../http/outbound.ts'
-import { type InvokableFunction, validateFunctionParameters } from './invoker.ts'
 import * as store from './store.ts'
 
 const isManager = (actor: AgentActor) => actor.role === 'owner' || actor.role === 'admin'

@@ -1,11 +1,10 @@
+import { callFunction, checkArguments } from '@parley/platform'
 import { FUNCTION_TEST_BODY_MAX_CHARS, type FunctionTestResult } from '@parley/shared'
 import type { AgentActor } from '../agents/permissions.ts'
 import { canView } from '../agents/permissions.ts'
 import { findAgentForFunctions } from '../agents/service.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import { callFunction } from './invoker.ts'
-import { checkArguments } from './parameters.ts'
 import { invocableOf } from './service.ts'
 import * as store from './store.ts'
 

@@ -1,17 +1,38 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { tierRateLimits } from '@parley/shared'
 import type { Request, RequestHandler } from 'express'
-import { authenticateChatSession } from '../chat/session-auth.ts'
 import type { AppContext } from '../context.ts'
-import { authenticateApiKey } from '../keys/authenticate.ts'
-import { authenticateStudioToken } from '../orgs/service.ts'
-import { findOrganization } from '../orgs/store.ts'
-import { looksLikeJwt } from '../orgs/studio-token.ts'
 import { AppError } from './app-error.ts'
 import { limitKeyFailures } from './guess-limits.ts'
 import { limitRequests } from './rate-limit.ts'
 import type { AuthKind } from './route-table.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from './types.ts'
+
+/**
+ * How a request's credentials are read, registered by the areas that own them (app.ts hands them
+ * over): keys/ reads API keys, orgs/ studio sessions and organizations' limits, chat/ chat session
+ * tokens. This file imports no area.
+ */
+export type Authenticators = {
+  /** keys/: a secret or widget API key (a widget key only where `allowWidget`, from an allowed Origin). */
+  apiKey: (input: {
+    ctx: AppContext
+    key: string | undefined
+    origin: string | undefined
+    allowWidget: boolean
+  }) => Promise<ApiKeyActor>
+  /** orgs/: a studio session token, the member it names with that member's role. */
+  studioToken: (ctx: AppContext, token: string) => Promise<StudioActor>
+  /** orgs/: the organization's v1 requests per minute (its tier's, or its custom limit); undefined when it is gone. */
+  v1RateLimitOf: (ctx: AppContext, organizationId: string) => Promise<number | undefined>
+  /** chat/: a chat session token, which must be for `conversationId`. */
+  chatSession: (
+    ctx: AppContext,
+    input: { token: string | undefined; conversationId: string },
+  ) => Promise<ChatSessionActor>
+}
+
+/** Tells a JWT from an API key by form (three base64url segments), without trying both. */
+export const looksLikeJwt = (credential: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(credential)
 
 const bearerOf = (req: Request): string | undefined => {
   const header = req.get('authorization')
@@ -26,12 +47,12 @@ export const isSameSecret = (given: string, expected: string) =>
   timingSafeEqual(sha256(given), sha256(expected))
 
 const requireStudio =
-  (ctx: AppContext): RequestHandler =>
+  (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, _res, next) => {
     const token = bearerOf(req)
     if (!token || !looksLikeJwt(token))
       throw AppError.unauthorized('A studio session token is required (Authorization: Bearer <token>)')
-    req.actor = await authenticateStudioToken(ctx, token)
+    req.actor = await auth.studioToken(ctx, token)
     next()
   }
 
@@ -69,30 +90,31 @@ export const apiKeyOf = (req: Request): string | undefined => {
  * limit. A widget key is refused.
  */
 const requireSecretKey =
-  (ctx: AppContext): RequestHandler =>
+  (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, res, next) => {
     const bearer = bearerOf(req)
     if (bearer && looksLikeJwt(bearer) && req.get('x-api-key') === undefined) {
-      req.actor = await studioOnV1(ctx, bearer)
+      req.actor = await studioOnV1(ctx, auth, bearer)
       next()
       return
     }
     req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => apiKeyOf(req) }, (key) =>
-      authenticateApiKey({ ctx, key, origin: req.get('origin'), allowWidget: false }),
+      auth.apiKey({ ctx, key, origin: req.get('origin'), allowWidget: false }),
     )
     next()
   }
 
-const studioOnV1 = async (ctx: AppContext, token: string): Promise<ApiKeyActor> => {
-  const studio = await authenticateStudioToken(ctx, token)
-  const organization = await findOrganization(ctx.db, studio.organizationId)
-  if (!organization) throw AppError.unauthorized('This session no longer has access to its organization')
+const studioOnV1 = async (ctx: AppContext, auth: Authenticators, token: string): Promise<ApiKeyActor> => {
+  const studio = await auth.studioToken(ctx, token)
+  const rateLimitPerMinute = await auth.v1RateLimitOf(ctx, studio.organizationId)
+  if (rateLimitPerMinute === undefined)
+    throw AppError.unauthorized('This session no longer has access to its organization')
   return {
     kind: 'apiKey',
     keyId: null,
     keyType: 'secret',
     organizationId: studio.organizationId,
-    rateLimitPerMinute: organization.rateLimitPerMinute ?? tierRateLimits[organization.tier],
+    rateLimitPerMinute,
     member: { userId: studio.userId, role: studio.role },
   }
 }
@@ -105,17 +127,17 @@ const studioOnV1 = async (ctx: AppContext, token: string): Promise<ApiKeyActor> 
  * chat does (README "The studio's Try it panel"). The routes add their per-key rate limits.
  */
 const requireSessionCreator =
-  (ctx: AppContext): RequestHandler =>
+  (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, res, next) => {
     const key = apiKeyOf(req)
     const studioToken = req.get('x-studio-token')?.trim()
     if (!key && studioToken) {
       if (!looksLikeJwt(studioToken))
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
-      req.actor = await authenticateStudioToken(ctx, studioToken)
+      req.actor = await auth.studioToken(ctx, studioToken)
     } else {
       req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => key }, (given) =>
-        authenticateApiKey({ ctx, key: given, origin: req.get('origin'), allowWidget: true }),
+        auth.apiKey({ ctx, key: given, origin: req.get('origin'), allowWidget: true }),
       )
     }
     next()
@@ -123,9 +145,9 @@ const requireSessionCreator =
 
 /** Chat calls after creation: the session token, whose conversation must be the path's. */
 const requireChatSession =
-  (ctx: AppContext): RequestHandler =>
+  (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, _res, next) => {
-    req.actor = await authenticateChatSession(ctx, {
+    req.actor = await auth.chatSession(ctx, {
       token: bearerOf(req),
       conversationId: String(req.params.conversation_id ?? ''),
     })
@@ -155,14 +177,17 @@ const limitV1 = (ctx: AppContext) =>
     keyOf: (req) => apiKeyActorOf(req).organizationId,
   })
 
-export const createAuthentication = (ctx: AppContext): Record<AuthKind, RequestHandler[]> => ({
+export const createAuthentication = (
+  ctx: AppContext,
+  auth: Authenticators,
+): Record<AuthKind, RequestHandler[]> => ({
   none: [],
-  studio: [requireStudio(ctx)],
+  studio: [requireStudio(ctx, auth)],
   operator: [requireOperator(ctx)],
-  apiKey: [requireSecretKey(ctx), limitV1(ctx)],
-  chatSessionCreator: [requireSessionCreator(ctx)],
-  voiceSessionCreator: [requireSessionCreator(ctx)],
-  chatSession: [requireChatSession(ctx)],
+  apiKey: [requireSecretKey(ctx, auth), limitV1(ctx)],
+  chatSessionCreator: [requireSessionCreator(ctx, auth)],
+  voiceSessionCreator: [requireSessionCreator(ctx, auth)],
+  chatSession: [requireChatSession(ctx, auth)],
   worker: [requireWorker(ctx)],
 })
 

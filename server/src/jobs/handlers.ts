@@ -1,16 +1,16 @@
-import { registerAnalysisJobs } from '../analysis/jobs.ts'
-import { registerBatchJobs } from '../batch/dialer/jobs.ts'
-import { registerCallJobs } from '../calls/jobs.ts'
-import { registerChatJobs } from '../chat/end.ts'
+import { registerAnalysisJobs } from '../analysis/index.ts'
+import { registerBatchJobs } from '../batch/index.ts'
+import { analyzeCall, registerCallJobs } from '../calls/index.ts'
+import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
-import { registerExportJobs } from '../export/service.ts'
-import { registerWebhookJobs } from '../webhooks/service.ts'
+import { registerExportJobs } from '../export/index.ts'
+import { registerWebhookJobs } from '../webhooks/index.ts'
 
 /** Every job type the workers run; each domain registers its own. */
 export const registerJobHandlers = (ctx: AppContext) => {
   registerWebhookJobs(ctx)
   registerChatJobs(ctx)
-  registerAnalysisJobs(ctx)
+  registerAnalysisJobs(ctx, { analyzeCall })
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
   registerExportJobs(ctx)

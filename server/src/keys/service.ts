@@ -1,6 +1,5 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
-import { endCallsOfKey } from '../calls/rooms.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -121,6 +120,17 @@ export const disableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
 export const enableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
   changeKey(ctx, actor, id, { status: 'active' })
 
+/** What else ends with a revoked key (calls/ registers its live calls' end), per server instance. */
+const revokedListeners = new WeakMap<AppContext, Set<(keyId: string) => Promise<void>>>()
+
+/** Calls `listener` after each key this instance revokes, awaited before the revoke answers. */
+export const onKeyRevoked = (ctx: AppContext, listener: (keyId: string) => Promise<void>) => {
+  const set = revokedListeners.get(ctx) ?? new Set()
+  revokedListeners.set(ctx, set)
+  set.add(listener)
+  return () => void set.delete(listener)
+}
+
 /**
  * Final: the key stops working on every instance at once, the streams opened with it end and so
  * do its live voice calls.
@@ -137,7 +147,7 @@ export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string)
   }
   await ctx.signals.publish('key.changed', { keyId: id })
   await ctx.signals.publish('key.revoked', { keyId: id })
-  await endCallsOfKey(ctx, id)
+  for (const listener of revokedListeners.get(ctx) ?? []) await listener(id)
   return present(row)
 }
 

@@ -14,7 +14,7 @@ import type {
 } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
-import { changeBalance, readLedgerPage, toUsd } from '../billing/service.ts'
+import { changeBalance, readLedgerPage, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'

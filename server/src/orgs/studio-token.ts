@@ -42,6 +42,3 @@ export const verifyStudioToken = (secret: string, token: string): StudioClaims =
     })
   }
 }
-
-/** Tells a JWT from an API key by form (three base64url segments), without trying both. */
-export const looksLikeJwt = (credential: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(credential)

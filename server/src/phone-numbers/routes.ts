@@ -7,7 +7,7 @@ import {
   ZPhoneNumberList,
   ZPhoneNumberResponse,
 } from '@parley/shared'
-import { agentActorOf } from '../agents/actor.ts'
+import { agentActorOf } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'

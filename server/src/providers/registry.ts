@@ -1,9 +1,8 @@
+import type { ProviderSettings } from '@parley/platform'
 import type { Catalogue, ResolvedEndpoint } from '@parley/shared'
 import type { Config } from '../config.ts'
-import type { ProviderSettings } from '../config-providers.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
-import { readProviderKeys } from '../orgs/provider-keys.ts'
 
 /** What a catalogue id names: an LLM, a speech-to-text, a text-to-speech or a realtime model. */
 export type EndpointKind = 'model' | 'stt' | 'tts' | 'realtime'
@@ -115,7 +114,7 @@ export const resolveEndpoints = async <Name extends string>(
     if (!target) throw notConfigured(`${request.id} is not in this deployment's catalogue`)
     return [name, request, target] as const
   })
-  const keys = await readProviderKeys(ctx, {
+  const keys = await ctx.readProviderKeys(ctx, {
     organizationId,
     providers: targets.flatMap(([, , target]) => (target ? [target.provider] : [])),
   })

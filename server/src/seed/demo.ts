@@ -11,11 +11,11 @@ import {
 import { join } from 'node:path'
 import { webhookEventNames } from '@parley/shared'
 import { ulid } from 'ulid'
-import * as agents from '../agents/store.ts'
+import * as agents from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { createApiKey } from '../keys/service.ts'
-import { hashPassword } from '../orgs/passwords.ts'
-import * as orgs from '../orgs/service.ts'
+import { createApiKey } from '../keys/index.ts'
+import * as orgs from '../orgs/index.ts'
+import { hashPassword } from '../orgs/index.ts'
 import * as store from './store.ts'
 
 export type DemoTenant = {

@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { AGENT_CONFIG_EXIT_CODE } from '@parley/platform'
 import type { Logger } from 'pino'
 
 /** The voice agent worker as `npm run build` bundles it (agent/build.ts). */
 export const AGENT_WORKER_SCRIPT = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url))
 
-/** The worker's exit code for a bad configuration: starting it again would fail the same way. */
-export const AGENT_CONFIG_EXIT_CODE = 78
+export { AGENT_CONFIG_EXIT_CODE }
 
 export type AgentWorkerProcess = {
   /** Ends with the worker: SIGTERM, which drains calls in progress, then its exit. */

@@ -4,11 +4,11 @@ import {
   ZLiveKitWebhookAck,
   ZVoiceSession,
 } from '@parley/shared'
+import { createVoiceSession } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import { sessionCreatorLimitKey, sessionCreatorOf } from '../http/authentication.ts'
 import { limitRequests } from '../http/rate-limit.ts'
 import type { RouteTable } from '../http/route-table.ts'
-import { createVoiceSession } from './session.ts'
 import { handleLiveKitEvent, receiveLiveKitWebhook } from './webhook.ts'
 
 export const registerVoiceRoutes = (routes: RouteTable, ctx: AppContext) => {

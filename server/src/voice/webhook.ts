@@ -1,6 +1,10 @@
-import { recordAgentJoined, recordAgentLeft, recordPersonJoined } from '../calls/presence.ts'
-import { deleteCallRoom } from '../calls/rooms.ts'
-import { closeCall } from '../calls/service.ts'
+import {
+  closeCall,
+  deleteCallRoom,
+  recordAgentJoined,
+  recordAgentLeft,
+  recordPersonJoined,
+} from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { WebhookEvent } from '../providers/livekit.ts'

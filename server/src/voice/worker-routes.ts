@@ -6,9 +6,9 @@ import {
   ZCallIdParams,
   ZCallSetupResponse,
 } from '@parley/shared'
+import { endCallByWorker, getCallSetup, handOffCall } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
-import { endCallByWorker, getCallSetup, handOffCall } from './worker.ts'
 
 const TAG = 'Calls'
 

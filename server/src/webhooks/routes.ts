@@ -6,8 +6,7 @@ import {
   ZWebhookDeliveryList,
   ZWebhookDeliveryParams,
 } from '@parley/shared'
-import { agentActorOf } from '../agents/actor.ts'
-import { getAgent } from '../agents/service.ts'
+import { agentActorOf, getAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { paginationOf } from '../http/pagination.ts'

@@ -1,4 +1,4 @@
-import type { Entry } from './model.ts'
+import type { Entry } from './entry.ts'
 
 /** What tabs of one site tell each other about one agent's conversation. */
 export type TabMessage =

@@ -2,21 +2,11 @@ import { batch, computed, signal } from '@preact/signals'
 import type { Caption } from '../voice/contract.ts'
 import { createTabChannel, type TabChannel } from './channel.ts'
 import { type ChatSession, MAX_MESSAGE_LENGTH, type StreamEvent } from './contract.ts'
+import type { Entry } from './entry.ts'
 import { createSessionStore, type SessionStore } from './storage.ts'
 import { type ChatTransport, TransportError } from './transport.ts'
 
-/**
- * One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages;
- * `isSpoken` marks what was said in a voice call (live captions, and spoken turns the history
- * brings back), `isPartial` a caption still being spoken.
- */
-export type Entry = {
-  id: string
-  kind: 'user' | 'assistant' | 'handoff' | 'ended'
-  text: string
-  isSpoken?: boolean
-  isPartial?: boolean
-}
+export type { Entry } from './entry.ts'
 
 /** Why the visitor cannot go on right now; shown in place with what to do next. */
 export type Problem =

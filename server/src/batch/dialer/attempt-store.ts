@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { personJoinBilling } from '../../calls/store.ts'
+import { personJoinBilling } from '../../calls/index.ts'
 import type { Executor } from '../../db/index.ts'
 
 /**

@@ -1,16 +1,20 @@
 import type { AgentRuntimeConfig } from '@parley/shared'
-import type { AgentRow } from '../../agents/store.ts'
-import { placeHolds } from '../../billing/holds.ts'
-import { estimateCallMicros } from '../../calls/pricing.ts'
-import { deleteCallRoom } from '../../calls/rooms.ts'
-import { closeCall, openCalls } from '../../calls/service.ts'
+import type { AgentRow } from '../../agents/index.ts'
+import { placeHolds } from '../../billing/index.ts'
+import {
+  buildDispatchMetadata,
+  closeCall,
+  deleteCallRoom,
+  estimateCallMicros,
+  openCalls,
+  sipIdentityOf,
+} from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import { createWriteBatcher } from '../../db/write-batcher.ts'
-import type { PhoneNumberRow } from '../../phone-numbers/store.ts'
+import type { PhoneNumberRow } from '../../phone-numbers/index.ts'
 import { toSipDialError } from '../../providers/livekit.ts'
 import * as attemptStore from './attempt-store.ts'
 import { nextAttemptAt } from './backoff.ts'
-import { buildDispatchMetadata, sipIdentityOf } from './metadata.ts'
 import * as store from './store.ts'
 
 /** A dial's hold stops counting after this long should its call's close never come. */
@@ -133,12 +137,10 @@ export const openDials = async (
     const roomName = roomNames[index] ?? ''
     const { metadata, unknownPlaceholders } = buildDispatchMetadata({
       runtimeConfig,
-      contact,
       callId,
       organizationId: job.organizationId,
       roomName,
-      batchJobId: job.id,
-      fromNumber: phoneNumber.number,
+      party: { direction: 'outbound', contact, batchJobId: job.id, fromNumber: phoneNumber.number },
     })
     for (const name of unknownPlaceholders) unknown.add(name)
     return { target, contact, callId, roomName, metadata }

@@ -1,5 +1,6 @@
-import { onCallsClosing } from '../../calls/service.ts'
+import { onCallsClosing, registerContactReader } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
+import { readContactOfCall } from '../contact-of-call.ts'
 import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
 import { announceJobChange } from '../service.ts'
 import { settleClosingCalls } from './recover.ts'
@@ -16,4 +17,6 @@ export const registerBatchJobs = (ctx: AppContext) => {
       await announceJobChange(ctx, batchJobId)
   })
   onCallsClosing(ctx, settleClosingCalls(ctx))
+  // calls/ reads a dialled call's contact through this reader, not batch's store.
+  registerContactReader(ctx, readContactOfCall)
 }

@@ -1,4 +1,4 @@
-import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/service.ts'
+import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import type { Executor } from '../../db/index.ts'
 import { aliveAfter } from '../../instances/liveness.ts'

@@ -4,8 +4,8 @@ import {
   type HttpTarget,
   respondJson,
   startHttpTarget,
-} from '../../test/helpers/http-target.ts'
-import { privateIpv6, publicIpv6 } from '../../test/helpers/special-addresses.ts'
+} from '../../../server/test/helpers/http-target.ts'
+import { privateIpv6, publicIpv6 } from '../../../server/test/helpers/special-addresses.ts'
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   OutboundError,

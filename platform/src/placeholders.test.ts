@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { retryDelayMs } from './backoff.ts'
 import { fillAll, fillPlaceholders } from './placeholders.ts'
 
 describe('placeholders', () => {
@@ -22,14 +21,5 @@ describe('placeholders', () => {
       filled: { prompt: 'Call Bo about ', greeting: 'Hello Bo ', last: null },
       unknown: ['x', 'y'],
     })
-  })
-})
-
-describe('retry back-off', () => {
-  it('grows fourfold from the base and stops at an hour', () => {
-    expect([1, 2, 3].map((attemptsMade) => retryDelayMs({ attemptsMade, baseMs: 1000 }))).toEqual([
-      1000, 4000, 16000,
-    ])
-    expect(retryDelayMs({ attemptsMade: 9, baseMs: 60_000 })).toBe(3_600_000)
   })
 })

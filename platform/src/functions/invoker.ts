@@ -4,7 +4,7 @@ import {
   type OutboundMethod,
   outboundFetch,
   type ResolveHost,
-} from '../http/outbound.ts'
+} from '../outbound/outbound.ts'
 import { checkArguments } from './parameters.ts'
 
 export { validateFunctionParameters } from './parameters.ts'

@@ -1,14 +1,16 @@
+import { fieldsAsText, fillAll } from '@parley/platform'
 import {
   type AgentRuntimeConfig,
+  DISPATCH_METADATA_VERSION,
   type DispatchMetadata,
   type HandoffTarget,
   type WorkerFunction,
   ZDispatchMetadata,
 } from '@parley/shared'
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/service.ts'
+import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
 
 const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
 
@@ -87,8 +89,97 @@ export const agentRuntimeConfig = async (
  * The dispatch metadata as LiveKit carries it: checked against the shared schema the worker reads
  * it with, so a server change that breaks the contract fails here, before any room is dispatched.
  */
-export const serializeDispatchMetadata = (metadata: DispatchMetadata) =>
+const serializeDispatchMetadata = (metadata: DispatchMetadata) =>
   JSON.stringify(ZDispatchMetadata.parse(metadata))
+
+/** A contact as the agent sees it: its phone, its name and its custom fields. */
+export type ContactOfCall = {
+  contactId: string
+  phone: string
+  name: string | null
+  fields: Record<string, unknown>
+}
+
+/**
+ * The identity the SIP callee gets in the room. The dialer gives it to LiveKit and the dispatch
+ * metadata names it, so the agent knows whom to wait for before it speaks.
+ */
+export const sipIdentityOf = (contactId: string) => `contact-${contactId}`
+
+/**
+ * The agent's runtime configuration for one contact: prompt, greeting and last message with their
+ * `{{field}}` placeholders filled from the contact. Answers the placeholders no field filled.
+ */
+export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: ContactOfCall) => {
+  const fields: Record<string, string> = {
+    ...fieldsAsText(contact.fields),
+    phone: contact.phone,
+    ...(contact.name === null ? {} : { name: contact.name }),
+  }
+  const { filled, unknown } = fillAll(
+    {
+      prompt: runtimeConfig.prompt,
+      greeting: runtimeConfig.greeting,
+      lastMessage: runtimeConfig.lastMessage,
+    },
+    fields,
+  )
+  return { agent: { ...runtimeConfig, ...filled }, unknownPlaceholders: unknown }
+}
+
+/** Who is on the other side of a call: a web visitor, or a contact the dialer rang for a batch job. */
+export type CallParty =
+  | { direction: 'web'; userId: string }
+  | { direction: 'outbound'; contact: ContactOfCall; batchJobId: string; fromNumber: string }
+
+/**
+ * The one dispatch-metadata builder, for every way a call opens: the agent's configuration (filled
+ * for the contact of a dialled call), the call's ids, and whom the agent talks to. Answers the
+ * placeholders no field filled (none for a web call).
+ */
+export const buildDispatchMetadata = ({
+  runtimeConfig,
+  callId,
+  organizationId,
+  roomName,
+  party,
+}: {
+  runtimeConfig: AgentRuntimeConfig
+  callId: string
+  organizationId: string
+  roomName: string
+  party: CallParty
+}): { metadata: string; unknownPlaceholders: string[] } => {
+  if (party.direction === 'web') {
+    const metadata = serializeDispatchMetadata({
+      version: DISPATCH_METADATA_VERSION,
+      callId,
+      organizationId,
+      roomName,
+      direction: 'web',
+      userId: party.userId,
+      agent: runtimeConfig,
+    })
+    return { metadata, unknownPlaceholders: [] }
+  }
+  const { contact, batchJobId, fromNumber } = party
+  const { agent, unknownPlaceholders } = configForContact(runtimeConfig, contact)
+  const metadata = serializeDispatchMetadata({
+    version: DISPATCH_METADATA_VERSION,
+    callId,
+    organizationId,
+    roomName,
+    direction: 'outbound',
+    userId: null,
+    agent,
+    sipParticipantIdentity: sipIdentityOf(contact.contactId),
+    contact: { ...contact.fields, phone: contact.phone, name: contact.name },
+    batchJobId,
+    batchContactId: contact.contactId,
+    fromNumber,
+  })
+  return { metadata, unknownPlaceholders }
+}
 
 /** The custom functions of an agent with their headers opened, for the worker only. */
 export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow): Promise<WorkerFunction[]> => {

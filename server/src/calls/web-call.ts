@@ -1,18 +1,21 @@
-import { type CreateVoiceSession, DISPATCH_METADATA_VERSION, type VoiceSession } from '@parley/shared'
-import { findSessionAgent } from '../agents/service.ts'
-import { referHold, releaseHold, requireHold } from '../billing/holds.ts'
-import { estimateCallMicros } from '../calls/pricing.ts'
-import { deleteCallRoom } from '../calls/rooms.ts'
-import { closeCall, openCall } from '../calls/service.ts'
-import { assertCredits } from '../chat/billing.ts'
-import { authenticateChatSession } from '../chat/session-auth.ts'
-import { findActiveConversation, sessionNotFound } from '../chat/sessions.ts'
+import type { CreateVoiceSession, VoiceSession } from '@parley/shared'
+import { findSessionAgent } from '../agents/index.ts'
+import { referHold, releaseHold, requireHold } from '../billing/index.ts'
+import {
+  assertCredits,
+  authenticateChatSession,
+  findActiveConversation,
+  sessionNotFound,
+} from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, StudioActor } from '../http/types.ts'
-import { findKeyCreator } from '../keys/store.ts'
+import { findKeyCreator } from '../keys/index.ts'
 import type { LiveKit } from '../providers/livekit.ts'
-import { agentRuntimeConfig, serializeDispatchMetadata } from './runtime-config.ts'
+import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
+import { estimateCallMicros } from './pricing.ts'
+import { deleteCallRoom } from './rooms.ts'
+import { closeCall, openCall } from './service.ts'
 
 const CALL_CREDITS_MESSAGE = 'Insufficient credits: add credits to start a voice session'
 /** A call's hold stops counting after this long should its close never come (its server died). */
@@ -132,14 +135,12 @@ export const createVoiceSession = async (
   })
   await referHold(ctx.db, { id: holdId, reference: call.id })
   try {
-    const metadata = serializeDispatchMetadata({
-      version: DISPATCH_METADATA_VERSION,
+    const { metadata } = buildDispatchMetadata({
+      runtimeConfig: await agentRuntimeConfig(ctx, agent, actor.organizationId),
       callId: call.id,
       organizationId: actor.organizationId,
       roomName,
-      direction: 'web',
-      userId,
-      agent: await agentRuntimeConfig(ctx, agent, actor.organizationId),
+      party: { direction: 'web', userId },
     })
     await livekit.dispatchAgent({ roomName, metadata })
     const token = await livekit.createParticipantToken({ identity: userId, roomName })

@@ -1,17 +1,16 @@
 import type { CallSetup, WorkerEndReason } from '@parley/shared'
-import type { AgentRow } from '../agents/store.ts'
-import * as agentStore from '../agents/store.ts'
-import { configForContact } from '../batch/dialer/metadata.ts'
-import * as batchStore from '../batch/store.ts'
-import { switchLiveAgent } from '../calls/presence.ts'
-import { deleteCallRoom } from '../calls/rooms.ts'
-import { type CallRow, closeCall } from '../calls/service.ts'
-import * as callStore from '../calls/store.ts'
-import * as chatStore from '../chat/store.ts'
+import type { AgentRow } from '../agents/index.ts'
+import * as agentStore from '../agents/index.ts'
+import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
-import { agentRuntimeConfig, listWorkerFunctions } from './runtime-config.ts'
+import { findContactOfCall } from './contacts.ts'
+import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
+import { switchLiveAgent } from './presence.ts'
+import { deleteCallRoom } from './rooms.ts'
+import { type CallRow, closeCall } from './service.ts'
+import * as callStore from './store.ts'
 
 /**
  * The voice agent worker's endpoints (WORKER_TOKEN): what a call needs that may not travel in
@@ -129,11 +128,11 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
 const runtimeConfigForCall = async (ctx: AppContext, { call, agent }: { call: CallRow; agent: AgentRow }) => {
   const config = await agentRuntimeConfig(ctx, agent, call.organizationId)
   if (!call.batchContactId) return config
-  const contact = await batchStore.findContact(ctx.db, {
+  const contact = await findContactOfCall(ctx, {
     organizationId: call.organizationId,
     id: call.batchContactId,
   })
-  return contact ? configForContact(config, { ...contact, contactId: contact.id }).agent : config
+  return contact ? configForContact(config, contact).agent : config
 }
 
 /**

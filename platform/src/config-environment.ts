@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { ZCatalogue } from '@parley/shared'
 import { z } from 'zod'
-import { builtInCatalogue } from './agents/built-in-catalogue.ts'
+import { builtInCatalogue } from './built-in-catalogue.ts'
 
 // The environment's schema: what each variable may hold. config.ts reads process.env through it.
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helpers/http-target.ts'
+import { type HttpTarget, respondJson, startHttpTarget } from '../../../server/test/helpers/http-target.ts'
 import {
   FUNCTION_MAX_RESPONSE_BYTES,
   FUNCTION_TIMEOUT_MS,

@@ -1,0 +1,17 @@
+/** agents/: other areas use it through this file. */
+export { agentActorOf } from './actor.ts'
+export { loadCatalogue } from './catalogue.ts'
+export type { AgentActor } from './permissions.ts'
+export { findSessionAgent, getAgent, readWebhookSecret } from './service.ts'
+export {
+  type AgentRow,
+  agentExists,
+  agentFromJson,
+  findAgent,
+  findAgentsByIds,
+  findServingAgent,
+  insertAgent,
+} from './store.ts'
+export { registerStudioAgentRoutes } from './studio-routes.ts'
+export { registerV1AgentRoutes } from './v1-routes.ts'
+export { registerAgentVersionRoutes } from './versions-routes.ts'

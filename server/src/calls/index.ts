@@ -1,0 +1,39 @@
+/**
+ * calls/: the one place a call opens, is dispatched to the agent worker, runs and closes. Every
+ * other area uses it through this file.
+ *
+ * - Opening, one file per way in: web-call.ts (a visitor's voice session); a dialled contact is
+ *   opened with openCalls and dispatched with buildDispatchMetadata (batch/ keeps its campaigns).
+ *   One call on request and inbound calls come next, beside them.
+ * - dispatch-metadata.ts: the one dispatch-metadata builder (its schema is in @parley/shared).
+ * - worker-api.ts: what the voice agent worker asks (setup, handoff, end); contacts.ts: the contact
+ *   reader batch/ registers for a dialled call's placeholders.
+ * - presence.ts, close.ts, records.ts, jobs.ts, pricing.ts, rooms.ts: who is in the room, the close
+ *   and its billing, the records, the sweeps, the prices.
+ */
+export { analyzeCall } from './analysis.ts'
+export { type ContactReader, registerContactReader } from './contacts.ts'
+export {
+  agentRuntimeConfig,
+  buildDispatchMetadata,
+  type CallParty,
+  type ContactOfCall,
+  configForContact,
+  sipIdentityOf,
+} from './dispatch-metadata.ts'
+export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
+export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
+export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'
+export { deleteCallRoom, endCallsOfKey } from './rooms.ts'
+export { registerCallRoutes } from './routes.ts'
+export {
+  type CallRow,
+  type CallsClosingStep,
+  closeCall,
+  onCallsClosing,
+  openCall,
+  openCalls,
+} from './service.ts'
+export { personJoinBilling } from './store.ts'
+export { createVoiceSession, mediaServerError } from './web-call.ts'
+export { endCallByWorker, getCallSetup, handOffCall } from './worker-api.ts'

@@ -1,0 +1,2 @@
+/** conversations/: other areas use it through this file. */
+export { registerConversationRoutes } from './routes.ts'

@@ -10,7 +10,7 @@
  * API for it) does not parse JSX. Biome's noRestrictedImports keeps widget/ and studio/ (.tsx
  * included) off the server.
  */
-const infrastructure = '(http|db|crypto|openapi|providers|idempotency|instances)'
+const infrastructure = '(http|db|crypto|openapi|providers|idempotency|instances|metrics)'
 const test = '(\\.test\\.ts$|/test/)'
 
 module.exports = {
@@ -58,7 +58,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The worker, the widget, the studio and the shared workspaces speak to the server over its API, never import it.',
-      from: { path: '^(agent|widget|studio|platform|shared)/', pathNot: test },
+      from: { path: '^(agent|widget|studio|platform|shared|client)/', pathNot: test },
       to: { path: '^server/' },
     },
   ],

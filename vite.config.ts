@@ -19,7 +19,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'server', include: ['server/**/*.test.ts', 'platform/**/*.test.ts'], isolate: false },
+        test: {
+          name: 'server',
+          include: ['server/**/*.test.ts', 'platform/**/*.test.ts', 'client/test/**/*.test.ts'],
+          isolate: false,
+        },
       },
       {
         extends: true,

@@ -137,6 +137,8 @@ export const run = async () => {
     LOG_LEVEL: 'error',
     // (c) holds BENCH_STREAMS streams of one organization: its cap is lifted to measure them.
     STREAMS_PER_ORGANIZATION: '1000000',
+    // BENCH_METRICS=0 measures the same server without Prometheus metrics (README, Metrics).
+    METRICS_ENABLED: process.env.BENCH_METRICS ?? '1',
   })
   try {
     const base = server.url

@@ -109,9 +109,10 @@ const credentialsOf = (tenant: Tenant, operation: Operation, scheme?: string): R
   switch (scheme ?? Object.keys(operation.security?.[0] ?? {})[0]) {
     case 'studioSession':
       return { authorization: `Bearer ${tenant.token}` }
-    case 'apiKeyBearer':
+    case 'secretKeyBearer':
       return { authorization: `Bearer ${tenant.key}` }
-    case 'apiKeyHeader':
+    case 'secretKeyHeader':
+    case 'widgetKey':
       return { 'x-api-key': tenant.key }
     case 'chatSessionToken':
       return { authorization: `Bearer ${tenant.sessionToken}` }
@@ -179,7 +180,13 @@ const crossTenantRequests = (doc: OpenApi, owner: Tenant, intruder: Tenant): Pro
       .join('&')
     const hasBody = method !== 'GET' && method !== 'DELETE'
     // Every credential the operation takes, each a try of its own.
-    return [...new Set(schemes.map((scheme) => (scheme === 'apiKeyBearer' ? 'apiKeyHeader' : scheme)))].map(
+    return [
+      ...new Set(
+        schemes.map((scheme) =>
+          scheme === 'secretKeyBearer' || scheme === 'widgetKey' ? 'secretKeyHeader' : scheme,
+        ),
+      ),
+    ].map(
       (scheme): ProbeRequest => ({
         method,
         path: `${fillPath(owner, path)}${query ? `?${query}` : ''}`,

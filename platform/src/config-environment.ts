@@ -153,6 +153,13 @@ export const ZEnvironment = z.object({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
     .default('parley-agent'),
   WORKER_TOKEN: longSecret,
+  /** Set: GET /metrics wants it as a bearer token. */
+  METRICS_TOKEN: longSecret,
+  /** `0` turns metrics off: no /metrics, no per-request measuring (the bench compares both). */
+  METRICS_ENABLED: z
+    .enum(['0', '1'], { message: 'must be 0 or 1' })
+    .default('1')
+    .transform((flag) => flag === '1'),
   MEMORY_URL: urlWithSchemes(['http', 'https']),
   SEARCH_URL: urlWithSchemes(['http', 'https']),
   SEARCH_API_KEY: optionalText,

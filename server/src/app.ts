@@ -4,10 +4,12 @@ import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/index.ts'
 import {
+  agentActorOf,
   registerAgentVersionRoutes,
   registerStudioAgentRoutes,
   registerV1AgentRoutes,
 } from './agents/index.ts'
+import { auditScope, registerAuditRoutes } from './audit/index.ts'
 import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
 import { registerCallRoutes } from './calls/index.ts'
 import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
@@ -24,10 +26,12 @@ import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
+import { measureRequests, registerMetricsRoutes } from './metrics/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { authenticateStudioToken, registerOrganizationRoutes, v1RateLimitOf } from './orgs/index.ts'
 import { registerPhoneNumberRoutes } from './phone-numbers/index.ts'
+import { registerRetentionRoutes } from './retention/index.ts'
 import type { DemoTenant } from './seed/index.ts'
 import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/index.ts'
 import { registerVoiceRoutes, registerWorkerRoutes } from './voice/index.ts'
@@ -84,6 +88,7 @@ export const createApp = (
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
   app.use(requestContext(ctx.logger))
+  if (ctx.config.metrics.isEnabled) app.use(measureRequests)
   app.use(helmet())
   app.use(requireHttps({ isProduction: ctx.config.isProduction }))
   app.use('/v1/chat', chatCors)
@@ -96,6 +101,8 @@ export const createApp = (
   // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
   app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body }))
   app.use(guardParsedBody)
+  // After the body parsers: their stream callbacks would not carry the scope.
+  app.use(auditScope)
 
   const registry = createRegistry()
   // Each area reads its own credentials; http/ gets them through this interface.
@@ -114,7 +121,10 @@ export const createApp = (
       return document
     },
   })
+  if (ctx.config.metrics.isEnabled) registerMetricsRoutes(routes, ctx.config.metrics)
   registerOrganizationRoutes(routes, ctx)
+  registerAuditRoutes(routes, ctx, agentActorOf)
+  registerRetentionRoutes(routes, ctx)
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)

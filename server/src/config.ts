@@ -59,6 +59,8 @@ export type Config = Readonly<{
   livekit: Readonly<{ url: string; apiKey: string; apiSecret: string; agentName: string }> | null
   /** Null: the voice worker's endpoints (call transcripts) refuse every request. */
   workerToken: string | null
+  /** Prometheus metrics at GET /metrics (METRICS_ENABLED), behind METRICS_TOKEN when set. */
+  metrics: Readonly<{ isEnabled: boolean; token: string | null }>
   memoryUrl: string | null
   /** Null: the web_search built-in is not offered (SEARCH_URL, a Tavily-compatible search endpoint). */
   search: Readonly<{ url: string; apiKey: string | null }> | null
@@ -215,6 +217,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
           })
         : null,
     workerToken: vars.WORKER_TOKEN ?? null,
+    metrics: Object.freeze({ isEnabled: vars.METRICS_ENABLED, token: vars.METRICS_TOKEN ?? null }),
     memoryUrl: vars.MEMORY_URL ?? null,
     search: vars.SEARCH_URL
       ? Object.freeze({ url: vars.SEARCH_URL, apiKey: vars.SEARCH_API_KEY ?? null })

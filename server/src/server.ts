@@ -6,7 +6,7 @@ import { ulid } from 'ulid'
 import { loadCatalogue } from './agents/index.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/index.ts'
-import { scheduleCallJobs } from './calls/index.ts'
+import { onCallClosed, scheduleCallJobs } from './calls/index.ts'
 import { startReplyRecovery, waitForActiveReplies } from './chat/index.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -21,9 +21,11 @@ import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { startHeartbeat } from './instances/liveness.ts'
 import { createJobs, registerJobHandlers } from './jobs/index.ts'
 import { createKeyCache } from './keys/index.ts'
+import { observeDatabase, recordCallClosed } from './metrics/index.ts'
 import { readProviderKeys } from './orgs/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
+import { registerRetentionJob, scheduleRetentionJob } from './retention/index.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/index.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -117,7 +119,11 @@ export const start = async ({
       readProviderKeys,
     })
     registerJobHandlers(ctx)
+    const stopObserving = config.metrics.isEnabled ? observeDatabase(database) : () => {}
+    if (config.metrics.isEnabled) onCallClosed(ctx, recordCallClosed)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
+    registerRetentionJob(ctx)
+    if (config.role !== 'api') await scheduleRetentionJob(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
     const stopHeartbeat = await startHeartbeat(ctx)
@@ -159,6 +165,7 @@ export const start = async ({
         await stopHeartbeat()
         await dialer?.stop()
         stopExportRecovery()
+        stopObserving()
         await ctx.jobs.stop()
         ctx.streams.close()
         await ctx.signals.close()

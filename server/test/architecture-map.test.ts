@@ -9,7 +9,16 @@ import { describe, expect, it } from 'vitest'
  */
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const source = join(root, 'server/src')
-const infrastructure = new Set(['http', 'db', 'crypto', 'openapi', 'providers', 'idempotency', 'instances'])
+const infrastructure = new Set([
+  'http',
+  'db',
+  'crypto',
+  'openapi',
+  'providers',
+  'idempotency',
+  'instances',
+  'metrics',
+])
 
 const filesUnder = (directory: string): string[] =>
   readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

@@ -1,4 +1,4 @@
-import { ZDispatchMetadata } from '@parley/shared'
+import { ZBatchFailedEvent, ZDispatchMetadata } from '@parley/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { jobRoomPrefix } from '../src/batch/dialer/dial-contact.ts'
@@ -431,12 +431,32 @@ describe('the dialer', () => {
       micros: 1000,
       reason: 'test: nearly empty',
     })
+    await server.ctx.db
+      .updateTable('agents')
+      .set({ webhook_url: `${receiver.origin}/hooks` })
+      .where('id', '=', own.agent.id)
+      .execute()
     const batchJobId = await createBatchJob(server, own, { contacts: [{ phone: '+14155556001' }] })
     await vi.waitFor(async () => expect((await jobStatusOf(server, batchJobId)).status).toBe('failed'), {
       timeout: 15_000,
     })
     expect((await jobStatusOf(server, batchJobId)).failureReason).toMatch(/^Credits ran out/)
     expect(fake.dialsTo('+14155556001')).toBe(0)
+    // The agent's endpoint hears batch.failed, with the reason, in the documented shape.
+    const failedEvent = await vi.waitFor(
+      () => {
+        const found = receiver.received
+          .map((request) => JSON.parse(request.body) as { event: string; data: Record<string, unknown> })
+          .find((payload) => payload.event === 'batch.failed' && payload.data.batch_job_id === batchJobId)
+        if (!found) throw new Error('no batch.failed yet')
+        return found
+      },
+      { timeout: 15_000 },
+    )
+    const parsed = ZBatchFailedEvent.parse(failedEvent)
+    expect(parsed.data).toMatchObject({ status: 'failed', total_contacts: 1, failed: 1 })
+    expect(parsed.data.reason).toMatch(/^Credits ran out/)
+    expect(completedEventsOf(batchJobId)).toEqual([])
   })
 
   it('holds each dial’s expected cost: a balance that covers three dials places three, the rest wait, and the job fails with the reason', async () => {

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /**
@@ -59,5 +61,33 @@ describe('the README API walkthrough', () => {
       if (kind === 'json') expect(shapeOf(JSON.parse(printed))).toEqual(shapeOf(JSON.parse(shown)))
       else expect(printed).toBe(shown)
     })
+  })
+})
+
+/** The "with the client" walkthrough: its TypeScript block and the lines it prints. */
+const clientSection =
+  readme.split('<!-- client-walkthrough:start -->')[1]?.split('<!-- client-walkthrough:end -->')[0] ?? ''
+const clientCode = clientSection.match(/```ts\n([\s\S]*?)```/)?.[1] ?? ''
+const clientShown = clientSection.match(/```text\n([\s\S]*?)```/)?.[1]?.trim() ?? ''
+
+describe('the README walkthrough with the client', () => {
+  it('runs as written, printing what the README shows', async () => {
+    expect(clientCode).toContain("from '@parley/client'")
+    // Beside the client's package, so '@parley/client' resolves as it does for a user.
+    const file = new URL(`../../client/.walkthrough-${randomBytes(4).toString('hex')}.ts`, import.meta.url)
+    writeFileSync(file, clientCode)
+    const printed: string[] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
+      printed.push(parts.map(String).join(' '))
+    })
+    process.env.PARLEY_URL = server.url
+    try {
+      await import(pathToFileURL(file.pathname).href)
+    } finally {
+      log.mockRestore()
+      delete process.env.PARLEY_URL
+      rmSync(file, { force: true })
+    }
+    expect(printed.join('\n')).toBe(clientShown)
   })
 })

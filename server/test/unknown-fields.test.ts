@@ -53,8 +53,8 @@ const authOf = (path: string, method: string): Record<string, string> => {
   switch (scheme) {
     case undefined:
       return {}
-    case 'apiKeyBearer':
-    case 'apiKeyHeader':
+    case 'secretKeyBearer':
+    case 'secretKeyHeader':
       return path === '/v1/chat/sessions' || path === '/v1/chat/voice-sessions'
         ? (credentials.chatSessionCreator ?? {})
         : (credentials.apiKey ?? {})

@@ -127,12 +127,12 @@ describe('OpenAPI', () => {
       expect(document.paths[path]).toBeDefined()
     }
     expect(document.paths['/v1/organization']?.get?.security).toEqual([
-      { apiKeyBearer: [] },
-      { apiKeyHeader: [] },
+      { secretKeyBearer: [] },
+      { secretKeyHeader: [] },
       { studioSession: [] },
     ])
     expect(Object.keys(document.components.securitySchemes)).toEqual(
-      expect.arrayContaining(['apiKeyBearer', 'apiKeyHeader']),
+      expect.arrayContaining(['secretKeyBearer', 'secretKeyHeader', 'widgetKey']),
     )
   })
 })

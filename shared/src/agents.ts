@@ -36,6 +36,10 @@ export const ZLanguage = z
   .toLowerCase()
   .refine((value) => value in languageAliases, { message: LANGUAGE_ERROR })
   .transform((value) => languageAliases[value] as LanguageCode)
+  .meta({
+    enum: Object.keys(languageNames),
+    description: 'A language code; the names (English, Urdu, Sindhi) in any case are read as their codes',
+  })
 
 export const ZLanguageObject = z
   .object({ id: z.string(), language: z.string() })
@@ -47,6 +51,8 @@ export const ZVoiceOption = z
 export type VoiceOption = z.infer<typeof ZVoiceOption>
 
 const required = (field: string) => `${field} is required`
+const fixedArchitecture =
+  'Fixed at creation: accepted only when it is the agent’s own (a fetched agent sent back as it came); another value is refused (400)'
 
 const name = z
   .string({ message: required('name') })
@@ -97,6 +103,7 @@ export const webhookEventNames = [
   'conversation.analyzed',
   'call.analyzed',
   'batch.completed',
+  'batch.failed',
 ] as const
 export const ZWebhookEventName = z.enum(webhookEventNames)
 export type WebhookEventName = z.infer<typeof ZWebhookEventName>
@@ -145,8 +152,8 @@ const updateFields = {
   fallbackModel,
   webhookEvents,
   analysisSchema,
-  /** Present only to be refused: architecture is fixed after creation. */
-  agentArchitecture: ZAgentArchitecture,
+  /** Architecture is fixed after creation: only the agent's own is accepted (a fetched agent sent back). */
+  agentArchitecture: ZAgentArchitecture.meta({ description: fixedArchitecture }),
 }
 
 export const ZStudioUpdateAgent = z
@@ -190,7 +197,7 @@ const v1Fields = {
 }
 
 /** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
-const requiredByArchitecture: Record<AgentArchitecture, (keyof typeof v1Fields)[]> = {
+export const requiredByArchitecture: Record<AgentArchitecture, (keyof typeof v1Fields)[]> = {
   pipeline: ['model', 'stt', 'tts'],
   realtime: ['realtimeProvider'],
   text: [],
@@ -247,6 +254,7 @@ const readOnly = (description: string) => z.string().meta({ description: `Read-o
 export const ZPatchAgentV1 = z
   .object({
     ...v1Fields,
+    agentArchitecture: ZAgentArchitecture.meta({ description: fixedArchitecture }),
     active: z.boolean(),
     enabledCustomFunctions: ids,
     sysMsg: prompt('sysMsg'),

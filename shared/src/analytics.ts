@@ -1,9 +1,17 @@
 import { z } from 'zod'
 
-/** GET /v1/analytics: per agent and per day (UTC), computed from the conversations and calls. */
+/**
+ * GET /v1/analytics: per agent and per day (UTC), computed from the conversations and calls.
+ * Without `to` the range ends today; without `from` it starts 29 days before `to` (30 days).
+ */
 export const ZAnalyticsQuery = z.object({
-  from: z.iso.date().meta({ description: 'First day (UTC, YYYY-MM-DD), included' }),
-  to: z.iso.date().meta({ description: 'Last day (UTC, YYYY-MM-DD), included; at most 366 days after from' }),
+  from: z.iso
+    .date()
+    .optional()
+    .meta({ description: 'First day (UTC, YYYY-MM-DD), included; default: 29 days before to' }),
+  to: z.iso.date().optional().meta({
+    description: 'Last day (UTC, YYYY-MM-DD), included; at most 366 days after from; default: today',
+  }),
   agentId: z.string().min(1).max(100).optional(),
 })
 export type AnalyticsQuery = z.infer<typeof ZAnalyticsQuery>

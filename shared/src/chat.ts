@@ -56,7 +56,12 @@ export const ZConversationPath = z.object({ conversation_id: z.string().min(1) }
 
 /** Length is checked by the service so that an over-long message answers `message_too_long`. */
 export const ZSendChatMessage = z
-  .object({ message: z.string().trim().min(1, 'must not be empty') })
+  .object({
+    message: z.string().trim().min(1, 'must not be empty').meta({
+      maxLength: CHAT_MESSAGE_MAX_LENGTH,
+      description: 'Longer messages answer 400 message_too_long',
+    }),
+  })
   .meta({ id: 'SendChatMessageRequest' })
 export type SendChatMessage = z.infer<typeof ZSendChatMessage>
 
@@ -116,14 +121,22 @@ export const ZStopChatReply = z.object({ stopped: z.literal(true) }).meta({
   description: 'A stop was sent to the reply in progress, if any; its stored text is marked stopped',
 })
 
+/** Data of each SSE event of the send-message stream (spec "SSE events"), as schemas for the document. */
+export const chatStreamEventData = {
+  stream_start: z.object({ agent_name: z.string() }),
+  chunk: z.object({ delta: z.string() }),
+  tool_call: z.object({ name: z.string(), status: z.literal('executing') }),
+  tool_result: z.object({ name: z.string(), status: z.literal('completed') }),
+  handoff: z.object({ from_agent: z.string(), to_agent: z.string() }),
+  stream_end: z.object({
+    usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+    end_session: z.boolean(),
+  }),
+  error: z.object({ error: z.string() }),
+}
+
 /** Data of each SSE event of the send-message stream (spec "SSE events"). */
 export type ChatStreamEvents = {
-  stream_start: { agent_name: string }
-  chunk: { delta: string }
-  tool_call: { name: string; status: 'executing' }
-  tool_result: { name: string; status: 'completed' }
-  handoff: { from_agent: string; to_agent: string }
-  stream_end: { usage: { input_tokens: number; output_tokens: number }; end_session: boolean }
-  error: { error: string }
+  [Name in keyof typeof chatStreamEventData]: z.infer<(typeof chatStreamEventData)[Name]>
 }
 export type ChatStreamEventName = keyof ChatStreamEvents

@@ -1,14 +1,14 @@
 import { z } from 'zod'
 import { ZIsoDateTime } from './common.ts'
 
-export const exportKinds = ['conversations', 'calls', 'batch_contacts', 'ledger'] as const
+export const exportKinds = ['conversations', 'calls', 'batch_contacts', 'ledger', 'audit_log'] as const
 
 /** POST /api/export: what to export, in which format, created in [from, to). */
 export const ZCreateExport = z
   .object({
     kind: z.enum(exportKinds).meta({
       description:
-        'conversations (each with its messages), calls (each with its transcript), batch_contacts (with outcomes) or ledger',
+        'conversations (each with its messages), calls (each with its transcript), batch_contacts (with outcomes), ledger or audit_log (owners and admins for the last two)',
     }),
     format: z.enum(['ndjson', 'csv']),
     from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Records created at or after' }),

@@ -83,6 +83,27 @@ export const ZBatchCompletedEvent = envelope(
   'BatchCompletedEvent',
 )
 
+export const ZBatchFailedEvent = envelope(
+  'batch.failed',
+  {
+    batch_job_id: z.string(),
+    name: z.string(),
+    agent_id: z.string(),
+    status: z.literal('failed'),
+    reason: z.string().meta({
+      description: 'Why the job stopped, in words (what to fix before POST /batch/{id}/retry-failed)',
+      example: 'Credits ran out: the balance is below the cost of one average call',
+    }),
+    total_contacts: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+    started_at: ZIsoDateTime.nullable(),
+    finished_at: ZIsoDateTime.nullable(),
+  },
+  'BatchFailedEvent',
+)
+
 export const ZPingEvent = envelope(
   'ping',
   { agent_id: z.string(), agent_name: z.string(), message: z.string() },
@@ -99,5 +120,10 @@ export const webhookEventSchemas = [
   },
   { schema: ZCallAnalyzedEvent, summary: 'Post-call analysis of an ended call is ready' },
   { schema: ZBatchCompletedEvent, summary: 'Every contact of a batch job reached its end' },
+  {
+    schema: ZBatchFailedEvent,
+    summary:
+      'A batch job stopped for good before every contact was called (its agent or number went away, or credits ran out), with the reason',
+  },
   { schema: ZPingEvent, summary: 'A test ping (POST /v1/agents/{agentId}/webhook/test)' },
 ] as const

@@ -1,5 +1,6 @@
 import { AgentPage } from './agents/agent-page.tsx'
 import { AgentsPage } from './agents/agents-page.tsx'
+import { Analytics } from './analytics/lazy.tsx'
 import { session, signOut } from './api.ts'
 import { AuthPage } from './auth.tsx'
 import { CallPage, CallsPage } from './calls.tsx'
@@ -18,6 +19,7 @@ const sections = () => [
   { path: '/install', label: t('Install') },
   { path: '/conversations', label: t('Conversations') },
   { path: '/calls', label: t('Calls') },
+  { path: '/analytics', label: t('Analytics') },
   { path: '/campaigns', label: t('Campaigns') },
   { path: '/settings/organization/members', label: t('Organization') },
 ]
@@ -31,6 +33,7 @@ const Page = () => {
   const call = path.match(/^\/calls\/([^/]+)$/)
   if (call?.[1]) return <CallPage id={call[1]} />
   if (path === '/calls') return <CallsPage />
+  if (path === '/analytics') return <Analytics />
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/campaigns' || path.startsWith('/campaigns/')) return <Campaigns path={path} />
   if (path === '/conversations') return <ConversationsPage />

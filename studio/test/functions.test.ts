@@ -161,7 +161,7 @@ describe.skipIf(!hasBrowser)(
       ).json()
       expect(saved.data).toMatchObject({
         handoffAgentIds: [billingId],
-        webhookEvents: ['chat.ended', 'call.ended', 'conversation.analyzed', 'call.analyzed'],
+        webhookEvents: ['chat.ended', 'call.ended', 'conversation.analyzed', 'call.analyzed', 'batch.failed'],
         webhookUrl: `${shop.origin}/parley`,
         analysisSchema: { type: 'object', properties: { orderNumber: { type: 'string' } } },
         functionCallingEnabled: true,

@@ -298,6 +298,19 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
       identitySecret,
     )
 
+    // Retention: the owner keeps calls 30 days; the audit log shows it, with who and what.
+    await openOrganizationPage(owner, 'retention', 'retention-title')
+    await owner.waitForSelector('#callDays')
+    await fill(owner, '#callDays', '30')
+    await clickText(owner, 'button', 'Save')
+    await waitForText(owner, 'Saved.')
+    await expectGoodPage(owner, 'organization-retention')
+    await openOrganizationPage(owner, 'audit-log', 'audit-title')
+    await waitForText(owner, 'organization.retention_updated')
+    await waitForText(owner, 'callDays: 30')
+    await waitForText(owner, 'identity_secret.rotated')
+    await expectGoodPage(owner, 'organization-audit-log')
+
     // In Urdu the area reads right to left, in its own words.
     await owner.evaluate(() => localStorage.setItem('parley.studio.language', 'ur'))
     await owner.goto(`${server.url}/studio/settings/organization/api-keys`)

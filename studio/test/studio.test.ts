@@ -250,6 +250,16 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
     await clickText(page, 'button', 'Search')
     await page.waitForSelector('tbody a')
     await expectGoodPage(page, 'calls')
+    // The owners' charts: today's conversation and call, drawn by uPlot, which only this page loads.
+    const studioHtml = await (await fetch(`${server.url}/studio/`)).text()
+    const firstLoad = studioHtml.match(/src="([^"]+\.js)"/)?.[1] ?? ''
+    expect(firstLoad).not.toBe('')
+    expect(await (await fetch(new URL(firstLoad, `${server.url}/studio/`))).text()).not.toContain('u-legend')
+    await page.click('nav a[href="/studio/analytics"]')
+    await page.waitForSelector('.chart canvas')
+    expect(await page.$$eval('.chart canvas', (canvases) => canvases.length)).toBe(4)
+    expect(await page.$eval('.totals', (totals) => totals.textContent)).toMatch(/Conversations1Calls1/)
+    await expectGoodPage(page, 'analytics')
     await context.close()
   })
 

@@ -10,6 +10,7 @@ import {
   webhookEventNames,
 } from '@parley/shared'
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
@@ -213,6 +214,12 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
       webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
     })
     await recordFirstVersion(tx, inserted)
+    await recordAudit(tx, {
+      organizationId: actor.organizationId,
+      action: 'agent.created',
+      target: { kind: 'agent', id },
+      details: { name: fields.name, agentArchitecture: fields.agentArchitecture },
+    })
     return inserted
   })
   return { agent, webhookSecret }
@@ -291,7 +298,17 @@ export const updateAgent = async (
     updatedAt: _updated,
     ...fields
   } = resolved.agent
+  const changed = (Object.keys(fields) as Array<keyof typeof fields>).filter(
+    (field) => JSON.stringify(fields[field]) !== JSON.stringify(current[field]),
+  )
   const agent = await ctx.db.transaction().execute(async (tx) => {
+    if (changed.length > 0)
+      await recordAudit(tx, {
+        organizationId: current.organizationId,
+        action: 'agent.updated',
+        target: { kind: 'agent', id: agentId },
+        details: { fields: changed },
+      })
     if (surface === 'v1') {
       const updated = await store.updateAgent(tx, agentId, fields)
       await recordApiChange(tx, { agent: updated, changes: requested, userId: actor.userId })
@@ -311,6 +328,12 @@ export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: s
   await ctx.db.transaction().execute(async (tx) => {
     await store.removeHandoffTarget(tx, { organizationId: agent.organizationId, agentId })
     await store.deleteAgent(tx, agentId)
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.deleted',
+      target: { kind: 'agent', id: agentId },
+      details: { name: agent.name },
+    })
   })
   return { message: `Agent ${agent.name} deleted` }
 }
@@ -320,8 +343,15 @@ export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, ag
   if (!canUpdate(actor, agent, 'v1'))
     throw AppError.forbidden('You do not have permission to update this agent')
   const webhookSecret = newWebhookSecret()
-  await store.updateAgent(ctx.db, agentId, {
-    webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.updateAgent(tx, agentId, {
+      webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
+    })
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.webhook_secret_rotated',
+      target: { kind: 'agent', id: agentId },
+    })
   })
   return { webhookSecret }
 }

@@ -15,18 +15,30 @@ export const announceJobChange = (ctx: AppContext, batchJobId: string) =>
  * `batch.completed` to the job's agent's endpoint (when it subscribes), with the job's outcome
  * counts. The job is completed either way; a failure to queue is logged with the job to redo it.
  */
-export const sendBatchCompleted = async (ctx: AppContext, batchJobId: string) => {
+export const sendBatchCompleted = (ctx: AppContext, batchJobId: string) =>
+  sendBatchOutcome(ctx, batchJobId, 'batch.completed')
+
+/** `batch.failed` once a job has failed for good, with its reason and counts (as batch.completed). */
+export const sendBatchFailed = (ctx: AppContext, batchJobId: string) =>
+  sendBatchOutcome(ctx, batchJobId, 'batch.failed')
+
+const sendBatchOutcome = async (
+  ctx: AppContext,
+  batchJobId: string,
+  event: 'batch.completed' | 'batch.failed',
+) => {
   try {
     const job = await store.findJobById(ctx.db, batchJobId)
     if (!job) return
     const agent = await agentStore.findAgent(ctx.db, { organizationId: job.organizationId, id: job.agentId })
     if (!agent) return
     const counters = await store.countContacts(ctx.db, job.id)
-    await notifyAgent(ctx, agent, 'batch.completed', {
+    await notifyAgent(ctx, agent, event, {
       batch_job_id: job.id,
       name: job.name,
       agent_id: job.agentId,
       status: job.status,
+      ...(event === 'batch.failed' ? { reason: job.failureReason ?? 'unknown' } : {}),
       total_contacts: counters.total,
       completed: counters.completed,
       failed: counters.failed,
@@ -35,7 +47,7 @@ export const sendBatchCompleted = async (ctx: AppContext, batchJobId: string) =>
       finished_at: job.finishedAt?.toISOString() ?? null,
     })
   } catch (error) {
-    ctx.logger.error({ err: error, batchJobId }, 'could not queue the batch.completed webhook')
+    ctx.logger.error({ err: error, batchJobId }, `could not queue the ${event} webhook`)
   }
 }
 

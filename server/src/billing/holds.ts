@@ -3,6 +3,7 @@ import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
+import { recordHolds } from '../metrics/index.ts'
 import { debitUsage, type UsageChange } from './service.ts'
 
 /**
@@ -74,6 +75,7 @@ export const placeHold = async (
           and o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h
             where h.organization_id = o.id and h.expires_at > ${now}), 0) >= ${Math.max(hold.amountMicros, 1)}
         returning id`.execute(tx)
+      recordHolds({ kind: hold.kind, placed: rows.length, refused: 1 - rows.length })
       return rows[0]?.id ?? null
     })
   } catch (error) {
@@ -262,6 +264,7 @@ export const placeHolds = async (
         from wanted, free
         where wanted.n * ${holds.amountMicros} <= free.micros
         returning reference`.execute(tx)
+      recordHolds({ kind: holds.kind, placed: rows.length, refused: holds.references.length - rows.length })
       return rows.map((row) => row.reference)
     })
   } catch (error) {

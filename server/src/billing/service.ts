@@ -5,6 +5,7 @@ import { monotonicFactory } from 'ulid'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { decodeCursor, encodeCursor } from '../http/cursor.ts'
+import { recordSpend } from '../metrics/index.ts'
 import * as store from './store.ts'
 
 /**
@@ -88,6 +89,7 @@ export const debitUsages = async (
       { organizationId, balanceUsd: toUsd(balanceAfter) },
       'organization overdrawn: usage charged past its balance; new work is refused until it is topped up',
     )
+  recordSpend(results.reduce((sum, result) => sum + (result?.taken ?? 0), 0))
   const byIndex = new Map(charged.map(({ index }, i) => [index, results[i]?.taken ?? 0]))
   return changes.map((_, index) => byIndex.get(index) ?? 0)
 }

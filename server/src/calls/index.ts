@@ -30,6 +30,7 @@ export {
   type CallRow,
   type CallsClosingStep,
   closeCall,
+  onCallClosed,
   onCallsClosing,
   openCall,
   openCalls,

@@ -1,5 +1,6 @@
 import OpenAI from 'openai'
 import type { AppContext } from '../context.ts'
+import { measureModelRound } from '../metrics/index.ts'
 import { llmFetch } from '../providers/llm-transport.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { hasLlmProvider, resolveModelEndpoint } from '../providers/registry.ts'
@@ -50,9 +51,15 @@ const streamFromProvider = async function* (
   provider: string,
   request: CompletionRequest,
 ): AsyncIterable<LlmEvent> {
+  const round = measureModelRound({ provider, model: request.model })
   try {
-    yield* streamRound(client, request, provider)
+    for await (const event of streamRound(client, request, provider)) {
+      round.firstEvent()
+      yield event
+    }
+    round.end('ok')
   } catch (error) {
+    round.end(request.signal?.aborted ? 'aborted' : 'error')
     throw ProviderError.from(provider, error, request.signal)
   }
 }

@@ -22,6 +22,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close())
 
 const today = () => new Date().toISOString().slice(0, 10)
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)
 
 describe('GET /v1/analytics', () => {
   it('counts conversations, messages, calls, minutes, cost and outcomes per agent and day', async () => {
@@ -65,6 +66,12 @@ describe('GET /v1/analytics', () => {
       },
     )
     expect(((await narrowed.json()) as { data: unknown[] }).data).toHaveLength(1)
+    const defaulted = await server.request('/v1/analytics', { headers: { 'x-api-key': key } })
+    expect(defaulted.status).toBe(200)
+    const lastThirtyDays = ((await defaulted.json()) as { data: unknown[] }).data
+    expect(lastThirtyDays).toEqual(data)
+    const before = await server.request(`/v1/analytics?to=${daysAgo(1)}`, { headers: { 'x-api-key': key } })
+    expect(((await before.json()) as { data: unknown[] }).data).toEqual([])
     const stranger = await secretKeyFor(server, (await createTeam(server)).owner)
     const theirs = await server.request(`/v1/analytics?from=${today()}&to=${today()}`, {
       headers: { 'x-api-key': stranger },
@@ -78,6 +85,8 @@ describe('GET /v1/analytics', () => {
       'from=2026-11-24&to=2026-11-23',
       'from=2024-01-01&to=2026-01-01',
       'from=2026-11-24&to=2026-11-24&x=1',
+      'from=2024-01-01',
+      'from=24-11-2026',
     ])
       expect((await server.request(`/v1/analytics?${query}`, { headers: { 'x-api-key': key } })).status).toBe(
         400,

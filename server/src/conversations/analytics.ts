@@ -25,6 +25,7 @@ type CallDay = {
 }
 type OutcomeDay = { agent_id: string; day: string; outcome: string; count: string | number }
 
+const startOfToday = () => new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`)
 const number = (value: string | number | null) => (value === null ? 0 : Number(value))
 const rounded = (value: number) => Math.round(value * 100) / 100
 
@@ -37,8 +38,9 @@ export const getAnalytics = async (
   ctx: AppContext,
   { organizationId, query }: { organizationId: string; query: AnalyticsQuery },
 ): Promise<Analytics> => {
-  const from = new Date(`${query.from}T00:00:00.000Z`)
-  const until = new Date(new Date(`${query.to}T00:00:00.000Z`).getTime() + DAY_MS)
+  const last = query.to ? new Date(`${query.to}T00:00:00.000Z`) : startOfToday()
+  const from = query.from ? new Date(`${query.from}T00:00:00.000Z`) : new Date(last.getTime() - 29 * DAY_MS)
+  const until = new Date(last.getTime() + DAY_MS)
   if (until <= from) throw AppError.badRequest('to: must not be before from')
   if ((until.getTime() - from.getTime()) / DAY_MS > MAX_DAYS)
     throw AppError.badRequest(`to: at most ${MAX_DAYS} days after from`)

@@ -1,4 +1,5 @@
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import { forgetPlan, STALE_REPLY_MS } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -62,6 +63,11 @@ export const deleteConversation = async (
       keyId: actor.keyId,
       userId: actor.member?.userId ?? null,
     })
+    await recordAudit(tx, {
+      organizationId: actor.organizationId,
+      action: 'conversation.deleted',
+      target: { kind: 'conversation', id: conversationId },
+    })
   })
   forgetPlan(ctx, conversationId)
   ctx.logger.info({ conversationId, keyId: actor.keyId }, 'conversation deleted on request')
@@ -95,6 +101,11 @@ export const deleteCall = async (
       targetId: callId,
       keyId: actor.keyId,
       userId: actor.member?.userId ?? null,
+    })
+    await recordAudit(tx, {
+      organizationId: actor.organizationId,
+      action: 'call.deleted',
+      target: { kind: 'call', id: callId },
     })
   })
   ctx.logger.info({ callId, keyId: actor.keyId }, 'call deleted on request')

@@ -77,7 +77,7 @@ export const registerConversationRoutes = (routes: RouteTable, ctx: AppContext) 
     method: 'get',
     path: '/v1/analytics',
     summary:
-      'Per agent and per day: conversations, messages, calls, minutes, cost, outcomes, time to first reply',
+      'Per agent and per day (default: the last 30 days): conversations, messages, calls, minutes, cost, outcomes, time to first reply',
     tag: TAG,
     auth: 'apiKey',
     query: ZAnalyticsQuery,

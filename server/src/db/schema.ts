@@ -22,6 +22,24 @@ export interface OrganizationsTable {
   /** Sealed (crypto/secret-box); signs visitors' user_identifier (migration 0029). */
   identity_secret: string | null
   identity_secret_created_at: Timestamp | null
+  /** Days kept; null: forever (migration 0061, retention/). */
+  retention_conversation_days: number | null
+  retention_call_days: number | null
+  retention_export_days: number | null
+}
+
+/** One change in an organization: who (member, key, operator, system), what, when, from where. */
+export interface AuditLogTable {
+  id: string
+  organization_id: string
+  action: string
+  target_kind: string
+  target_id: string | null
+  actor_kind: 'member' | 'key' | 'operator' | 'system'
+  actor_id: string | null
+  ip: string | null
+  details: ColumnType<Record<string, unknown>, string | undefined, never>
+  created_at: Timestamp
 }
 
 export interface MembershipsTable {
@@ -301,7 +319,7 @@ export interface ExportsTable {
   id: string
   organization_id: string
   requested_by: string
-  kind: 'conversations' | 'calls' | 'batch_contacts' | 'ledger'
+  kind: 'conversations' | 'calls' | 'batch_contacts' | 'ledger' | 'audit_log'
   format: 'ndjson' | 'csv'
   from_at: Timestamp | null
   to_at: Timestamp | null
@@ -452,4 +470,5 @@ export interface Database {
   batch_jobs: BatchJobsTable
   batch_contacts: BatchContactsTable
   batch_attempts: BatchAttemptsTable
+  audit_log: AuditLogTable
 }

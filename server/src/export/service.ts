@@ -4,6 +4,7 @@ import type { CreateExport, Export } from '@parley/shared'
 import { stringify } from 'csv-stringify/sync'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -57,6 +58,8 @@ const present = (row: store.ExportRow): Export => ({
 const checkRole = (actor: StudioActor, kind: CreateExport['kind']) => {
   if (kind === 'ledger' && actor.role === 'member')
     throw AppError.forbidden('Only owners and admins can export the credit ledger')
+  if (kind === 'audit_log' && actor.role === 'member')
+    throw AppError.forbidden('Only owners and admins can export the audit log')
 }
 
 /**
@@ -87,20 +90,29 @@ export const createExport = async (ctx: AppContext, actor: StudioActor, input: C
       code: 'export_too_large',
       message: `This export would have ${rows.toLocaleString('en-US')} rows; the limit is ${ctx.config.exportMaxRows.toLocaleString('en-US')}. Narrow it with from and to.`,
     })
-  const row = await store.insertExport(ctx.db, {
-    id: ulid(),
-    organization_id: actor.organizationId,
-    requested_by: actor.userId,
-    kind: input.kind,
-    format: input.format,
-    from_at: from,
-    to_at: to,
-    status: 'queued',
-    rows_total: rows,
-    error: null,
-    created_at: now,
-    completed_at: null,
-    expires_at: new Date(now.getTime() + EXPORT_TTL_MS),
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    const inserted = await store.insertExport(tx, {
+      id: ulid(),
+      organization_id: actor.organizationId,
+      requested_by: actor.userId,
+      kind: input.kind,
+      format: input.format,
+      from_at: from,
+      to_at: to,
+      status: 'queued',
+      rows_total: rows,
+      error: null,
+      created_at: now,
+      completed_at: null,
+      expires_at: new Date(now.getTime() + EXPORT_TTL_MS),
+    })
+    await recordAudit(tx, {
+      organizationId: actor.organizationId,
+      action: 'export.created',
+      target: { kind: 'export', id: inserted.id },
+      details: { kind: input.kind, format: input.format, rows },
+    })
+    return inserted
   })
   await ctx.jobs.now(EXPORT_JOB, { exportId: row.id })
   return present(row)

@@ -61,9 +61,19 @@ const securityOf: Record<AuthKind, RouteConfig['security']> = {
   none: [],
   studio: [{ studioSession: [] }],
   operator: [{ adminToken: [] }],
-  apiKey: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { studioSession: [] }],
-  chatSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
-  voiceSessionCreator: [{ apiKeyHeader: [] }, { studioTokenHeader: [] }],
+  apiKey: [{ secretKeyBearer: [] }, { secretKeyHeader: [] }, { studioSession: [] }],
+  chatSessionCreator: [
+    { secretKeyHeader: [] },
+    { secretKeyBearer: [] },
+    { widgetKey: [] },
+    { studioTokenHeader: [] },
+  ],
+  voiceSessionCreator: [
+    { secretKeyHeader: [] },
+    { secretKeyBearer: [] },
+    { widgetKey: [] },
+    { studioTokenHeader: [] },
+  ],
   chatSession: [{ chatSessionToken: [] }],
   worker: [{ workerToken: [] }],
 }
@@ -180,7 +190,7 @@ export class RouteTable {
           'x-parley-event': z.string().meta({ description: 'The event name' }),
           'x-parley-delivery': z.string().meta({ description: 'The delivery id (GET …/webhook-deliveries)' }),
         }),
-        body: { content: { 'application/json': { schema: payload } } },
+        body: { content: { 'application/json': { schema: payload } }, required: true },
       },
       responses: {
         200: { description: 'Any 2xx answer counts as delivered; others are retried (5 attempts)' },

@@ -1,4 +1,5 @@
 import type { Response } from 'express'
+import { countOpenStream } from '../metrics/index.ts'
 
 export type EventStream = {
   /**
@@ -35,9 +36,11 @@ export const openEventStream = (res: Response, { heartbeatMs = HEARTBEAT_MS } = 
     if (!isClosed) res.write(': heartbeat\n\n')
   }, heartbeatMs)
   heartbeat.unref()
+  const stopCounting = countOpenStream(res)
   res.once('close', () => {
     isClosed = true
     clearInterval(heartbeat)
+    stopCounting()
   })
   return {
     send: (event, data, id) => {

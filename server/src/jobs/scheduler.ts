@@ -2,6 +2,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend'
 import { Agenda, type Job } from 'agenda'
 import type pg from 'pg'
 import type { Logger } from 'pino'
+import { measureJob } from '../metrics/index.ts'
 
 export type JobHandler<T> = (data: T) => Promise<void>
 
@@ -53,7 +54,7 @@ export const createJobs = ({
         name,
         async (job: Job<Record<string, unknown>>) => {
           try {
-            await handler(job.attrs.data as never)
+            await measureJob(name, job.attrs.nextRunAt, () => handler(job.attrs.data as never))
           } catch (error) {
             logger.error({ err: error, job: name }, 'job failed')
             throw error

@@ -1,5 +1,6 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -49,16 +50,25 @@ type NewKey = {
 /** Creates a key; the returned `key` is the only time the full value exists outside the caller. */
 export const createApiKey = async (ctx: AppContext, input: NewKey): Promise<CreatedApiKey> => {
   const key = input.type === 'widget' ? generateWidgetKey() : generateSecretKey()
-  const row = await store.insertApiKey(ctx.db, {
-    id: ulid(),
-    organizationId: input.organizationId,
-    createdBy: input.createdBy,
-    name: input.name,
-    type: input.type,
-    keyHash: hashKey(key),
-    prefix: displayPrefix(key),
-    allowedDomains: input.type === 'widget' ? normalizeDomains(input.allowedDomains) : [],
-    expiresAt: new Date(Date.now() + KEY_LIFETIME_MS),
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    const inserted = await store.insertApiKey(tx, {
+      id: ulid(),
+      organizationId: input.organizationId,
+      createdBy: input.createdBy,
+      name: input.name,
+      type: input.type,
+      keyHash: hashKey(key),
+      prefix: displayPrefix(key),
+      allowedDomains: input.type === 'widget' ? normalizeDomains(input.allowedDomains) : [],
+      expiresAt: new Date(Date.now() + KEY_LIFETIME_MS),
+    })
+    await recordAudit(tx, {
+      organizationId: input.organizationId,
+      action: 'key.created',
+      target: { kind: 'key', id: inserted.id },
+      details: { type: input.type, name: input.name, allowedDomains: inserted.allowedDomains.length },
+    })
+    return inserted
   })
   return { ...present(row), key }
 }
@@ -90,10 +100,21 @@ const changeKey = async (
   actor: StudioActor,
   id: string,
   changes: Parameters<typeof store.updateApiKey>[2],
+  action: 'key.updated' | 'key.enabled' | 'key.disabled' = 'key.updated',
 ) => {
   requireOwner(actor)
   const scope = { id, organizationId: actor.organizationId }
-  const row = await store.updateApiKey(ctx.db, scope, changes)
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    const updated = await store.updateApiKey(tx, scope, changes)
+    if (updated)
+      await recordAudit(tx, {
+        organizationId: actor.organizationId,
+        action,
+        target: { kind: 'key', id },
+        details: { fields: Object.keys(changes) },
+      })
+    return updated
+  })
   if (!row) {
     if (!(await store.findApiKey(ctx.db, scope))) throw AppError.notFound('API key')
     throw AppError.conflict('This API key is revoked; revoking cannot be undone', 'key_revoked')
@@ -115,10 +136,10 @@ export const updateKey = async (ctx: AppContext, actor: StudioActor, id: string,
 }
 
 export const disableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
-  changeKey(ctx, actor, id, { status: 'disabled' })
+  changeKey(ctx, actor, id, { status: 'disabled' }, 'key.disabled')
 
 export const enableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
-  changeKey(ctx, actor, id, { status: 'active' })
+  changeKey(ctx, actor, id, { status: 'active' }, 'key.enabled')
 
 /** What else ends with a revoked key (calls/ registers its live calls' end), per server instance. */
 const revokedListeners = new WeakMap<AppContext, Set<(keyId: string) => Promise<void>>>()
@@ -139,7 +160,16 @@ export const onKeyRevoked = (ctx: AppContext, listener: (keyId: string) => Promi
 export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string) => {
   requireOwner(actor)
   const scope = { id, organizationId: actor.organizationId }
-  const row = await store.updateApiKey(ctx.db, scope, { status: 'revoked' })
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    const revoked = await store.updateApiKey(tx, scope, { status: 'revoked' })
+    if (revoked)
+      await recordAudit(tx, {
+        organizationId: actor.organizationId,
+        action: 'key.revoked',
+        target: { kind: 'key', id },
+      })
+    return revoked
+  })
   if (!row) {
     const existing = await store.findApiKey(ctx.db, scope)
     if (!existing) throw AppError.notFound('API key')

@@ -1,50 +1,22 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
+import { chatStreamEventData, ZBatchProgressEvent } from '@parley/shared'
+import { z } from 'zod'
+import { securitySchemes, tightenDocument } from './contract.ts'
 import { addExamples } from './examples.ts'
+
+/** The JSON Schema of each chat stream event's data, from the shared zod schemas. */
+const chatEvents = () =>
+  Object.fromEntries(
+    Object.entries(chatStreamEventData).map(([name, schema]) => {
+      const { $schema: _, ...json } = z.toJSONSchema(schema) as Record<string, unknown>
+      return [name, json]
+    }),
+  )
 
 export const createRegistry = () => {
   const registry = new OpenAPIRegistry()
-  registry.registerComponent('securitySchemes', 'studioSession', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description:
-      'Studio session token from POST /api/auth/login or /api/auth/signup (12 hours); on /v1 it acts as its member, with their role',
-  })
-  registry.registerComponent('securitySchemes', 'adminToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'The operator token (ADMIN_TOKEN)',
-  })
-  registry.registerComponent('securitySchemes', 'apiKeyBearer', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A secret API key: Authorization: Bearer <API_KEY>',
-  })
-  registry.registerComponent('securitySchemes', 'apiKeyHeader', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-API-Key',
-    description:
-      'An API key in the X-API-Key header: a secret key; chat and voice session creation also take a widget key (tk_widget_…) from an Origin on its allowed domains',
-  })
-  registry.registerComponent('securitySchemes', 'studioTokenHeader', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Studio-Token',
-    description: 'A studio session token (chat session creation only)',
-  })
-  registry.registerComponent('securitySchemes', 'workerToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'The voice agent worker’s token (WORKER_TOKEN)',
-  })
-  registry.registerComponent('securitySchemes', 'chatSessionToken', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description:
-      'The session_token of POST /v1/chat/sessions (24 hours); its conversation id must match the path',
-  })
+  for (const [name, scheme] of Object.entries(securitySchemes))
+    registry.registerComponent('securitySchemes', name, scheme as never)
   return registry
 }
 
@@ -53,7 +25,11 @@ export const createRegistry = () => {
  * realistic example (examples.ts).
  */
 export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { serverUrl: string }) => {
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31([
+    ...registry.definitions,
+    // Referenced by the batch progress stream's events (contract.ts), not by a route's body.
+    { type: 'schema', schema: ZBatchProgressEvent },
+  ]).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Parley API',
@@ -63,6 +39,7 @@ export const generateDocument = (registry: OpenAPIRegistry, { serverUrl }: { ser
     },
     servers: [{ url: serverUrl }],
   })
+  tightenDocument(document as never, { chatEvents: chatEvents() })
   addExamples(document as unknown as Parameters<typeof addExamples>[0])
   return document
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -71,7 +71,9 @@ describe('OpenAPI document', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true })
     }
-  })
+    // Redocly reads the whole document (every operation's error codes, every example): a busy
+    // machine gives it more than the default 30 s.
+  }, 120_000)
 
   it('describes every route mounted on the app', () => {
     const mounted = listMountedRoutes(server.app)
@@ -95,17 +97,38 @@ describe('OpenAPI document', () => {
     expect(routers).toHaveLength(staticMounts.length)
   })
 
-  it('documents error responses with the area shape', () => {
+  it('documents error responses with the area shape and the codes of each status', () => {
+    type Schema = { $ref?: string; allOf?: [{ $ref: string }, { properties: { code: { enum: string[] } } }] }
     const login = document.paths['/api/auth/login']?.post as {
-      responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>
+      responses: Record<string, { content: Record<string, { schema: Schema }> }>
     }
-    expect(login.responses['401']?.content['application/json']?.schema.$ref).toBe(
-      '#/components/schemas/StudioError',
-    )
+    const loginRefused = login.responses['401']?.content['application/json']?.schema
+    expect(loginRefused?.allOf?.[0].$ref).toBe('#/components/schemas/StudioError')
+    expect(loginRefused?.allOf?.[1].properties.code.enum).toEqual(['unauthorized', 'invalid_credentials'])
     const admin = document.paths['/admin/organizations']?.get as typeof login
-    expect(admin.responses['401']?.content['application/json']?.schema.$ref).toBe(
+    expect(admin.responses['401']?.content['application/json']?.schema.allOf?.[0].$ref).toBe(
       '#/components/schemas/V1Error',
     )
+    const send = document.paths['/v1/chat/sessions/{conversation_id}/messages']?.post as typeof login
+    expect(
+      send.responses['400']?.content['application/json']?.schema.allOf?.[1].properties.code.enum,
+    ).toContain('message_too_long')
+  })
+
+  it('is the document @parley/client is generated from (npm run openapi:write refreshes it)', () => {
+    const snapshot = JSON.parse(readFileSync(join(root, 'client/openapi.json'), 'utf8'))
+    expect({ ...document, servers: [{ url: 'http://localhost:8787' }] }).toEqual(snapshot)
+  })
+
+  it('describes every operation and declares its tags', () => {
+    const declared = new Set(
+      (document as unknown as { tags: { name: string }[] }).tags.map((tag) => tag.name),
+    )
+    for (const operations of Object.values(document.paths))
+      for (const operation of Object.values(operations) as { description?: string; tags: string[] }[]) {
+        expect(operation.description?.length).toBeGreaterThan(10)
+        expect(declared.has(operation.tags[0] ?? '')).toBe(true)
+      }
   })
 
   it('has a readable docs page whose assets are served locally', async () => {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IdentitySecret } from '@parley/shared'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
@@ -44,7 +45,14 @@ export const readIdentitySecret = async (ctx: AppContext, actor: StudioActor, or
 export const rotateIdentitySecret = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
   await assertManager(ctx, actor, organizationId)
   const sealed = createSecretBox(ctx.config.encryptionKey).seal(newSecret())
-  await store.storeIdentitySecret(ctx.db, { organizationId, sealed, replace: true })
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.storeIdentitySecret(tx, { organizationId, sealed, replace: true })
+    await recordAudit(tx, {
+      organizationId,
+      action: 'identity_secret.rotated',
+      target: { kind: 'organization', id: organizationId },
+    })
+  })
   const row = await store.findIdentitySecret(ctx.db, organizationId)
   if (!row) throw AppError.notFound('organization')
   ctx.logger.info({ organizationId, userId: actor.userId }, 'identity secret rotated')

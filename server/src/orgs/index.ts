@@ -11,6 +11,7 @@ export {
   findOrganization,
   isEmailRegistered,
   listOrganizations,
+  roleIn,
   signup,
   updateOrganizationLimits,
 } from './service.ts'

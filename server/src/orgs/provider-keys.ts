@@ -1,4 +1,5 @@
 import type { ProviderKeysUpdate } from '@parley/shared'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
@@ -39,6 +40,17 @@ export const updateProviderKeys = async (
           last4: key.slice(-4),
         })
     }
+    // Which providers were set or removed; never a key's value.
+    const entries = Object.entries(update.keys)
+    await recordAudit(tx, {
+      organizationId,
+      action: 'provider_keys.updated',
+      target: { kind: 'organization', id: organizationId },
+      details: {
+        set: entries.filter(([, key]) => key !== null).map(([provider]) => provider),
+        removed: entries.filter(([, key]) => key === null).map(([provider]) => provider),
+      },
+    })
   })
   return present(await store.listProviderKeys(ctx.db, organizationId))
 }

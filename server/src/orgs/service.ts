@@ -14,6 +14,7 @@ import type {
 } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
+import { recordAudit } from '../audit/index.ts'
 import { changeBalance, readLedgerPage, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -150,16 +151,25 @@ export const inviteMember = async (
   if (await store.isMemberByEmail(ctx.db, { organizationId, email: invitation.email }))
     throw AppError.conflict('This person is already a member', 'already_member')
   const expiresAt = new Date(Date.now() + ctx.config.invitationTtlMs)
-  const created = await ctx.db.transaction().execute((tx) =>
-    store.insertInvitation(tx, {
-      id: ulid(),
+  const invitationId = ulid()
+  const created = await ctx.db.transaction().execute(async (tx) => {
+    const isCreated = await store.insertInvitation(tx, {
+      id: invitationId,
       organizationId,
       email: invitation.email,
       role: invitation.role,
       invitedBy: actor.userId,
       expiresAt,
-    }),
-  )
+    })
+    if (isCreated)
+      await recordAudit(tx, {
+        organizationId,
+        action: 'member.invited',
+        target: { kind: 'invitation', id: invitationId },
+        details: { role: invitation.role },
+      })
+    return isCreated
+  })
   if (!created) throw AppError.conflict('This email has already been invited', 'already_member')
   return presentMember({
     userId: null,
@@ -212,11 +222,22 @@ const requireOpenInvitation = async (ctx: AppContext, { id, email }: { id: strin
 export const acceptInvitation = async (ctx: AppContext, actor: StudioActor, invitationId: string) => {
   const email = await emailOf(ctx, actor)
   await requireOpenInvitation(ctx, { id: invitationId, email })
-  const joined = await ctx.db
-    .transaction()
-    .execute((tx) =>
-      store.acceptInvitation(tx, { id: invitationId, email, userId: actor.userId, now: new Date() }),
-    )
+  const joined = await ctx.db.transaction().execute(async (tx) => {
+    const organizationId = await store.acceptInvitation(tx, {
+      id: invitationId,
+      email,
+      userId: actor.userId,
+      now: new Date(),
+    })
+    if (organizationId)
+      await recordAudit(tx, {
+        organizationId,
+        action: 'member.joined',
+        target: { kind: 'member', id: actor.userId },
+        details: { invitationId },
+      })
+    return organizationId
+  })
   // Expired, accepted or declined between the read and now.
   if (!joined) throw AppError.notFound('invitation')
   return openSession(ctx, actor)

@@ -4,6 +4,7 @@ import { ulid } from 'ulid'
 import { readWebhookSecret } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { pageWindow } from '../http/pagination.ts'
+import { recordWebhookAttempt } from '../metrics/index.ts'
 import { signWebhook } from './signature.ts'
 import * as store from './store.ts'
 
@@ -116,6 +117,7 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retr
     response: answer,
     nextAttemptAt,
   })
+  recordWebhookAttempt(error === null ? 'succeeded' : isFinal ? 'failed' : 'retrying')
   if (nextAttemptAt) await ctx.jobs.schedule(nextAttemptAt, WEBHOOK_JOB, { deliveryId: delivery.id })
 }
 

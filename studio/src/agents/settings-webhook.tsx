@@ -13,6 +13,7 @@ const eventNames = (): Record<WebhookEventName, string> => ({
   'conversation.analyzed': t('A chat was analysed'),
   'call.analyzed': t('A call was analysed'),
   'batch.completed': t('A batch of calls finished'),
+  'batch.failed': t('A batch of calls failed'),
 })
 
 /** A schema's rule names the place in it ("analysisSchema.type must be …"): still this field's. */

@@ -85,6 +85,7 @@ const sd: Record<string, string> = {
   'A chat was analysed': 'هڪ چيٽ جو تجزيو ٿيو',
   'A call was analysed': 'هڪ ڪال جو تجزيو ٿيو',
   'A batch of calls finished': 'ڪالن جو هڪ بيچ پورو ٿيو',
+  'A batch of calls failed': 'ڪالن جو هڪ بيچ ناڪام ٿيو',
   'Analysis fields (JSON Schema, optional)': 'تجزيي جا خانا (JSON Schema، اختياري)',
   'An object schema of what to pull from each conversation, e.g. the order number. Empty: none.':
     'هر ڳالهه ٻولهه مان ڇا ڪڍجي، ان جو object اسڪيما، مثال طور آرڊر نمبر. خالي: ڪجهه به نه.',

@@ -86,6 +86,7 @@ const ur: Record<string, string> = {
   'A chat was analysed': 'ایک چیٹ کا تجزیہ ہوا',
   'A call was analysed': 'ایک کال کا تجزیہ ہوا',
   'A batch of calls finished': 'کالوں کا ایک بیچ مکمل ہوا',
+  'A batch of calls failed': 'کالوں کا ایک بیچ ناکام ہوا',
   'Analysis fields (JSON Schema, optional)': 'تجزیے کے خانے (JSON Schema، اختیاری)',
   'An object schema of what to pull from each conversation, e.g. the order number. Empty: none.':
     'ہر گفتگو سے کیا نکالنا ہے اس کا object اسکیما، مثلاً آرڈر نمبر۔ خالی: کچھ نہیں۔',

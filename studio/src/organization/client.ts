@@ -1,10 +1,12 @@
 import type {
   ApiKey,
   ApiKeyType,
+  AuditLog,
   CreatedApiKey,
   IdentitySecret,
   Member,
   OrganizationLedger,
+  Retention,
   Role,
   V1Organization,
   WebhookDeliveryAnswer,
@@ -71,3 +73,14 @@ export const parseDomains = (text: string) =>
     .split(/[\s,]+/)
     .map((domain) => domain.trim())
     .filter(Boolean)
+
+/** How long records are kept (null: forever); owners and admins change it. */
+export const readRetention = (organizationId: string) =>
+  api<Retention>(`${organizationPath(organizationId)}/retention`)
+
+export const updateRetention = (organizationId: string, update: Partial<Retention>) =>
+  api<Retention>(`${organizationPath(organizationId)}/retention`, { method: 'PATCH', json: update })
+
+/** A page of the audit log, newest first (owners and admins). */
+export const readAuditLog = (cursor: string | null) =>
+  api<AuditLog>(`/v1/audit-log?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)

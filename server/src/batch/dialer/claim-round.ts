@@ -3,7 +3,7 @@ import { getBalanceMicros, heldMicros } from '../../billing/index.ts'
 import { agentRuntimeConfig, estimateCallMicros } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/index.ts'
-import { sendBatchCompleted } from '../service.ts'
+import { sendBatchCompleted, sendBatchFailed } from '../service.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
@@ -93,7 +93,7 @@ export const runClaimRound = async (
   if ('failure' in target) {
     targets.delete(jobId)
     for (const contact of claimed) await attemptStore.releaseUndialledClaim(ctx.db, { ...contact, now })
-    await store.failJob(ctx.db, { jobId, reason: target.failure, now })
+    if (await store.failJob(ctx.db, { jobId, reason: target.failure, now })) await sendBatchFailed(ctx, jobId)
     ctx.logger.warn({ batchJobId: jobId, reason: target.failure }, 'batch job failed')
     return true
   }
@@ -102,7 +102,8 @@ export const runClaimRound = async (
   for (const dial of dials) launch(dial)
   if (creditsRanOut) {
     targets.delete(jobId)
-    await store.failJob(ctx.db, { jobId, reason: CREDITS_RAN_OUT, now })
+    if (await store.failJob(ctx.db, { jobId, reason: CREDITS_RAN_OUT, now }))
+      await sendBatchFailed(ctx, jobId)
     ctx.logger.warn({ batchJobId: jobId, reason: CREDITS_RAN_OUT }, 'batch job failed')
   }
   return true

@@ -25,6 +25,9 @@ import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
 import * as agentVersions from './0055-agent-versions.ts'
+import * as auditLog from './0060-audit-log.ts'
+import * as retention from './0061-retention.ts'
+import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
   '0055-agent-versions': agentVersions,
+  '0060-audit-log': auditLog,
+  '0061-retention': retention,
+  '0065-batch-failed-webhook': batchFailedWebhook,
 }

@@ -1,0 +1,3 @@
+export { registerAuditRoutes } from './routes.ts'
+export { auditScope } from './scope.ts'
+export { type AuditChange, recordAudit } from './service.ts'

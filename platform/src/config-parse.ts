@@ -16,6 +16,7 @@ const secretVariables = new Set([
   'DATABASE_URL',
   'REDIS_URL',
   'SEARCH_API_KEY',
+  'EMBEDDINGS_API_KEY',
   ...providerKeyVariables,
 ])
 

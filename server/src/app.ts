@@ -26,6 +26,7 @@ import { RouteTable } from './http/route-table.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
+import { registerKnowledgeRoutes } from './knowledge/index.ts'
 import { measureRequests, registerMetricsRoutes } from './metrics/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
@@ -141,6 +142,7 @@ export const createApp = (
   registerConversationRoutes(routes, ctx)
   registerWorkerRoutes(routes, ctx)
   registerBatchRoutes(routes, ctx)
+  registerKnowledgeRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
   app.use('/docs', createDocsRouter())

@@ -15,6 +15,7 @@ import {
   ZProvidersFileVariable,
   ZProviderVariables,
 } from '@parley/platform'
+import { type KnowledgeConfig, toKnowledgeConfig, ZKnowledgeVariables } from './config-knowledge.ts'
 import {
   type GeneratedSecretName,
   type GeneratedSecrets,
@@ -25,9 +26,11 @@ import {
 export { ConfigError, type Environment, failConfig, parseEnvironment } from '@parley/platform'
 
 /** The whole environment: the general variables and the model providers'. */
-const ZFullEnvironment = ZEnvironment.extend(ZProviderVariables.shape).extend({
-  PROVIDERS_FILE: ZProvidersFileVariable,
-})
+const ZFullEnvironment = ZEnvironment.extend(ZProviderVariables.shape)
+  .extend(ZKnowledgeVariables.shape)
+  .extend({
+    PROVIDERS_FILE: ZProvidersFileVariable,
+  })
 
 export type Config = Readonly<{
   environment: (typeof environments)[number]
@@ -122,6 +125,8 @@ export type Config = Readonly<{
     keyFailuresPerAddress: number
   }>
   outboundAllowHosts: readonly string[]
+  /** Knowledge sources: quotas, fetching and parsing limits, the embedding model (config-knowledge.ts). */
+  knowledge: KnowledgeConfig
   /** express's `trust proxy`: false, a hop count, or addresses/CIDRs/names. */
   trustProxy: false | number | readonly string[]
   role: (typeof roles)[number]
@@ -258,6 +263,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
       keyFailuresPerAddress: vars.KEY_FAILURES_PER_ADDRESS,
     }),
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
+    knowledge: toKnowledgeConfig(vars),
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,
     role: vars.ROLE,
     logLevel: vars.LOG_LEVEL,

@@ -21,6 +21,7 @@ import { startIdempotencyHousekeeping } from './idempotency/housekeeping.ts'
 import { startHeartbeat } from './instances/liveness.ts'
 import { createJobs, registerJobHandlers } from './jobs/index.ts'
 import { createKeyCache } from './keys/index.ts'
+import { startKnowledge } from './knowledge/index.ts'
 import { observeDatabase, recordCallClosed } from './metrics/index.ts'
 import { readProviderKeys } from './orgs/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
@@ -124,6 +125,7 @@ export const start = async ({
     if (config.role !== 'api') await scheduleCallJobs(ctx)
     registerRetentionJob(ctx)
     if (config.role !== 'api') await scheduleRetentionJob(ctx)
+    await startKnowledge(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.
     const stopHeartbeat = await startHeartbeat(ctx)

@@ -90,6 +90,10 @@ const studioTemperature = z
   .max(1, 'temperature must be between 0.1 and 1.0')
 const catalogueId = z.string().trim().min(1).max(100)
 const ids = z.array(z.string().min(1).max(100)).max(50)
+const knowledgeSourceIds = ids.max(20).meta({
+  description:
+    'Knowledge sources of the organization each reply retrieves passages from (GET /v1/knowledge/sources)',
+})
 /** After a session ends, the agent's model writes a summary, sentiment and outcome onto it. */
 const postCallAnalysis = z.boolean().meta({
   description: 'After a chat ends, store an LLM summary, sentiment and outcome on the conversation',
@@ -148,6 +152,7 @@ const updateFields = {
   enabledCustomFunctions: ids,
   webhookUrl,
   handoffAgentIds: ids.max(10),
+  knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
   webhookEvents,
@@ -190,6 +195,7 @@ const v1Fields = {
   enabledFunctions: ids,
   webhookUrl,
   handoffAgentIds: ids.max(10),
+  knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
   webhookEvents,
@@ -225,6 +231,7 @@ export const ZCreateAgentV1 = z
     enabledFunctions: true,
     webhookUrl: true,
     handoffAgentIds: true,
+    knowledgeSourceIds: true,
     postCallAnalysis: true,
     fallbackModel: true,
     webhookEvents: true,
@@ -318,6 +325,7 @@ export const ZAgent = z
     VoiceOption: ZVoiceOption.nullable(),
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
+    knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
@@ -357,6 +365,7 @@ export const ZAgentV1 = z
     enabledCustomFunctions: z.array(z.string()),
     webhookUrl: z.string().nullable(),
     handoffAgentIds: z.array(z.string()),
+    knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),

@@ -96,6 +96,12 @@ export const ZChatMessage = z
     channel: z.enum(['text', 'voice']).meta({
       description: 'Typed in the chat, or spoken in a voice call that continued this conversation',
     }),
+    sources: z
+      .array(z.object({ title: z.string(), url: z.string().nullable(), snippet: z.string() }))
+      .optional()
+      .meta({
+        description: 'Assistant replies: the knowledge sources the reply was given (as its `sources` event)',
+      }),
   })
   .meta({ id: 'ChatMessage' })
 export type ChatMessage = z.infer<typeof ZChatMessage>
@@ -128,6 +134,10 @@ export const chatStreamEventData = {
   tool_call: z.object({ name: z.string(), status: z.literal('executing') }),
   tool_result: z.object({ name: z.string(), status: z.literal('completed') }),
   handoff: z.object({ from_agent: z.string(), to_agent: z.string() }),
+  /** Knowledge passages the reply was given, once, before its first chunk (agents with knowledge sources). */
+  sources: z.object({
+    sources: z.array(z.object({ title: z.string(), url: z.string().nullable(), snippet: z.string() })),
+  }),
   stream_end: z.object({
     usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
     end_session: z.boolean(),

@@ -107,5 +107,9 @@ export const errorCodes = [
   // data exports (POST /api/export)
   'export_too_large',
   'export_not_ready',
+  // knowledge sources
+  'knowledge_quota_exceeded',
+  'unsupported_file_type',
+  'knowledge_source_not_ready',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

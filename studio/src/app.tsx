@@ -8,6 +8,7 @@ import { Campaigns } from './campaigns/lazy.tsx'
 import { ConversationPage, ConversationsPage } from './conversations.tsx'
 import { LanguagePicker, t } from './i18n.tsx'
 import { InstallPage } from './install.tsx'
+import { Knowledge } from './knowledge/lazy.tsx'
 import { OrganizationArea } from './organization/lazy.tsx'
 import { JoinedNotice, OrganizationSwitcher, PendingInvitations } from './organization/switcher.tsx'
 import { linkProps, route, useMainRegion } from './router.ts'
@@ -21,6 +22,7 @@ const sections = () => [
   { path: '/calls', label: t('Calls') },
   { path: '/analytics', label: t('Analytics') },
   { path: '/campaigns', label: t('Campaigns') },
+  { path: '/knowledge', label: t('Knowledge') },
   { path: '/settings/organization/members', label: t('Organization') },
 ]
 
@@ -37,6 +39,7 @@ const Page = () => {
   if (path.startsWith('/install')) return <InstallPage />
   if (path === '/campaigns' || path.startsWith('/campaigns/')) return <Campaigns path={path} />
   if (path === '/conversations') return <ConversationsPage />
+  if (path === '/knowledge') return <Knowledge />
   if (path.startsWith('/settings/organization')) return <OrganizationArea path={path} />
   return <AgentsPage />
 }

@@ -18,6 +18,7 @@ export const en = {
   startNew: 'Start a new one',
   end: 'End conversation',
   jumpToLatest: 'Jump to latest',
+  sources: 'Sources',
   unread: '{count} unread',
   suggestions: 'Suggestions',
   you: 'You',

@@ -105,9 +105,20 @@ export type OutboundRequest = AllowList & {
   timeoutMs: number
   maxBytes?: number
   resolveHost?: ResolveHost
+  /**
+   * `refuse` (custom functions, webhooks): a redirect is an error. `return`: the 3xx comes back
+   * unread, for a caller that checks each hop itself (followOutboundRedirects).
+   */
+  redirects?: 'refuse' | 'return'
 }
 
-export type OutboundResponse = { status: number; headers: Record<string, string>; bodyText: string }
+export type OutboundResponse = {
+  status: number
+  headers: Record<string, string>
+  bodyText: string
+  /** The same body as bytes (documents fetched for knowledge may be binary). */
+  body: Buffer
+}
 
 // undici refuses some of these outright and computes the others itself; a caller never sets them.
 const reservedHeaders = new Set([
@@ -134,6 +145,7 @@ export const outboundFetch = async ({
   maxBytes = DEFAULT_MAX_RESPONSE_BYTES,
   allowHosts = [],
   resolveHost = resolveWithSystem,
+  redirects = 'refuse',
 }: OutboundRequest): Promise<OutboundResponse> => {
   const shape = checkUrlShape({ url, allowHosts })
   if (!shape.ok) throw new OutboundError({ reason: shape.reason, message: `URL ${shape.message}` })
@@ -169,6 +181,15 @@ export const outboundFetch = async ({
       signal: controller.signal,
       dispatcher,
     })
+    if (redirectStatuses.has(response.statusCode) && redirects === 'return') {
+      discard(response.body)
+      return {
+        status: response.statusCode,
+        headers: flattenHeaders(response.headers),
+        bodyText: '',
+        body: Buffer.alloc(0),
+      }
+    }
     if (redirectStatuses.has(response.statusCode)) {
       discard(response.body)
       throw new OutboundError({
@@ -188,10 +209,12 @@ export const outboundFetch = async ({
       if (received > maxBytes) throw tooLarge(maxBytes)
       chunks.push(chunk)
     }
+    const bytes = Buffer.concat(chunks)
     return {
       status: response.statusCode,
       headers: flattenHeaders(response.headers),
-      bodyText: Buffer.concat(chunks).toString('utf8'),
+      bodyText: bytes.toString('utf8'),
+      body: bytes,
     }
   } catch (error) {
     throw toOutboundError({ error, timeoutMs, isTimedOut: controller.signal.aborted })
@@ -213,3 +236,32 @@ const flattenHeaders = (headers: Record<string, string | string[] | undefined>) 
       value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
     ),
   )
+
+export const MAX_REDIRECT_HOPS = 5
+
+/**
+ * Follows redirects one hop at a time, each hop through outboundFetch, so every address it
+ * reaches is checked as the first was (https, public, at connect). `isHopAllowed` may narrow
+ * further (a site crawl stays on its host). GET only: no body or custom headers cross origins.
+ */
+export const followOutboundRedirects = async ({
+  url,
+  isHopAllowed = () => true,
+  ...request
+}: Omit<OutboundRequest, 'method' | 'body' | 'redirects'> & {
+  isHopAllowed?: (url: URL) => boolean
+}): Promise<OutboundResponse & { url: string }> => {
+  let current = url
+  for (let hop = 0; hop <= MAX_REDIRECT_HOPS; hop += 1) {
+    const response = await outboundFetch({ ...request, url: current, redirects: 'return' })
+    if (!redirectStatuses.has(response.status)) return { ...response, url: current }
+    const location = response.headers.location
+    if (!location) throw new OutboundError({ reason: 'redirect', message: 'redirect without a Location' })
+    const next = new URL(location, current)
+    if (!isHopAllowed(next)) {
+      throw new OutboundError({ reason: 'redirect', message: `redirected off the site to ${next.origin}` })
+    }
+    current = next.toString()
+  }
+  throw new OutboundError({ reason: 'redirect', message: `more than ${MAX_REDIRECT_HOPS} redirects` })
+}

@@ -2,7 +2,7 @@
 export { agentActorOf } from './actor.ts'
 export { loadCatalogue } from './catalogue.ts'
 export type { AgentActor } from './permissions.ts'
-export { findSessionAgent, getAgent, readWebhookSecret } from './service.ts'
+export { findSessionAgent, getAgent, readWebhookSecret, registerKnowledgeSourceCheck } from './service.ts'
 export {
   type AgentRow,
   agentExists,

@@ -42,6 +42,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   enabledCustomFunctions: agent.enabledCustomFunctions,
   webhookUrl: agent.webhookUrl,
   handoffAgentIds: agent.handoffAgentIds,
+  knowledgeSourceIds: agent.knowledgeSourceIds,
   postCallAnalysis: agent.postCallAnalysis,
   fallbackModel: agent.fallbackModel,
   webhookEvents: agent.webhookEvents,

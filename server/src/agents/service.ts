@@ -57,6 +57,16 @@ const findVisibleAgent = async (ctx: AppContext, actor: AgentActor, agentId: str
   return agent
 }
 
+/** The first id that is not a knowledge source of the organization; registered by knowledge/ (it imports agents/). */
+type KnowledgeSourceCheck = (
+  db: Executor,
+  input: { organizationId: string; ids: string[] },
+) => Promise<string | null>
+let findMissingKnowledgeSource: KnowledgeSourceCheck = async () => null
+export const registerKnowledgeSourceCheck = (check: KnowledgeSourceCheck) => {
+  findMissingKnowledgeSource = check
+}
+
 const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' ? 'text' : 'voice')
 
 /**
@@ -72,14 +82,21 @@ export const checkReferences = async (
     architecture,
     handoffAgentIds,
     enabledCustomFunctions,
+    knowledgeSourceIds = [],
   }: {
     organizationId: string
     agentId: string
     architecture: AgentArchitecture
     handoffAgentIds: string[]
     enabledCustomFunctions: string[]
+    knowledgeSourceIds?: string[]
   },
 ) => {
+  const missingSource = await findMissingKnowledgeSource(db, { organizationId, ids: knowledgeSourceIds })
+  if (missingSource !== null)
+    throw AppError.badRequest(
+      `knowledgeSourceIds: ${missingSource} is not a knowledge source of this organization`,
+    )
   const targets = await store.findAgentsByIds(db, { organizationId, ids: handoffAgentIds })
   const channel = channelOf(architecture)
   const invalid = handoffAgentIds.find((id) => {
@@ -188,6 +205,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookUrl: input.webhookUrl ?? null,
     webhookSecretBox: null,
     handoffAgentIds: input.handoffAgentIds ?? [],
+    knowledgeSourceIds: input.knowledgeSourceIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
     fallbackModel: input.fallbackModel ?? null,
     webhookEvents: input.webhookEvents ?? [...webhookEventNames],
@@ -202,6 +220,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     architecture: fields.agentArchitecture,
     handoffAgentIds: fields.handoffAgentIds,
     enabledCustomFunctions: [],
+    knowledgeSourceIds: fields.knowledgeSourceIds,
   })
   const webhookSecret = newWebhookSecret()
   const userId = actor.userId
@@ -284,6 +303,7 @@ export const updateAgent = async (
     architecture: merged.agentArchitecture,
     handoffAgentIds: merged.handoffAgentIds,
     enabledCustomFunctions: merged.enabledCustomFunctions,
+    knowledgeSourceIds: merged.knowledgeSourceIds,
   })
   const resolved = await resolveProviderKeys(ctx, {
     organizationId: current.organizationId,

@@ -35,6 +35,8 @@ export type AgentRow = {
   webhookUrl: string | null
   webhookSecretBox: string | null
   handoffAgentIds: string[]
+  /** Knowledge sources each reply retrieves passages from. */
+  knowledgeSourceIds: string[]
   postCallAnalysis: boolean
   /** Tried once when the model's provider fails before the first chunk. */
   fallbackModel: string | null
@@ -76,6 +78,7 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   webhookUrl: row.webhook_url,
   webhookSecretBox: row.webhook_secret_box,
   handoffAgentIds: row.handoff_agent_ids,
+  knowledgeSourceIds: row.knowledge_source_ids ?? [],
   postCallAnalysis: row.post_call_analysis,
   fallbackModel: row.fallback_model ?? null,
   webhookEvents: (row.webhook_events ?? [...webhookEventNames]) as WebhookEventName[],
@@ -121,6 +124,7 @@ const toColumns = (fields: Partial<AgentFields>) => {
     webhook_url: fields.webhookUrl,
     webhook_secret_box: fields.webhookSecretBox,
     handoff_agent_ids: json(fields.handoffAgentIds),
+    knowledge_source_ids: json(fields.knowledgeSourceIds),
     post_call_analysis: fields.postCallAnalysis,
     fallback_model: fields.fallbackModel,
     webhook_events: json(fields.webhookEvents),

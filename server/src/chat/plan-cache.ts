@@ -71,6 +71,8 @@ export const predictPlan = (
   const cache = cacheOf(ctx)
   const entry = cache.entries.get(conversationId)
   if (!entry) return null
+  // An agent with knowledge sources is given passages for each message: only the claim can read them.
+  if (entry.agent.knowledgeSourceIds.length > 0) return null
   // Older than the idle limit: the session has expired, and the claim will say so.
   if (Date.now() - entry.savedAt > ctx.config.chatIdleTimeoutMs) {
     remove(cache, conversationId)

@@ -1,5 +1,6 @@
 import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import type { Retrieval } from '../knowledge/index.ts'
 import {
   type CompletionRequest,
   completionSourceFor,
@@ -19,6 +20,8 @@ export type ReplyPlan = {
   turns: Turn[]
   toolset: Toolset
   source: StreamCompletion
+  /** Passages from the agent's knowledge sources for the new message; null without any. */
+  knowledge: Retrieval | null
   request: Omit<CompletionRequest, 'signal'>
 }
 
@@ -52,15 +55,22 @@ export const composePlan = ({
   toolset,
   source,
   maxTokens,
-}: PlanParts & { agent: AgentRow; turns: Turn[]; maxTokens: number }): ReplyPlan => ({
+  knowledge = null,
+}: PlanParts & {
+  agent: AgentRow
+  turns: Turn[]
+  maxTokens: number
+  knowledge?: Retrieval | null
+}): ReplyPlan => ({
   agent,
   memory,
   turns,
   toolset,
   source,
+  knowledge,
   request: {
     model: agent.model ?? 'offline',
-    messages: composeMessages({ agent, memory, turns }),
+    messages: composeMessages({ agent, memory, turns, knowledge }),
     tools: toolset.tools,
     temperature: agent.temperature,
     maxTokens,

@@ -1,5 +1,6 @@
 import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { knowledgeInstruction, type Retrieval } from '../knowledge/index.ts'
 import { recallMemory } from '../memory/index.ts'
 import type { LlmMessage } from './llm.ts'
 import type { ConversationRow, MessageRow } from './store.ts'
@@ -15,10 +16,11 @@ export const HISTORY_ROWS = 200
 /** About four characters a token for English text: good enough to bound a prompt, not to bill. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
 
-export const systemPromptFor = (agent: AgentRow, memory: string | null) =>
+export const systemPromptFor = (agent: AgentRow, memory: string | null, knowledge: Retrieval | null = null) =>
   [
     agent.sysMsg ?? `You are ${agent.name}, a helpful assistant.`,
     memory ? `What you remember about this person from earlier conversations:\n${memory}` : null,
+    knowledge ? knowledgeInstruction(knowledge) : null,
   ]
     .filter(Boolean)
     .join('\n\n')
@@ -60,12 +62,15 @@ export const composeMessages = ({
   agent,
   memory,
   turns,
+  knowledge = null,
 }: {
   agent: AgentRow
   memory: string | null
   turns: Turn[]
+  /** Passages from the agent's knowledge sources for the user's new message. */
+  knowledge?: Retrieval | null
 }): LlmMessage[] => [
-  { role: 'system', content: systemPromptFor(agent, memory) },
+  { role: 'system', content: systemPromptFor(agent, memory, knowledge) },
   ...fitHistory(turns.filter((turn) => turn.content.trim() !== '')).map(
     (turn): LlmMessage => ({ role: turn.role, content: turn.content }),
   ),

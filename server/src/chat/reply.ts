@@ -122,6 +122,7 @@ export const runReply = async ({
   let onFallback = false
   const { messages } = prepared.request
   emit('stream_start', { agent_name: agent.name })
+  if (prepared.knowledge) emit('sources', { sources: prepared.knowledge.sources })
 
   try {
     for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {

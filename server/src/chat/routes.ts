@@ -52,7 +52,10 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
     params: ZConversationPath,
     body: ZSendChatMessage,
     headers: ZSendChatMessageHeaders,
-    response: z.string().meta({ description: 'text/event-stream of the spec’s SSE events' }),
+    response: z.string().meta({
+      description:
+        'text/event-stream of the spec’s SSE events, plus `sources` (once, after stream_start, when the agent has knowledge sources and passages were found): {sources: [{title, url, snippet}]}, the passages the reply was given',
+    }),
     responseContentType: 'text/event-stream',
     errors: [402, 403, 404, 409, 429, 503],
     handle: async ({ body, req, res }) => {

@@ -9,6 +9,7 @@ import { openEventStream } from '../http/sse.ts'
 import type { StreamSlot } from '../http/streams.ts'
 import type { ChatSessionActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
+import { retrieveForReply } from '../knowledge/index.ts'
 import { trackReply } from './active-replies.ts'
 import { assertCredits, CHAT_CREDITS_MESSAGE, replyCharge } from './billing.ts'
 import { startCheckpoints } from './checkpoint.ts'
@@ -207,11 +208,19 @@ const settleReply = async (
   },
 ): Promise<PreparedReply> => {
   const { conversation, agent, history } = context
-  const parts = await readPlanParts(ctx, { conversation, agent })
+  const [parts, knowledge] = await Promise.all([
+    readPlanParts(ctx, { conversation, agent }),
+    retrieveForReply(ctx, {
+      organizationId: agent.organizationId,
+      sourceIds: agent.knowledgeSourceIds,
+      message,
+    }),
+  ])
   const plan = composePlan({
     agent,
     turns: [...history, { role: 'user', content: message }],
     maxTokens: ctx.config.chatMaxReplyTokens,
+    knowledge,
     ...parts,
   })
   // The fresh toolset either way: it holds the functions as they are now.
@@ -253,6 +262,7 @@ const recordReply = async (
         status: outcome.status,
         model: outcome.model,
         fallbackFrom: outcome.fallbackFrom,
+        sources: prepared.knowledge?.sources ?? null,
       })
     await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
     const charged = await settleHold(ctx, tx, {

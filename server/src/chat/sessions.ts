@@ -172,6 +172,7 @@ export const readHistory = async (
       timestamp: row.createdAt.toISOString(),
       token_count: row.tokenCount,
       channel: row.channel,
+      ...(row.sources ? { sources: row.sources } : {}),
     })),
     count,
   }

@@ -41,8 +41,11 @@ export type MessageRow = {
   createdAt: Date
 }
 
-/** A message as history shows it: how it was said too. */
-export type HistoryRow = MessageRow & { channel: 'text' | 'voice' }
+/** A message as history shows it: how it was said too, and the knowledge sources a reply was given. */
+export type HistoryRow = MessageRow & {
+  channel: 'text' | 'voice'
+  sources: Array<{ title: string; url: string | null; snippet: string }> | null
+}
 
 const toConversation = (row: Selectable<Database['conversations']>): ConversationRow => ({
   id: row.id,
@@ -283,6 +286,7 @@ export const insertMessage = async (
     /** An assistant reply's model, and the one it fell back from when it switched. */
     model?: string | null
     fallbackFrom?: string | null
+    sources?: Array<{ title: string; url: string | null; snippet: string }> | null
   },
 ) => {
   await db
@@ -296,6 +300,7 @@ export const insertMessage = async (
       status: message.status,
       model: message.model ?? null,
       fallback_from: message.fallbackFrom ?? null,
+      sources: message.sources ? JSON.stringify(message.sources) : null,
       created_at: new Date(),
     })
     // A reply's checkpoints (checkpointReply) wrote it before: the reply as it ended replaces them.
@@ -306,6 +311,7 @@ export const insertMessage = async (
         status: eb.ref('excluded.status'),
         model: eb.ref('excluded.model'),
         fallback_from: eb.ref('excluded.fallback_from'),
+        sources: eb.ref('excluded.sources'),
       })),
     )
     .execute()
@@ -421,6 +427,7 @@ const messageColumns = [
   'token_count as tokenCount',
   'status',
   'channel',
+  'sources',
   'created_at as createdAt',
 ] as const
 

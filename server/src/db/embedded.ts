@@ -151,14 +151,22 @@ const initializeDataDirectory = async (directory: string, logger?: Logger) => {
 export const startEmbeddedPostgres = async ({
   dataDir,
   logger,
+  withVectors = false,
 }: {
   dataDir: string
   logger?: Logger
+  /** Loads PGlite's pgvector extension package (`create extension vector` then works). */
+  withVectors?: boolean
 }): Promise<EmbeddedPostgres> => {
   const directory = join(dataDir, 'pg')
   mkdirSync(directory, { recursive: true })
   if (!existsSync(join(directory, 'PG_VERSION'))) await initializeDataDirectory(directory, logger)
-  const pglite = await PGlite.create({ dataDir: directory })
+  const pglite = await PGlite.create({
+    dataDir: directory,
+    ...(withVectors
+      ? { extensions: { vector: (await import('@electric-sql/pglite-pgvector')).vector } }
+      : {}),
+  })
   return {
     connect: () => new PGliteConnection(pglite),
     stop: async () => {

@@ -52,7 +52,12 @@ export const openDatabase = async (
 ): Promise<DatabaseHandle> => {
   const embedded = config.databaseUrl
     ? null
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, logger })
+    : await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        logger,
+        // pgvector is loaded only when knowledge has an embedding model to fill it.
+        withVectors: config.knowledge.embeddings !== null,
+      })
   const pool = new pg.Pool({
     ...(embedded
       ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }

@@ -147,6 +147,7 @@ export interface AgentsTable {
   webhook_url: string | null
   webhook_secret_box: string | null
   handoff_agent_ids: Json<string[]>
+  knowledge_source_ids: ColumnType<string[], string | undefined, string>
   post_call_analysis: Generated<boolean>
   fallback_model: string | null
   /** The webhook events the agent's endpoint receives. */
@@ -232,6 +233,12 @@ export interface ChatMessagesTable {
   content: string
   token_count: number | null
   status: Generated<'complete' | 'partial' | 'stopped'>
+  /** The knowledge sources the reply was given (migration 0037). */
+  sources: ColumnType<
+    Array<{ title: string; url: string | null; snippet: string }> | null,
+    string | null | undefined,
+    string | null
+  >
   /** The catalogue model that answered (assistant messages). */
   model: string | null
   /** Set when the reply switched to the agent's fallback model: the model that failed. */

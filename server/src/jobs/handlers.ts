@@ -4,6 +4,7 @@ import { analyzeCall, registerCallJobs } from '../calls/index.ts'
 import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/index.ts'
+import { registerKnowledgeJobs } from '../knowledge/index.ts'
 import { registerWebhookJobs } from '../webhooks/index.ts'
 
 /** Every job type the workers run; each domain registers its own. */
@@ -14,4 +15,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerCallJobs(ctx)
   registerBatchJobs(ctx)
   registerExportJobs(ctx)
+  registerKnowledgeJobs(ctx)
 }

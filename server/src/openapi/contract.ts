@@ -122,6 +122,9 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   provider_not_configured: [400, 409],
   export_too_large: 413,
   export_not_ready: 409,
+  knowledge_quota_exceeded: 403,
+  unsupported_file_type: 415,
+  knowledge_source_not_ready: 409,
 }
 
 /** Codes any operation answering that status can give. */
@@ -148,6 +151,12 @@ const codesByTag: Record<string, ErrorCode[]> = {
   'Custom functions': ['invalid_api_key'],
   Webhooks: ['invalid_api_key'],
   Export: ['export_too_large', 'export_not_ready'],
+  Knowledge: [
+    'knowledge_quota_exceeded',
+    'unsupported_file_type',
+    'knowledge_source_not_ready',
+    'invalid_api_key',
+  ],
   'API keys': ['key_revoked'],
   'Text chat': [
     'not_text_agent',

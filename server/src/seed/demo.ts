@@ -59,6 +59,7 @@ const insertDemoAgent = async (
     webhookUrl: null,
     webhookSecretBox: null,
     handoffAgentIds: [],
+    knowledgeSourceIds: [],
     postCallAnalysis: false,
     fallbackModel: null,
     webhookEvents: [...webhookEventNames],

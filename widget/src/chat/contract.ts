@@ -20,8 +20,16 @@ export type ChatSession = {
   isVoiceOff?: boolean
 }
 
+/** A knowledge source a reply was given; `url` is http(s) or null. */
+export type ReplySource = { title: string; url: string | null }
+
 /** `isSpoken`: said in a voice call that continued the conversation, not typed. */
-export type HistoryMessage = { role: 'user' | 'assistant'; content: string; isSpoken: boolean }
+export type HistoryMessage = {
+  role: 'user' | 'assistant'
+  content: string
+  isSpoken: boolean
+  sources?: ReplySource[]
+}
 
 /** One event of the send-message stream, already narrowed. */
 export type StreamEvent =
@@ -30,6 +38,7 @@ export type StreamEvent =
   | { type: 'tool_call'; name: string }
   | { type: 'tool_result'; name: string }
   | { type: 'handoff'; toAgent: string }
+  | { type: 'sources'; sources: ReplySource[] }
   | { type: 'stream_end'; endSession: boolean }
   | { type: 'error'; message: string }
 
@@ -37,6 +46,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
+
+/** Sources as they arrive: titles kept, any URL but http(s) dropped (never a javascript: link). */
+const toSources = (value: unknown): ReplySource[] =>
+  Array.isArray(value)
+    ? value.flatMap((item: unknown) => {
+        if (!isRecord(item)) return []
+        const title = text(item.title)
+        const url = text(item.url)
+        return title ? [{ title, url: url && /^https?:\/\//i.test(url) ? url : null }] : []
+      })
+    : []
 
 export const toSession = (value: unknown): ChatSession | null => {
   if (!isRecord(value)) return null
@@ -62,7 +82,7 @@ export const toHistory = (value: unknown): HistoryMessage[] => {
     const content = text(message.content)
     const role = message.role
     return content !== null && (role === 'user' || role === 'assistant')
-      ? [{ role, content, isSpoken: message.channel === 'voice' }]
+      ? [{ role, content, isSpoken: message.channel === 'voice', sources: toSources(message.sources) }]
       : []
   })
 }
@@ -82,7 +102,8 @@ export const toStreamEvent = (event: string, data: string): StreamEvent | null =
     Unchecked<ChatStreamEvents['stream_start']> &
     Unchecked<ChatStreamEvents['tool_call']> &
     Unchecked<ChatStreamEvents['stream_end']> &
-    Unchecked<ChatStreamEvents['error']> & { to?: unknown } = parsed
+    Unchecked<ChatStreamEvents['error']> &
+    Unchecked<ChatStreamEvents['sources']> & { to?: unknown } = parsed
   switch (event) {
     case 'stream_start':
       return { type: event, agentName: text(body.agent_name) ?? '' }
@@ -98,6 +119,8 @@ export const toStreamEvent = (event: string, data: string): StreamEvent | null =
       const toAgent = text(body.to_agent) ?? text(body.to)
       return toAgent === null ? null : { type: event, toAgent }
     }
+    case 'sources':
+      return { type: event, sources: toSources(body.sources) }
     case 'stream_end':
       return { type: event, endSession: body.end_session === true }
     case 'error':

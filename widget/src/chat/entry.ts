@@ -1,3 +1,5 @@
+import type { ReplySource } from './contract.ts'
+
 /**
  * One line of the transcript. `handoff` and `ended` are the widget's own lines, not messages;
  * `isSpoken` marks what was said in a voice call (live captions, and spoken turns the history
@@ -9,4 +11,6 @@ export type Entry = {
   text: string
   isSpoken?: boolean
   isPartial?: boolean
+  /** An answer's knowledge sources, shown under it as links. */
+  sources?: ReplySource[]
 }

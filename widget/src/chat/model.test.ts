@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MAX_MESSAGE_LENGTH } from './contract.ts'
+import { MAX_MESSAGE_LENGTH, toStreamEvent } from './contract.ts'
 import { createFakeTransport, createMemoryBus, createMemoryStore } from './fake-transport.ts'
 import { type ChatModelEvent, createChatModel } from './model.ts'
 import { TransportError } from './transport.ts'
@@ -57,6 +57,29 @@ describe('chat model', () => {
       { type: 'message', role: 'user', content: 'hi' },
       { type: 'message', role: 'assistant', content: 'Hello there' },
     ])
+  })
+
+  it('keeps the sources of an answer on its line, and only http(s) links', async () => {
+    const { fake, model } = setup()
+    fake.reply(
+      { type: 'stream_start', agentName: 'Guide' },
+      {
+        type: 'sources',
+        sources: [{ title: 'Opening hours', url: 'https://shop.example/hours' }],
+      },
+      { type: 'chunk', delta: 'Nine to five.' },
+      { type: 'stream_end', endSession: false },
+    )
+    await model.send('When are you open?')
+    expect(model.entries.value.at(-1)).toMatchObject({
+      text: 'Nine to five.',
+      sources: [{ title: 'Opening hours', url: 'https://shop.example/hours' }],
+    })
+    const frame = toStreamEvent(
+      'sources',
+      JSON.stringify({ sources: [{ title: 'x', url: 'javascript:alert(1)', snippet: 's' }] }),
+    )
+    expect(frame).toEqual({ type: 'sources', sources: [{ title: 'x', url: null }] })
   })
 
   it('refuses empty and over-long messages without calling the API', async () => {

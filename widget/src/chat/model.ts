@@ -1,7 +1,7 @@
 import { batch, computed, signal } from '@preact/signals'
 import type { Caption } from '../voice/contract.ts'
 import { createTabChannel, type TabChannel } from './channel.ts'
-import { type ChatSession, MAX_MESSAGE_LENGTH, type StreamEvent } from './contract.ts'
+import { type ChatSession, MAX_MESSAGE_LENGTH, type ReplySource, type StreamEvent } from './contract.ts'
 import type { Entry } from './entry.ts'
 import { createSessionStore, type SessionStore } from './storage.ts'
 import { type ChatTransport, TransportError } from './transport.ts'
@@ -118,6 +118,7 @@ export const createChatModel = ({
         ...history.map((message) => ({
           ...entry(message.role, message.content),
           isSpoken: message.isSpoken,
+          ...(message.sources?.length ? { sources: message.sources } : {}),
         })),
       ]
       return stored
@@ -156,14 +157,17 @@ export const createChatModel = ({
     return starting
   }
 
-  const applyEvent = (event: StreamEvent, reply: { current: Entry | null }) => {
+  const applyEvent = (event: StreamEvent, reply: { current: Entry | null; sources?: ReplySource[] }) => {
     switch (event.type) {
       case 'chunk':
         batch(() => {
           isAwaitingFirstChunk.value = false
           toolStatus.value = null
           if (!reply.current) {
-            reply.current = entry('assistant', '')
+            reply.current = {
+              ...entry('assistant', ''),
+              ...(reply.sources ? { sources: reply.sources } : {}),
+            }
             append(reply.current)
           }
           reply.current = { ...reply.current, text: reply.current.text + event.delta }
@@ -171,6 +175,9 @@ export const createChatModel = ({
           const updated = reply.current
           entries.value = entries.value.map((item) => (item.id === id ? updated : item))
         })
+        break
+      case 'sources':
+        if (event.sources.length > 0) reply.sources = event.sources
         break
       case 'tool_call':
         toolStatus.value = event.name
@@ -213,7 +220,7 @@ export const createChatModel = ({
     })
     share()
     onEvent({ type: 'message', role: 'user', content: message })
-    const reply = { current: null as Entry | null }
+    const reply: { current: Entry | null; sources?: ReplySource[] } = { current: null }
     abort = new AbortController()
     lastFailed = null
     try {

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { ReplySource } from '../chat/contract.ts'
 import type { ChatModel, Entry } from '../chat/model.ts'
 import { format, type Strings } from '../i18n.ts'
 import { MarkdownView } from './markdown-view.tsx'
@@ -12,6 +13,23 @@ const bubble = ({ kind, isSpoken }: Entry) =>
     ? { class: `message ${kind} spoken`, part: `message message-${kind} message-spoken` }
     : { class: `message ${kind}`, part: `message message-${kind}` }
 
+/** The knowledge sources an answer was given, as links under it (titles alone when there is no URL). */
+const Sources = ({ sources, label }: { sources: ReplySource[]; label: string }) => (
+  <ul class="sources" part="sources" aria-label={label}>
+    {sources.map((source) => (
+      <li key={`${source.title} ${source.url}`}>
+        {source.url ? (
+          <a href={source.url} target="_blank" rel="noopener noreferrer">
+            {source.title}
+          </a>
+        ) : (
+          source.title
+        )}
+      </li>
+    ))}
+  </ul>
+)
+
 const Line = ({ entry, strings }: { entry: Entry; strings: Strings }) => {
   if (entry.kind === 'user')
     return (
@@ -23,6 +41,7 @@ const Line = ({ entry, strings }: { entry: Entry; strings: Strings }) => {
     return (
       <div {...bubble(entry)} dir="auto">
         <MarkdownView text={entry.text} />
+        {entry.sources && <Sources sources={entry.sources} label={strings.sources} />}
       </div>
     )
   if (entry.kind === 'handoff')

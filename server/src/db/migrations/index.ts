@@ -24,6 +24,9 @@ import * as visitorIdentity from './0029-visitor-identity.ts'
 import * as invitationConsent from './0030-invitation-consent.ts'
 import * as overdraftAndReplyHolds from './0031-overdraft-and-reply-holds.ts'
 import * as exportLiveness from './0032-export-liveness.ts'
+import * as knowledge from './0035-knowledge.ts'
+import * as agentKnowledge from './0036-agent-knowledge.ts'
+import * as messageSources from './0037-message-sources.ts'
 import * as agentVersions from './0055-agent-versions.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
@@ -56,6 +59,9 @@ export const migrations: Record<string, Migration> = {
   '0030-invitation-consent': invitationConsent,
   '0031-overdraft-and-reply-holds': overdraftAndReplyHolds,
   '0032-export-liveness': exportLiveness,
+  '0035-knowledge': knowledge,
+  '0036-agent-knowledge': agentKnowledge,
+  '0037-message-sources': messageSources,
   '0055-agent-versions': agentVersions,
   '0060-audit-log': auditLog,
   '0061-retention': retention,

@@ -3,7 +3,12 @@ import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/index.ts'
-import { agentActorOf, registerStudioAgentRoutes, registerV1AgentRoutes } from './agents/index.ts'
+import {
+  agentActorOf,
+  registerAgentVersionRoutes,
+  registerStudioAgentRoutes,
+  registerV1AgentRoutes,
+} from './agents/index.ts'
 import { auditScope, registerAuditRoutes } from './audit/index.ts'
 import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
 import { registerCallRoutes } from './calls/index.ts'
@@ -124,6 +129,7 @@ export const createApp = (
   registerAdminRoutes(routes, ctx)
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)
+  registerAgentVersionRoutes(routes, ctx)
   registerFunctionRoutes(routes, ctx)
   registerWebhookRoutes(routes, ctx)
   registerExportRoutes(routes, ctx)

@@ -263,6 +263,21 @@ describe('the OpenAPI document and the server', () => {
     })
     await call(`/v1/agents/${agentId}/webhook-secret`, { method: 'POST', headers: asKey })
 
+    // --- agent versions: the studio's save above is a draft to publish
+    await call(`/v1/agents/${agentId}/draft`, { headers: asKey })
+    await call(`/v1/agents/${agentId}/publish`, { method: 'POST', headers: asKey, json: { note: 'Orders' } })
+    await call(`/v1/agents/${agentId}/publish`, {
+      method: 'POST',
+      headers: asKey,
+      json: {},
+      refusedByState: true,
+    })
+    await call(`/v1/agents/${agentId}/versions`, { headers: asKey })
+    await call(`/v1/agents/${agentId}/versions/1`, { headers: asKey })
+    await call(`/v1/agents/${agentId}/versions/99`, { headers: asKey })
+    await call(`/v1/agents/${agentId}/versions/2/diff?against=1`, { headers: asKey })
+    await call(`/v1/agents/${agentId}/versions/1/restore`, { method: 'POST', headers: asKey })
+
     // --- custom functions and webhooks
     const fn = await call(`/api/custom-functions/${agentId}`, {
       method: 'POST',

@@ -33,7 +33,12 @@ beforeAll(async () => {
     workerToken: { authorization: `Bearer ${WORKER_TOKEN}` },
   }
   operations = (await (await server.request('/v1/openapi.json')).json()).paths
-  pathValues = { conversation_id: chat.conversation_id, orgId: session.organization.id, agentId }
+  pathValues = {
+    conversation_id: chat.conversation_id,
+    orgId: session.organization.id,
+    agentId,
+    version: '1',
+  }
 })
 afterAll(async () => {
   await server.destroy()

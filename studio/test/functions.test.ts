@@ -153,6 +153,9 @@ describe.skipIf(!hasBrowser)(
       await fill(page, '#webhookUrl', `${shop.origin}/parley`)
       await clickText(page, 'button', 'Save settings')
       await waitForText(page, 'Saved.')
+      await waitForText(page, 'Saved but not live yet')
+      await clickText(page, 'button', 'Publish')
+      await waitForText(page, 'Your settings match the live version')
       const saved = await (
         await server.request(`/v1/agents/${supportId}`, { token: await tokenOf(page) })
       ).json()

@@ -150,6 +150,10 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
     await fill(page, '#name', 'Order Helper')
     await clickText(page, 'button', 'Save settings')
     await waitForText(page, 'Saved.')
+    // Saved to the draft: the widget talks to the live version until it is published.
+    await waitForText(page, 'Saved but not live yet')
+    await clickText(page, 'button', 'Publish')
+    await waitForText(page, 'Your settings match the live version')
     await waitForText(page, 'Settings saved: replies follow them')
     await clickText(page, 'button', 'Reset conversation')
     await waitInWidget(

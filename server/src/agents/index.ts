@@ -14,3 +14,4 @@ export {
 } from './store.ts'
 export { registerStudioAgentRoutes } from './studio-routes.ts'
 export { registerV1AgentRoutes } from './v1-routes.ts'
+export { registerAgentVersionRoutes } from './versions-routes.ts'

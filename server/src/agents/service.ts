@@ -21,6 +21,8 @@ import { providersWithKeys } from '../orgs/index.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
 import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
 import * as store from './store.ts'
+import { recordApiChange, recordFirstVersion, saveStudioDraft, withDraft } from './versions-record.ts'
+import { settingsOf } from './versions-store.ts'
 
 export const PROVIDER_KEYS_SETTINGS_PATH = '/settings/organization/provider-keys'
 
@@ -72,7 +74,7 @@ const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' 
  * with a text agent, a call with a voice (pipeline or realtime) agent. Enabled custom functions
  * are the agent's own.
  */
-const checkReferences = async (
+export const checkReferences = async (
   db: Executor,
   {
     organizationId,
@@ -230,6 +232,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
       userId,
       webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
     })
+    await recordFirstVersion(tx, inserted)
     await recordAudit(tx, {
       organizationId: actor.organizationId,
       action: 'agent.created',
@@ -278,12 +281,14 @@ export const updateAgent = async (
     surface,
   }: { agentId: string; changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent; surface: Surface },
 ) => {
-  const current = await findVisibleAgent(ctx, actor, agentId)
+  const published = await findVisibleAgent(ctx, actor, agentId)
+  // The studio edits the draft; v1 edits the published row and records it as a version.
+  const current = surface === 'studio' ? await withDraft(ctx.db, published) : published
   const { agentArchitecture, ...requested } = changes
   if (agentArchitecture !== undefined && agentArchitecture !== current.agentArchitecture) {
     throw AppError.badRequest('agentArchitecture cannot be changed after creation')
   }
-  if (!canUpdate(actor, current, surface))
+  if (!canUpdate(actor, published, surface))
     throw AppError.forbidden('You do not have permission to update this agent')
   if (requested.mode !== undefined && requested.mode !== current.mode && !canSetMode(actor, requested.mode)) {
     throw AppError.forbidden('Only owners and admins can set mode to commercial')
@@ -317,7 +322,6 @@ export const updateAgent = async (
     (field) => JSON.stringify(fields[field]) !== JSON.stringify(current[field]),
   )
   const agent = await ctx.db.transaction().execute(async (tx) => {
-    const updated = await store.updateAgent(tx, agentId, fields)
     if (changed.length > 0)
       await recordAudit(tx, {
         organizationId: current.organizationId,
@@ -325,7 +329,13 @@ export const updateAgent = async (
         target: { kind: 'agent', id: agentId },
         details: { fields: changed },
       })
-    return updated
+    if (surface === 'v1') {
+      const updated = await store.updateAgent(tx, agentId, fields)
+      await recordApiChange(tx, { agent: updated, changes: requested, userId: actor.userId })
+      return updated
+    }
+    await saveStudioDraft(tx, { published, edited: settingsOf(fields), userId: actor.userId })
+    return { ...published, ...fields, active: published.active }
   })
   return { agent, missingKeys: resolved.missingKeys, usedDefaults: resolved.usedDefaults }
 }

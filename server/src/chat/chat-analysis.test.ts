@@ -110,6 +110,9 @@ describe('post-call analysis', () => {
     expect(((await studio.json()) as { agent: { postCallAnalysis: boolean } }).agent.postCallAnalysis).toBe(
       true,
     )
+    // The studio edits the draft: it is the agent's setting once published.
+    expect(await readV1()).toBe(false)
+    expect((await v1(`/v1/agents/${data.id}/publish`, 'POST', {})).status).toBe(201)
     expect(await readV1()).toBe(true)
   })
 })

@@ -222,6 +222,8 @@ export interface ConversationsTable {
   message_count: Generated<number>
   first_user_at: Timestamp | null
   first_reply_seconds: number | null
+  /** The agent version it ran on, set by a trigger (migration 0055). */
+  agent_version: Generated<number | null>
 }
 
 export interface ChatMessagesTable {
@@ -304,6 +306,8 @@ export interface CallsTable {
   analysis_outcome: string | null
   analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   analyzed_at: Timestamp | null
+  /** The agent version it ran on, set by a trigger (migration 0055). */
+  agent_version: Generated<number | null>
 }
 
 /** A tool the agent called during a chat reply, or a handoff to another agent. */
@@ -427,6 +431,23 @@ export interface BatchAttemptsTable {
   instance_id: string | null
 }
 
+export interface AgentVersionsTable {
+  agent_id: string
+  number: number
+  settings: Json<Record<string, unknown>>
+  functions: Json<Record<string, unknown>[]>
+  published_by: string | null
+  note: Generated<string>
+  created_at: Timestamp
+}
+
+export interface AgentDraftsTable {
+  agent_id: string
+  settings: Json<Record<string, unknown>>
+  updated_by: string | null
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -438,6 +459,8 @@ export interface Database {
   deletions: DeletionsTable
   api_keys: ApiKeysTable
   agents: AgentsTable
+  agent_versions: AgentVersionsTable
+  agent_drafts: AgentDraftsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable

@@ -1,4 +1,4 @@
-import type { AgentV1, Catalogue } from '@parley/shared'
+import type { AgentDraft, AgentV1, Catalogue } from '@parley/shared'
 import { useEffect, useState } from 'preact/hooks'
 import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
@@ -9,25 +9,35 @@ import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
 import { SettingsForm } from './settings-form.tsx'
 import { TryIt } from './try-it.tsx'
+import { agentWithDraft, getDraft } from './versions-client.ts'
+import { VersionsPanel } from './versions-panel.tsx'
 
 /** One agent: live or not, where to install it, every setting, and deletion with confirmation. */
 export const AgentPage = ({ id }: { id: string }) => {
   const [agent, setAgent] = useState<AgentV1 | null>(null)
+  // The form edits the draft; the page's other parts show the published (live) agent.
+  const [draft, setDraft] = useState<AgentDraft | null>(null)
   const [catalogue, setCatalogue] = useState<Catalogue | null>(null)
   const [error, setError] = useState<unknown>(null)
-  const reload = async () => setAgent(await getAgent(id))
+  const reload = async () => {
+    const [loaded, drafted] = await Promise.all([getAgent(id), getDraft(id)])
+    setAgent(loaded)
+    setDraft(drafted)
+  }
   useEffect(() => {
-    Promise.all([getAgent(id), loadCatalogue()]).then(([loaded, entries]) => {
+    Promise.all([getAgent(id), getDraft(id), loadCatalogue()]).then(([loaded, drafted, entries]) => {
       setAgent(loaded)
+      setDraft(drafted)
       setCatalogue(entries)
     }, setError)
   }, [id])
-  if (!agent || !catalogue) return error ? <ErrorLine error={error} /> : <Loading />
+  if (!agent || !draft || !catalogue) return error ? <ErrorLine error={error} /> : <Loading />
 
   const toggleLive = async () => {
     setError(null)
     try {
       setAgent(await setAgentActive(id, !agent.active))
+      setDraft(await getDraft(id))
     } catch (caught) {
       setError(caught)
     }
@@ -73,8 +83,9 @@ export const AgentPage = ({ id }: { id: string }) => {
       </div>
       <ErrorLine error={error} />
       <TryIt key={agent.id} agent={agent} />
-      <SettingsForm agent={agent} catalogue={catalogue} onSaved={reload} />
-      <AgentFunctions agent={agent} onChanged={reload} />
+      <SettingsForm agent={agentWithDraft(agent, draft)} catalogue={catalogue} onSaved={reload} />
+      <AgentFunctions agent={agentWithDraft(agent, draft)} onChanged={reload} />
+      <VersionsPanel agent={agent} draft={draft} onChanged={reload} />
       {mayManage(agent) ? (
         <div class="card danger-zone">
           <h2>{t('Delete')}</h2>

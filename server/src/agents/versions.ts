@@ -1,0 +1,175 @@
+import type { AgentDraft, AgentVersion, AgentVersionDiff, AgentVersionSummary } from '@parley/shared'
+import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
+import { pageWindow, paginationOf } from '../http/pagination.ts'
+import { type AgentActor, canUpdate } from './permissions.ts'
+import { checkReferences, getAgent } from './service.ts'
+import * as store from './store.ts'
+import { diffSnapshots, settingsDiffer } from './versions-diff.ts'
+import * as versions from './versions-store.ts'
+
+/**
+ * Agent versions: the agents row is the published version (every session reads it); numbered
+ * versions are its immutable history; the draft is what the studio edits until it is published.
+ */
+
+const toSummary = (row: versions.VersionRow, latest: number): AgentVersionSummary => ({
+  number: row.number,
+  publishedBy: row.publishedBy,
+  note: row.note,
+  createdAt: row.createdAt.toISOString(),
+  published: row.number === latest,
+})
+
+const toVersion = (row: versions.VersionRow, latest: number): AgentVersion => ({
+  ...toSummary(row, latest),
+  settings: row.settings,
+  functions: row.functions,
+})
+
+const latestOf = async (ctx: AppContext, agentId: string) => {
+  const latest = await versions.latestVersion(ctx.db, agentId)
+  // Every agent has version 1 from its creation or migration 0055.
+  if (!latest) throw AppError.notFound('version')
+  return latest
+}
+
+const versionOf = async (ctx: AppContext, agentId: string, number: number) => {
+  const row = await versions.findVersion(ctx.db, agentId, number)
+  if (!row) throw AppError.notFound('version')
+  return row
+}
+
+const mayPublish = (actor: AgentActor, agent: store.AgentRow) => {
+  if (!canUpdate(actor, agent, 'v1'))
+    throw AppError.forbidden('You do not have permission to update this agent')
+}
+
+export const listAgentVersions = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, page, limit }: { agentId: string; page: number; limit: number },
+) => {
+  await getAgent(ctx, actor, agentId)
+  const [{ rows, total }, latest] = await Promise.all([
+    versions.listVersions(ctx.db, { agentId, ...pageWindow({ page, limit }) }),
+    latestOf(ctx, agentId),
+  ])
+  return {
+    data: rows.map((row) =>
+      toSummary(
+        {
+          number: row.number,
+          publishedBy: row.published_by,
+          note: row.note,
+          createdAt: row.created_at,
+          settings: {},
+          functions: [],
+        },
+        latest.number,
+      ),
+    ),
+    pagination: paginationOf({ page, limit }, total),
+  }
+}
+
+export const getAgentVersion = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  agentId: string,
+  number: number,
+) => {
+  await getAgent(ctx, actor, agentId)
+  const [row, latest] = await Promise.all([versionOf(ctx, agentId, number), latestOf(ctx, agentId)])
+  return toVersion(row, latest.number)
+}
+
+/** Version `number` against `against` (default: the version before it; version 1 against itself). */
+export const diffAgentVersions = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, number, against }: { agentId: string; number: number; against?: number | undefined },
+): Promise<AgentVersionDiff> => {
+  await getAgent(ctx, actor, agentId)
+  const older = against ?? Math.max(1, number - 1)
+  const [after, before] = await Promise.all([versionOf(ctx, agentId, number), versionOf(ctx, agentId, older)])
+  return { from: older, to: number, changes: diffSnapshots(before, after) }
+}
+
+const draftOf = async (ctx: AppContext, agent: store.AgentRow): Promise<AgentDraft> => {
+  const [latest, draft] = await Promise.all([latestOf(ctx, agent.id), versions.findDraft(ctx.db, agent.id)])
+  const published = versions.settingsOf(agent)
+  const settings = draft ? { ...draft.settings, active: agent.active } : published
+  return {
+    basedOn: latest.number,
+    settings,
+    changes: diffSnapshots({ settings: published }, { settings }),
+    updatedAt: draft ? draft.updatedAt.toISOString() : null,
+  }
+}
+
+export const getAgentDraft = async (ctx: AppContext, actor: AgentActor, agentId: string) =>
+  draftOf(ctx, await getAgent(ctx, actor, agentId))
+
+/**
+ * Makes the draft live: the row takes the draft's settings (its `active` stays: live state) and
+ * is recorded as the next version with its publisher and note, in one transaction. Nothing to
+ * publish is a 409. References (handoff agents, custom functions) deleted since the draft was
+ * saved are dropped; the rest are checked again.
+ */
+export const publishAgent = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, note }: { agentId: string; note: string },
+): Promise<AgentVersion> => {
+  const agent = await getAgent(ctx, actor, agentId)
+  mayPublish(actor, agent)
+  const version = await ctx.db.transaction().execute(async (tx) => {
+    const draft = await versions.findDraft(tx, agentId)
+    if (!draft || !settingsDiffer(versions.settingsOf(agent), draft.settings))
+      throw AppError.conflict('The draft has no changes to publish')
+    const { active: _active, ...drafted } = draft.settings as Partial<store.AgentFields>
+    // A function or handoff agent deleted since the draft was saved is gone: it is dropped.
+    const [functions, targets] = await Promise.all([
+      versions.functionsOf(tx, agentId),
+      store.findAgentsByIds(tx, { organizationId: agent.organizationId, ids: drafted.handoffAgentIds ?? [] }),
+    ])
+    const settings = {
+      ...drafted,
+      enabledCustomFunctions: (drafted.enabledCustomFunctions ?? agent.enabledCustomFunctions).filter((id) =>
+        functions.some((fn) => fn.id === id),
+      ),
+      handoffAgentIds: (drafted.handoffAgentIds ?? agent.handoffAgentIds).filter(
+        (id) => drafted.handoffAgentIds === undefined || targets.some((target) => target.id === id),
+      ),
+    }
+    const next = { ...agent, ...settings }
+    await checkReferences(tx, {
+      organizationId: agent.organizationId,
+      agentId,
+      architecture: next.agentArchitecture,
+      handoffAgentIds: next.handoffAgentIds,
+      enabledCustomFunctions: next.enabledCustomFunctions,
+    })
+    const updated = await store.updateAgent(tx, agentId, settings)
+    await versions.deleteDraft(tx, agentId)
+    return versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
+  })
+  return toVersion(version, version.number)
+}
+
+/** The draft becomes version `number`'s settings (nothing goes live until it is published). */
+export const restoreAgentVersion = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  { agentId, number }: { agentId: string; number: number },
+): Promise<AgentDraft> => {
+  const agent = await getAgent(ctx, actor, agentId)
+  mayPublish(actor, agent)
+  const row = await versionOf(ctx, agentId, number)
+  const settings = { ...row.settings, active: agent.active }
+  if (settingsDiffer(versions.settingsOf(agent), settings))
+    await versions.saveDraft(ctx.db, { agentId, settings, userId: actor.userId })
+  else await versions.deleteDraft(ctx.db, agentId)
+  return draftOf(ctx, agent)
+}

@@ -317,7 +317,11 @@ describe('fuzzing every route', () => {
 
   it('answers no 500 to multipart forms with hostile fields and CSV files', async () => {
     const routes = (table?.definitions ?? []).filter((route) => route.multipartBody)
-    expect(routes.map((route) => route.path).sort()).toEqual(['/batch/create', '/batch/preview'])
+    expect(routes.map((route) => route.path).sort()).toEqual([
+      '/batch/create',
+      '/batch/preview',
+      '/v1/knowledge/sources',
+    ])
     const failures: string[] = []
     /** Absent most of the time: a field present is one more way for the request to stop early. */
     const sometimes = <T>(value: fc.Arbitrary<T>) =>
@@ -332,9 +336,18 @@ describe('fuzzing every route', () => {
       extra: sometimes(fc.tuple(fc.constantFrom('__proto__', 'unknown', 'a\u0000b'), formValue(['x']))),
       file: csvFile,
     })
+    /** A knowledge upload's form: the same hostile extras and files, its own fields. */
+    const uploadForm = fc.record({
+      kind: formValue(['file']),
+      title: sometimes(formValue(['Opening hours'])),
+      language: sometimes(formValue(['en', 'ur'])),
+      extra: sometimes(fc.tuple(fc.constantFrom('__proto__', 'unknown', 'a\u0000b'), formValue(['x']))),
+      file: csvFile,
+    })
     for (const route of routes) {
+      const isUpload = route.path === '/v1/knowledge/sources'
       await fc.assert(
-        fc.asyncProperty(form, async ({ file, extra, ...named }) => {
+        fc.asyncProperty(isUpload ? uploadForm : form, async ({ file, extra, ...named }) => {
           const fields = Object.entries(named).flatMap(
             ([name, value]): Array<[string, Buffer]> => (value === null ? [] : [[name, value]]),
           )
@@ -350,7 +363,7 @@ describe('fuzzing every route', () => {
           if (isCrash) failures.push(`${route.path} → ${response.status} ${text}`)
           return !isCrash
         }),
-        { numRuns: 60, endOnFailure: true },
+        { numRuns: isUpload ? 30 : 60, endOnFailure: true },
       )
     }
     expect(failures).toEqual([])

@@ -406,6 +406,27 @@ export type FoundChunk = {
   score: number
 }
 
+/** A found chunk as SQL gives it back (full-text and vector search select the same columns). */
+export type FoundChunkRow = {
+  id: number
+  source_id: string
+  title: string
+  url: string | null
+  page_number: number | null
+  content: string
+  score: number
+}
+
+export const foundChunkOf = (row: FoundChunkRow): FoundChunk => ({
+  id: Number(row.id),
+  sourceId: row.source_id,
+  title: row.title,
+  url: row.url,
+  pageNumber: row.page_number,
+  content: row.content,
+  score: Number(row.score),
+})
+
 type FullTextInput = {
   organizationId: string
   sourceIds: string[] | null
@@ -437,15 +458,7 @@ const searchWords = async (
   const ranks = languages.map(
     (language) => sql`when ${language} then ts_rank_cd(tsv, ${queryOf(language, query, words)})`,
   )
-  const rows = await sql<{
-    id: number
-    source_id: string
-    title: string
-    url: string | null
-    page_number: number | null
-    content: string
-    score: number
-  }>`
+  const rows = await sql<FoundChunkRow>`
     select id, source_id, title, url, page_number, content,
       (case language ${sql.join(ranks, sql` `)} end)::float8 as score
     from (
@@ -458,15 +471,7 @@ const searchWords = async (
     ) candidates
     order by score desc, id
     limit ${limit}`.execute(db)
-  return rows.rows.map((row) => ({
-    id: Number(row.id),
-    sourceId: row.source_id,
-    title: row.title,
-    url: row.url,
-    pageNumber: row.page_number,
-    content: row.content,
-    score: Number(row.score),
-  }))
+  return rows.rows.map(foundChunkOf)
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { AppContext } from '../context.ts'
-import type { FoundChunk } from './store.ts'
+import { type FoundChunkRow, foundChunkOf } from './store.ts'
 import { setVectorHooks } from './vector-hooks.ts'
 
 const EMBED_BATCH = 64
@@ -84,15 +84,7 @@ export const startVectors = async (ctx: AppContext) => {
     search: async ({ organizationId, sourceIds, query, limit }) => {
       const [vector] = await embedTexts(embeddings, [query])
       if (!vector) return null
-      const { rows } = await sql<{
-        id: number
-        source_id: string
-        title: string
-        url: string | null
-        page_number: number | null
-        content: string
-        score: number
-      }>`
+      const { rows } = await sql<FoundChunkRow>`
       select c.id, c.source_id, c.title, c.url, c.page_number, c.content,
         (1 - (e.embedding <=> ${literal(vector)}::vector))::float8 as score
       from knowledge_embeddings e join knowledge_chunks c on c.id = e.chunk_id
@@ -100,17 +92,7 @@ export const startVectors = async (ctx: AppContext) => {
         ${sourceIds ? (sourceIds.length ? sql`and e.source_id in (${sql.join(sourceIds)})` : sql`and false`) : sql``}
       order by e.embedding <=> ${literal(vector)}::vector
       limit ${limit}`.execute(ctx.db)
-      return rows.map(
-        (row): FoundChunk => ({
-          id: Number(row.id),
-          sourceId: row.source_id,
-          title: row.title,
-          url: row.url,
-          pageNumber: row.page_number,
-          content: row.content,
-          score: Number(row.score),
-        }),
-      )
+      return rows.map(foundChunkOf)
     },
   })
   return true

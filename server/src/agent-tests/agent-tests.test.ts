@@ -407,6 +407,16 @@ describe('the publish gate', () => {
     expect(published.status).toBe(201)
     expect(published.body.data.number).toBe(3)
 
+    // Publishing, restoring and the gate's setting are in the audit log.
+    expect((await call(`/v1/agents/${agent.id}/versions/2/restore`, { method: 'POST' })).status).toBe(200)
+    const audit = await call(`/v1/audit-log?targetId=${agent.id}&limit=10`)
+    const actions = audit.body.data.map((entry: Json) => [entry.action, entry.details])
+    expect(actions.slice(0, 2)).toEqual([
+      ['agent.version_restored', { version: 2 }],
+      ['agent.published', { version: 3, fields: ['sysMsg'] }],
+    ])
+    expect(actions).toContainEqual(['agent.test_settings_updated', { runBeforePublish: true }])
+
     // A run on an older version uses that version's prompt.
     llm.reset()
     scriptOrderReplies({ judge: true })

@@ -8,6 +8,7 @@ import type {
 } from '@parley/shared'
 import { ulid } from 'ulid'
 import { type AgentActor, agentAsVersion, canUpdate, getAgent, publishedVersionOf } from '../agents/index.ts'
+import { recordAudit } from '../audit/index.ts'
 import { assertCredits } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -157,8 +158,16 @@ export const saveTestSettings = async (
   agentId: string,
   settings: { runBeforePublish: boolean },
 ) => {
-  await changeableAgentOf(ctx, actor, agentId)
-  await store.saveSettings(ctx.db, { agentId, ...settings })
+  const agent = await changeableAgentOf(ctx, actor, agentId)
+  await ctx.db.transaction().execute(async (tx) => {
+    await store.saveSettings(tx, { agentId, ...settings })
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.test_settings_updated',
+      target: { kind: 'agent', id: agentId },
+      details: { ...settings },
+    })
+  })
   return store.readSettings(ctx.db, agentId)
 }
 

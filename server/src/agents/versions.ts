@@ -1,4 +1,5 @@
 import type { AgentDraft, AgentVersion, AgentVersionDiff, AgentVersionSummary } from '@parley/shared'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -62,6 +63,14 @@ export const agentAsVersion = async (
   if (version === 'draft') return withDraft(ctx.db, agent)
   const row = await versionOf(ctx, agent.id, version)
   return { ...agent, ...(row.settings as Partial<store.AgentRow>), active: agent.active }
+}
+
+/** The settings that differ between two states of an agent, by name (for the audit log). */
+const changedFields = (before: store.AgentRow, after: store.AgentRow) => {
+  const [old, now] = [versions.settingsOf(before), versions.settingsOf(after)]
+  return Object.keys(now)
+    .filter((field) => JSON.stringify(old[field]) !== JSON.stringify(now[field]))
+    .sort()
 }
 
 /** The number of the version sessions run on (the highest). */
@@ -186,7 +195,14 @@ export const publishAgent = async (
     })
     const updated = await store.updateAgent(tx, agentId, settings)
     await versions.deleteDraft(tx, agentId)
-    return versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
+    const published = await versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.published',
+      target: { kind: 'agent', id: agentId },
+      details: { version: published.number, fields: changedFields(agent, updated) },
+    })
+    return published
   })
   return toVersion(version, version.number)
 }
@@ -201,8 +217,16 @@ export const restoreAgentVersion = async (
   mayPublish(actor, agent)
   const row = await versionOf(ctx, agentId, number)
   const settings = { ...row.settings, active: agent.active }
-  if (settingsDiffer(versions.settingsOf(agent), settings))
-    await versions.saveDraft(ctx.db, { agentId, settings, userId: actor.userId })
-  else await versions.deleteDraft(ctx.db, agentId)
+  await ctx.db.transaction().execute(async (tx) => {
+    if (settingsDiffer(versions.settingsOf(agent), settings))
+      await versions.saveDraft(tx, { agentId, settings, userId: actor.userId })
+    else await versions.deleteDraft(tx, agentId)
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.version_restored',
+      target: { kind: 'agent', id: agentId },
+      details: { version: number },
+    })
+  })
   return draftOf(ctx, agent)
 }

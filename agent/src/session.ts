@@ -133,7 +133,17 @@ export const buildCallSession = ({
    * answers the line, this runs the warm transfer and reports how it ended. Whether the person
    * has the caller now decides whether the agent leaves.
    */
+  let transferring = 0
   const transferToPerson = async (destination: RuntimeTransferDestination) => {
+    // The caller is silent on hold while the person is rung and briefed: that is not inactivity.
+    transferring++
+    try {
+      return await runTransfer(destination)
+    } finally {
+      transferring--
+    }
+  }
+  const runTransfer = async (destination: RuntimeTransferDestination) => {
     let started: CallTransferResponse['data']
     try {
       started = await api.transfer(callId, { destination: destination.name })
@@ -228,7 +238,7 @@ export const buildCallSession = ({
     transcript.add({ role: item.role, text: item.textContent ?? '', spokenAt: new Date(item.createdAt) })
   })
   session.on(voice.AgentSessionEventTypes.UserStateChanged, ({ newState }) => {
-    if (newState === 'away') void hangUp('inactivity')
+    if (newState === 'away' && transferring === 0 && !leaving) void hangUp('inactivity')
   })
   session.on(voice.AgentSessionEventTypes.Close, ({ reason, error }) => {
     // A model or provider that failed for good ends the call rather than leaving the caller in silence.

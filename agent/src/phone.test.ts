@@ -130,7 +130,7 @@ describe('transfer_call', { timeout: 60_000 }, () => {
     })
     expect(tool?.function.description).toContain('Sales: The caller wants to buy')
 
-    await vi.waitFor(() => expect(call.shutdowns).toContain('transferred'))
+    await vi.waitFor(() => expect(call.shutdowns).toContain('transferred'), { timeout: 15_000 })
     const record = await parley.readCall(call.callId)
     const { transfers } = record as unknown as { transfers: Array<Record<string, unknown>> }
     expect(transfers).toMatchObject([
@@ -184,7 +184,7 @@ describe('transfer_call', { timeout: 60_000 }, () => {
         agentId: agent.id,
       },
     ])
-    await vi.waitFor(() => expect(call.shutdowns).toContain('transferred'))
+    await vi.waitFor(() => expect(call.shutdowns).toContain('transferred'), { timeout: 15_000 })
     const { transfers } = (await parley.readCall(call.callId)) as unknown as {
       transfers: Array<Record<string, unknown>>
     }
@@ -263,23 +263,27 @@ describe('the keypad', { timeout: 60_000 }, () => {
     const call = await startTextCall(agent.id, { phone: true, keypad: recordingKeypad().keypad })
     llm.queue({ text: ['You chose billing.'] })
     call.keyPressed('2')
-    await vi.waitFor(async () =>
-      expect(
-        (await parley.readCall(call.callId)).transcript.map(({ role, content }) => [role, content]),
-      ).toEqual([
-        ['user', 'The caller pressed 2'],
-        ['assistant', 'You chose billing.'],
-      ]),
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await parley.readCall(call.callId)).transcript.map(({ role, content }) => [role, content]),
+        ).toEqual([
+          ['user', 'The caller pressed 2'],
+          ['assistant', 'You chose billing.'],
+        ]),
+      { timeout: 15_000 },
     )
     expect(llm.requests[0]?.messages.at(-1)).toMatchObject({ role: 'user', content: 'The caller pressed 2' })
     // Keys pressed together are heard together.
     llm.queue({ text: ['Got your account number.'] })
     for (const digit of '407#') call.keyPressed(digit)
-    await vi.waitFor(() =>
-      expect(llm.requests.at(-1)?.messages.at(-1)).toMatchObject({
-        role: 'user',
-        content: 'The caller pressed 4 0 7 #',
-      }),
+    await vi.waitFor(
+      () =>
+        expect(llm.requests.at(-1)?.messages.at(-1)).toMatchObject({
+          role: 'user',
+          content: 'The caller pressed 4 0 7 #',
+        }),
+      { timeout: 15_000 },
     )
   })
 })

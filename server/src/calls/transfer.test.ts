@@ -86,6 +86,9 @@ const deliveriesTo = (agentId: string) =>
     }))
     .filter(({ body }) => body.event === 'call.transferred')
 
+/** Deliveries go through the job queue: under a loaded machine they take a while. */
+const SOON = { timeout: 15_000 }
+
 const callDetail = async (callId: string, apiKey = key) =>
   server.request(`/v1/calls/${callId}`, { token: apiKey })
 
@@ -170,7 +173,7 @@ describe('POST /v1/calls/{callId}/transfer', () => {
     expect(detail.data.status).toBe('active')
     expect(detail.data.transfers).toEqual([data.transfer])
 
-    await vi.waitFor(() => expect(deliveriesTo(agent.id)).toHaveLength(1))
+    await vi.waitFor(() => expect(deliveriesTo(agent.id)).toHaveLength(1), SOON)
     const [delivery] = deliveriesTo(agent.id)
     expect(delivery?.body.data).toEqual({
       call_id: session.callId,
@@ -203,8 +206,10 @@ describe('POST /v1/calls/{callId}/transfer', () => {
     expect(data.transfer).toMatchObject({ status: 'no_answer', sipStatus: 480, method: 'dial' })
     const detail = await (await callDetail(session.callId)).json()
     expect(detail.data.status).toBe('active')
-    await vi.waitFor(() =>
-      expect(deliveriesTo(agent.id)[0]?.body.data).toMatchObject({ result: 'no_answer', sip_status: 480 }),
+    await vi.waitFor(
+      () =>
+        expect(deliveriesTo(agent.id)[0]?.body.data).toMatchObject({ result: 'no_answer', sip_status: 480 }),
+      SOON,
     )
   })
 
@@ -270,11 +275,13 @@ describe('POST /v1/calls/{callId}/transfer', () => {
     expect(fake.rooms.has(call.room_name)).toBe(false)
     // The call is over: another transfer is refused.
     expect((await transfer(callId, { destination: 'Sales' })).status).toBe(409)
-    await vi.waitFor(() =>
-      expect(deliveriesTo(referAgent.id).map(({ body }) => [body.data.method, body.data.result])).toEqual([
-        ['refer', 'no_answer'],
-        ['refer', 'transferred'],
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(deliveriesTo(referAgent.id).map(({ body }) => [body.data.method, body.data.result])).toEqual([
+          ['refer', 'no_answer'],
+          ['refer', 'transferred'],
+        ]),
+      SOON,
     )
   })
 
@@ -302,7 +309,7 @@ describe('POST /v1/calls/{callId}/transfer', () => {
     expect(reported.data.transfer).toMatchObject({ status: 'declined', finishedAt: expect.any(String) })
     const again = await (await transfer(session.callId, { ...report, result: 'transferred' })).json()
     expect(again.data.transfer.status).toBe('declined')
-    await vi.waitFor(() => expect(deliveriesTo(agent.id)).toHaveLength(1))
+    await vi.waitFor(() => expect(deliveriesTo(agent.id)).toHaveLength(1), SOON)
     expect(deliveriesTo(agent.id)[0]?.body.data).toMatchObject({ mode: 'warm', result: 'declined' })
     const detail = await (await callDetail(session.callId)).json()
     expect(detail.data.transfers.map((item: { status: string }) => item.status)).toEqual(['declined'])

@@ -82,6 +82,12 @@ export const agentRuntimeConfig = async (
       parameters: fn.parameters,
     })),
     handoffAgents: handoffTargets.map(presentTarget),
+    // Names, when to use them and how: the numbers stay on the server (POST …/transfer answers them).
+    transferDestinations: agent.transferDestinations.map(({ name, whenToUse, mode }) => ({
+      name,
+      whenToUse,
+      mode,
+    })),
   }
 }
 

@@ -138,8 +138,10 @@ describe('POST /v1/calls', () => {
 
     const stream = readEvents(await openEvents(call.id), { withIds: true })
     const queued = await stream.next()
-    expect(queued).toMatchObject({ event: 'queued', data: { type: 'queued', callId: call.id } })
-    expect((queued?.data as { data: unknown }).data).toMatchObject({ metadata: { crmId: 'c-42' }, to })
+    expect(queued).toMatchObject({
+      event: 'queued',
+      data: { type: 'queued', callId: call.id, data: { metadata: { crmId: 'c-42' }, to } },
+    })
     const dialing = await stream.next()
     expect(dialing?.event).toBe('dialing')
     expect(await stream.next()).toMatchObject({ event: 'answered' })

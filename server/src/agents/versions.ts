@@ -6,6 +6,7 @@ import { type AgentActor, canUpdate } from './permissions.ts'
 import { checkReferences, getAgent } from './service.ts'
 import * as store from './store.ts'
 import { diffSnapshots, settingsDiffer } from './versions-diff.ts'
+import { withDraft } from './versions-record.ts'
 import * as versions from './versions-store.ts'
 
 /**
@@ -39,6 +40,33 @@ const versionOf = async (ctx: AppContext, agentId: string, number: number) => {
   if (!row) throw AppError.notFound('version')
   return row
 }
+
+/**
+ * What must hold before a draft goes live, registered by agent-tests/ (it imports agents/): its
+ * tests pass on the draft, when the agent asks for that. Throws to refuse.
+ */
+type PublishCheck = (ctx: AppContext, input: { actor: AgentActor; agent: store.AgentRow }) => Promise<void>
+let checkBeforePublish: PublishCheck = async () => undefined
+export const registerPublishCheck = (check: PublishCheck) => {
+  checkBeforePublish = check
+}
+
+/**
+ * The agent as a version has it: a published version's settings, or the draft ('draft': the
+ * published row when there is none). `active` stays the row's: it is live state, not a setting.
+ */
+export const agentAsVersion = async (
+  ctx: AppContext,
+  { agent, version }: { agent: store.AgentRow; version: number | 'draft' },
+): Promise<store.AgentRow> => {
+  if (version === 'draft') return withDraft(ctx.db, agent)
+  const row = await versionOf(ctx, agent.id, version)
+  return { ...agent, ...(row.settings as Partial<store.AgentRow>), active: agent.active }
+}
+
+/** The number of the version sessions run on (the highest). */
+export const publishedVersionOf = async (ctx: AppContext, agentId: string) =>
+  (await latestOf(ctx, agentId)).number
 
 const mayPublish = (actor: AgentActor, agent: store.AgentRow) => {
   if (!canUpdate(actor, agent, 'v1'))
@@ -124,6 +152,11 @@ export const publishAgent = async (
 ): Promise<AgentVersion> => {
   const agent = await getAgent(ctx, actor, agentId)
   mayPublish(actor, agent)
+  // Nothing to publish is refused before the tests would run (and cost) for nothing.
+  const pending = await versions.findDraft(ctx.db, agentId)
+  if (!pending || !settingsDiffer(versions.settingsOf(agent), pending.settings))
+    throw AppError.conflict('The draft has no changes to publish')
+  await checkBeforePublish(ctx, { actor, agent })
   const version = await ctx.db.transaction().execute(async (tx) => {
     const draft = await versions.findDraft(tx, agentId)
     if (!draft || !settingsDiffer(versions.settingsOf(agent), draft.settings))

@@ -1,4 +1,4 @@
-import { log, type VAD, type voice } from '@livekit/agents'
+import { log, type VAD, voice } from '@livekit/agents'
 import type { DispatchMetadata } from '@parley/shared'
 import { readDispatch } from '../../src/dispatch.ts'
 import { buildCallSession } from '../../src/session.ts'
@@ -54,7 +54,7 @@ export const audioCalls = ({
     built.session.output.audio = output
     open.push({ session: built.session, input })
     const items: voice.ConversationItemAddedEvent['item'][] = []
-    built.session.on('conversation_item_added', ({ item }) => items.push(item))
+    built.session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => items.push(item))
     await built.session.start({ agent: built.agent })
     const transcript = async () =>
       (await parley.readCall(call.callId)).transcript.map(({ role, content }) => [role, content])

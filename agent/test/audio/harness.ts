@@ -37,8 +37,12 @@ export const audioCalls = ({
 }) => {
   const open: { session: voice.AgentSession; input: PacedAudioInput }[] = []
 
-  const start = async (agentId: string, adjust = (metadata: DispatchMetadata) => metadata) => {
-    const call = await parley.startCall(agentId)
+  const start = async (
+    agentId: string,
+    adjust = (metadata: DispatchMetadata) => metadata,
+    continues?: { conversation_id: string; session_token: string },
+  ) => {
+    const call = await parley.startCall(agentId, continues)
     const dispatch = readDispatch(call.metadata)
     if (!dispatch.ok) throw new Error(`the server's metadata was refused: ${dispatch.problem}`)
     const setup = await api.setup(call.callId)

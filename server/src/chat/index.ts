@@ -12,4 +12,10 @@ export { registerChatRoutes } from './routes.ts'
 export { STALE_REPLY_MS } from './send.ts'
 export { authenticateChatSession } from './session-auth.ts'
 export { findActiveConversation, sessionNotFound } from './sessions.ts'
-export { findConversation, insertSpokenMessages, listMessages, listTurnsBefore } from './store.ts'
+export {
+  findConversation,
+  insertSpokenMessages,
+  insertToolCalls,
+  listMessages,
+  listTurnsBefore,
+} from './store.ts'

@@ -10,6 +10,7 @@ const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = 
   metrics: () => import('./metrics.ts'),
   probe: () => import('./probe.ts'),
   studio: () => import('./studio.ts'),
+  voice: () => import('./voice.ts'),
   widget: () => import('./widget.ts'),
 }
 

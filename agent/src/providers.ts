@@ -41,8 +41,11 @@ const providers: Record<Endpoint['api'], Builders> = {
         apiKey: endpoint.apiKey,
         temperature,
       }),
+    // The transcriptions endpoint (whisper-1 and its OpenAI-compatible peers, e.g. Groq's): the
+    // plugin's default is OpenAI's realtime WebSocket, which other providers do not serve.
     stt: (endpoint) =>
       new openai.STT({
+        useRealtime: false,
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import { llm, type log, type VAD, voice } from '@livekit/agents'
+import { nameTransferTools } from '@parley/platform'
 import type {
   AgentRuntimeConfig,
   CallSetup,
@@ -64,6 +66,22 @@ const continuedContext = (history: CallSetup['history']) => {
   const context = llm.ChatContext.empty()
   for (const turn of history) context.addMessage({ role: turn.role, content: turn.content })
   return context
+}
+
+/** The framework's item ids may hold characters the server's ids refuse: those are hashed. */
+const workerIdOf = (id: string) =>
+  /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : createHash('sha256').update(id).digest('hex').slice(0, 40)
+
+/** A tool call's arguments as an object (what the model sent, when it is not one, under `raw`). */
+const argumentsOf = (args: string): Record<string, unknown> => {
+  try {
+    const parsed: unknown = JSON.parse(args || '{}')
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>
+  } catch {
+    // not JSON: kept as sent
+  }
+  return { raw: args.slice(0, 5_000) }
 }
 
 /**
@@ -182,6 +200,9 @@ export const buildCallSession = ({
     })()
   }
 
+  /** The transfer tools of the call's agents so far, by name: a tool call's handoff target. */
+  const transferTargets = new Map<string, HandoffTarget>()
+
   const createAgent = ({
     runtime,
     agentSetup,
@@ -194,6 +215,7 @@ export const buildCallSession = ({
     chatCtx?: voice.AgentOptions<unknown>['chatCtx']
   }) => {
     const wording = wordingFor(runtime, metadata.contact)
+    for (const { name, target } of nameTransferTools(runtime.handoffAgents)) transferTargets.set(name, target)
     return new ParleyAgent({
       runtime,
       wording,
@@ -236,6 +258,23 @@ export const buildCallSession = ({
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
     if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return
     transcript.add({ role: item.role, text: item.textContent ?? '', spokenAt: new Date(item.createdAt) })
+  })
+  // Tool calls are kept with the call as chat keeps a reply's: what ran, with which arguments, and
+  // whether it failed; a transfer names the agent that answered from then on.
+  session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, ({ functionCalls, functionCallOutputs }) => {
+    for (const [index, call] of functionCalls.entries()) {
+      const failed = functionCallOutputs[index]?.isError ?? false
+      const target = transferTargets.get(call.name)
+      transcript.toolCall({
+        id: workerIdOf(call.id),
+        kind: target ? 'handoff' : call.name === 'end_call' ? 'end_call' : 'function',
+        name: call.name,
+        arguments: argumentsOf(call.args),
+        status: failed ? 'failed' : 'completed',
+        targetAgentId: target && !failed ? target.id : null,
+        calledAt: new Date(call.createdAt).toISOString(),
+      })
+    }
   })
   session.on(voice.AgentSessionEventTypes.UserStateChanged, ({ newState }) => {
     if (newState === 'away' && transferring === 0 && !leaving) void hangUp('inactivity')

@@ -1,5 +1,5 @@
 import {
-  type AppendTranscript,
+  type AppendTranscriptBody,
   type CallSetup,
   type CallTransferRequest,
   type workerEndReasons,
@@ -80,7 +80,7 @@ export const createWorkerApi = ({
       ).data,
 
     /** Appends finished turns after those already stored (at most 200 lines a request). */
-    appendTranscript: async (callId: string, body: AppendTranscript) =>
+    appendTranscript: async (callId: string, body: AppendTranscriptBody) =>
       ZTranscriptAppended.parse(
         await request(callPath(callId, 'transcript'), { method: 'POST', body, ...retrying(5) }),
       ).data,

@@ -108,33 +108,85 @@ export const ZCallList = z
   })
   .meta({ id: 'CallList' })
 
+/** A tool the voice agent called, or a handoff it made; shown with the call as chat shows a reply's. */
+export const ZCallToolCall = z
+  .object({
+    kind: z.enum(['function', 'end_call', 'handoff', 'unknown']),
+    name: z.string().min(1).max(100),
+    arguments: z.unknown(),
+    status: z.enum(['completed', 'failed']),
+    targetAgentId: z
+      .string()
+      .nullable()
+      .meta({ description: 'A handoff: the agent that answered from then on' }),
+    createdAt: ZIsoDateTime,
+  })
+  .meta({ id: 'CallToolCall' })
+
 export const ZCallDetail = z
   .object({
     success: z.literal(true),
     data: ZCall.extend({
       transcript: z.array(ZCallTranscriptLine),
       transfers: z.array(ZCallTransfer).meta({ description: 'Transfers to a person, oldest first' }),
+      toolCalls: z
+        .array(ZCallToolCall)
+        .meta({ description: 'The tools the agent called and its handoffs, in order' }),
     }),
   })
   .meta({ id: 'CallDetail' })
 export type CallDetail = z.infer<typeof ZCallDetail>
 
-/** The voice worker's transcript lines, appended in order after those already stored. */
+/** The worker's name for a line or a tool call, unique within its call. */
+const workerItemId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -')
+  .meta({ description: 'Unique within the call: a retried batch stores an item with a known id once' })
+
+/**
+ * The voice worker's transcript lines, appended in order after those already stored, and the tool
+ * calls made meanwhile. Items with an id already stored for the call are skipped.
+ */
 export const ZAppendTranscript = z
   .object({
     lines: z
       .array(
-        z.object({
-          role: ZTranscriptRole,
-          content: z.string().trim().min(1).max(10_000),
-          spokenAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
-        }),
+        z
+          .object({
+            id: workerItemId.optional(),
+            role: ZTranscriptRole,
+            content: z.string().trim().min(1).max(10_000),
+            spokenAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
+          })
+          .strict(),
       )
-      .min(1)
-      .max(200),
+      .max(200)
+      .default([]),
+    toolCalls: z
+      .array(
+        z
+          .object({
+            id: workerItemId,
+            kind: z.enum(['function', 'end_call', 'handoff']),
+            name: z.string().min(1).max(100),
+            arguments: z
+              .record(z.string(), z.unknown())
+              .refine((value) => JSON.stringify(value).length <= 10_000, 'at most 10000 characters of JSON'),
+            status: z.enum(['completed', 'failed']),
+            targetAgentId: z.string().min(1).max(64).nullable().default(null),
+            calledAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
+          })
+          .strict(),
+      )
+      .max(50)
+      .default([]),
   })
+  .strict()
+  .refine((body) => body.lines.length + body.toolCalls.length > 0, 'give at least one line or tool call')
   .meta({ id: 'AppendCallTranscriptRequest' })
 export type AppendTranscript = z.infer<typeof ZAppendTranscript>
+/** What a worker sends (lines and tool calls may be left out). */
+export type AppendTranscriptBody = z.input<typeof ZAppendTranscript>
 
 export const ZTranscriptAppended = z
   .object({

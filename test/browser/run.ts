@@ -150,7 +150,7 @@ export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
             .select('id')
             .where('room_name', '=', roomName)
             .executeTakeFirstOrThrow()
-          res.json(await appendCallTranscript(ctx, call.id, { lines }))
+          res.json(await appendCallTranscript(ctx, call.id, { lines, toolCalls: [] }))
         },
       )
       // Empties the demo organization's credits (the 402 test runs last for that reason).

@@ -101,6 +101,60 @@ describe('call transcripts and the worker', () => {
     ])
   })
 
+  it('stores a retried batch once: lines and tool calls carry the worker’s ids', async () => {
+    const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
+    const session = await startVoiceSession(server, { key, agentId: agent.id })
+    const path = `/v1/calls/${session.callId}/transcript`
+    const batch = {
+      lines: [
+        { id: 'line-1', role: 'user', content: 'Where is order A17?' },
+        { id: 'line-2', role: 'assistant', content: 'It has shipped.' },
+      ],
+      toolCalls: [
+        {
+          id: 'item_call_1',
+          kind: 'function',
+          name: 'lookup_order',
+          arguments: { orderNumber: 'A17' },
+          status: 'completed',
+          calledAt: '2026-01-01T10:00:01.000Z',
+        },
+      ],
+    }
+    expect((await (await worker(path, { json: batch })).json()).data).toEqual({ appended: 2, total: 2 })
+    // The answer was lost and the worker sends the batch again, with one more line.
+    const retried = { ...batch, lines: [...batch.lines, { id: 'line-3', role: 'user', content: 'Thanks.' }] }
+    expect((await (await worker(path, { json: retried })).json()).data).toEqual({ appended: 1, total: 3 })
+    // Lines without ids (an older worker) are appended as before.
+    expect(
+      (await (await worker(path, { json: { lines: [{ role: 'assistant', content: 'Bye.' }] } })).json()).data,
+    ).toEqual({ appended: 1, total: 4 })
+
+    const detail = (await (await api(`/v1/calls/${session.callId}`)).json()).data
+    expect(detail.transcript.map((line: { content: string }) => line.content)).toEqual([
+      'Where is order A17?',
+      'It has shipped.',
+      'Thanks.',
+      'Bye.',
+    ])
+    expect(detail.toolCalls).toEqual([
+      {
+        kind: 'function',
+        name: 'lookup_order',
+        arguments: { orderNumber: 'A17' },
+        status: 'completed',
+        targetAgentId: null,
+        createdAt: '2026-01-01T10:00:01.000Z',
+      },
+    ])
+    const bad = (json: unknown) => worker(path, { json })
+    expect((await bad({ lines: [{ id: 'has space', role: 'user', content: 'x' }] })).status).toBe(400)
+    expect((await bad({ lines: [{ id: 'x', role: 'user', content: 'x', extra: 1 }] })).status).toBe(400)
+    expect((await bad({ toolCalls: [{ ...batch.toolCalls[0], kind: 'unknown' }] })).status).toBe(400)
+    expect((await bad({ toolCalls: [{ ...batch.toolCalls[0], arguments: 'x' }] })).status).toBe(400)
+    expect((await bad({ lines: [], toolCalls: [] })).status).toBe(400)
+  })
+
   it('refuses a wrong or missing worker token, bad lines, and unknown calls', async () => {
     const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
     const session = await startVoiceSession(server, { key, agentId: agent.id })

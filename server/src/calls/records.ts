@@ -75,9 +75,10 @@ export const getCall = async (
 ): Promise<CallDetail> => {
   const call = await store.findCall(ctx.db, { organizationId, id: callId })
   if (!call) throw AppError.notFound('call')
-  const [transcript, transfers] = await Promise.all([
+  const [transcript, transfers, toolCalls] = await Promise.all([
     store.listTranscript(ctx.db, call.id),
     listTransfers(ctx.db, call.id),
+    store.listCallToolCalls(ctx.db, call.id),
   ])
   return {
     success: true,
@@ -85,6 +86,7 @@ export const getCall = async (
       ...presentCall(call),
       transcript: transcript.map((line) => ({ ...line, spokenAt: line.spokenAt.toISOString() })),
       transfers,
+      toolCalls: toolCalls.map((toolCall) => ({ ...toolCall, createdAt: toolCall.createdAt.toISOString() })),
     },
   }
 }
@@ -92,37 +94,68 @@ export const getCall = async (
 /** Lines posted together share their time: their ids keep the order they were said in. */
 const lineId = monotonicFactory()
 
+/** Tool calls posted together share their time: their ids keep the order they were made in. */
+const toolCallId = monotonicFactory()
+
 /**
- * The worker's lines, appended in one transaction holding the call's lock. A call that continues a
- * chat conversation adds each line to that conversation's messages too (channel `voice`), in the
- * same transaction, so the next typed message is answered with what was said.
+ * The worker's lines and tool calls, stored in one transaction holding the call's lock; those
+ * whose worker id the call already has (a retried batch) are skipped. A call that continues a chat
+ * conversation adds each new line to that conversation's messages (channel `voice`) and each tool
+ * call to its tool calls, in the same transaction, so the next typed message is answered with what
+ * was said and the conversation shows what the agent did.
  */
 export const appendCallTranscript = async (ctx: AppContext, callId: string, input: AppendTranscript) => {
   const { conversationId, ...answer } = await ctx.db.transaction().execute(async (tx) => {
     const call = await store.lockCall(tx, callId)
     if (!call) throw AppError.notFound('call')
     const now = new Date()
-    const lines = input.lines.map((line) => ({
-      id: lineId(),
-      role: line.role,
-      content: line.content,
-      spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
-    }))
-    const total = await store.appendTranscript(tx, { callId, organizationId: call.organizationId, lines })
+    const { stored, total } = await store.appendTranscript(tx, {
+      callId,
+      organizationId: call.organizationId,
+      lines: input.lines.map((line) => ({
+        id: lineId(),
+        workerLineId: line.id ?? null,
+        role: line.role,
+        content: line.content,
+        spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
+      })),
+    })
     await insertCallEvents(
       tx,
-      lines.map((line) => ({
+      stored.map((line) => ({
         callId,
         type: 'transcript' as const,
         data: { role: line.role, content: line.content, spokenAt: line.spokenAt.toISOString() },
       })),
     )
-    if (call.conversationId)
-      await chatStore.insertSpokenMessages(tx, { conversationId: call.conversationId, callId, lines })
+    const unique = [...new Map(input.toolCalls.map((toolCall) => [toolCall.id, toolCall])).values()]
+    const toolCalls = await store.insertCallToolCalls(tx, {
+      callId,
+      organizationId: call.organizationId,
+      calls: unique.map((toolCall) => ({
+        id: toolCallId(),
+        workerCallId: toolCall.id,
+        kind: toolCall.kind,
+        name: toolCall.name,
+        arguments: toolCall.arguments,
+        status: toolCall.status,
+        targetAgentId: toolCall.targetAgentId,
+        at: toolCall.calledAt ? new Date(toolCall.calledAt) : now,
+      })),
+    })
+    if (call.conversationId) {
+      if (stored.length > 0)
+        await chatStore.insertSpokenMessages(tx, {
+          conversationId: call.conversationId,
+          callId,
+          lines: stored,
+        })
+      await chatStore.insertToolCalls(tx, { conversationId: call.conversationId, calls: toolCalls })
+    }
     return {
       conversationId: call.conversationId,
       success: true as const,
-      data: { appended: input.lines.length, total },
+      data: { appended: stored.length, total },
     }
   })
   // This instance's guess at the conversation's next reply no longer holds (another instance's

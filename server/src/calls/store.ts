@@ -432,43 +432,125 @@ export const listTranscript = (db: Executor, callId: string): Promise<Transcript
     .execute()
 
 /**
- * Appends after the last stored line. Run inside a transaction that locked the call row
- * (`lockCall`), so two concurrent appends cannot take the same positions.
+ * Appends after the last stored line, skipping lines whose worker id the call already has (a
+ * retried batch). Run inside a transaction that locked the call row (`lockCall`), so two
+ * concurrent appends cannot take the same positions. Answers the lines stored and the last position.
  */
-export const appendTranscript = async (
-  db: Executor,
-  {
-    callId,
-    organizationId,
-    lines,
-  }: {
-    callId: string
-    organizationId: string
-    lines: Array<{ id: string; role: 'user' | 'assistant'; content: string; spokenAt: Date }>
+export const appendTranscript = async <
+  Line extends {
+    id: string
+    workerLineId: string | null
+    role: 'user' | 'assistant'
+    content: string
+    spokenAt: Date
   },
+>(
+  db: Executor,
+  { callId, organizationId, lines }: { callId: string; organizationId: string; lines: Line[] },
 ) => {
+  const named = lines.flatMap((line) => (line.workerLineId ? [line.workerLineId] : []))
+  const known = new Set(
+    named.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('call_transcript_lines')
+            .select('worker_line_id')
+            .where('call_id', '=', callId)
+            .where('worker_line_id', 'in', named)
+            .execute()
+        ).map((row) => row.worker_line_id),
+  )
+  const seen = new Set<string>()
+  const fresh = lines.filter((line) => {
+    if (!line.workerLineId) return true
+    if (known.has(line.workerLineId) || seen.has(line.workerLineId)) return false
+    seen.add(line.workerLineId)
+    return true
+  })
   const last = await db
     .selectFrom('call_transcript_lines')
     .select((eb) => eb.fn.max<number | null>('position').as('position'))
     .where('call_id', '=', callId)
     .executeTakeFirst()
   const start = (last?.position ?? 0) + 1
-  await db
-    .insertInto('call_transcript_lines')
+  if (fresh.length > 0)
+    await db
+      .insertInto('call_transcript_lines')
+      .values(
+        fresh.map((line, index) => ({
+          id: line.id,
+          call_id: callId,
+          organization_id: organizationId,
+          role: line.role,
+          content: line.content,
+          spoken_at: line.spokenAt,
+          position: start + index,
+          worker_line_id: line.workerLineId,
+        })),
+      )
+      .execute()
+  return { stored: fresh, total: start + fresh.length - 1 }
+}
+
+export type CallToolCallRecord = {
+  workerCallId: string
+  kind: 'function' | 'end_call' | 'handoff'
+  name: string
+  arguments: unknown
+  status: 'completed' | 'failed'
+  targetAgentId: string | null
+  at: Date
+}
+
+/** Stores a call's tool calls, skipping those whose worker id it already has; answers the new ones. */
+export const insertCallToolCalls = async (
+  db: Executor,
+  {
+    callId,
+    organizationId,
+    calls,
+  }: { callId: string; organizationId: string; calls: (CallToolCallRecord & { id: string })[] },
+) => {
+  if (calls.length === 0) return []
+  const inserted = await db
+    .insertInto('call_tool_calls')
     .values(
-      lines.map((line, index) => ({
-        id: line.id,
+      calls.map((call) => ({
+        id: call.id,
         call_id: callId,
         organization_id: organizationId,
-        role: line.role,
-        content: line.content,
-        spoken_at: line.spokenAt,
-        position: start + index,
+        worker_call_id: call.workerCallId,
+        kind: call.kind,
+        name: call.name,
+        arguments: JSON.stringify(call.arguments ?? {}),
+        status: call.status,
+        target_agent_id: call.targetAgentId,
+        created_at: call.at,
       })),
     )
+    .onConflict((oc) => oc.columns(['call_id', 'worker_call_id']).doNothing())
+    .returning('worker_call_id')
     .execute()
-  return start + lines.length - 1
+  const fresh = new Set(inserted.map((row) => row.worker_call_id))
+  return calls.filter((call) => fresh.has(call.workerCallId))
 }
+
+export const listCallToolCalls = (db: Executor, callId: string) =>
+  db
+    .selectFrom('call_tool_calls')
+    .select([
+      'kind',
+      'name',
+      'arguments',
+      'status',
+      'target_agent_id as targetAgentId',
+      'created_at as createdAt',
+    ])
+    .where('call_id', '=', callId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
 
 /** Takes the call row's lock for the rest of the transaction. */
 export const lockCall = (db: Executor, id: string): Promise<CallRow | undefined> =>

@@ -15,4 +15,10 @@ export { STALE_REPLY_MS } from './send.ts'
 export { authenticateChatSession } from './session-auth.ts'
 export { findActiveConversation, sessionNotFound } from './sessions.ts'
 export { type AnswerFunction, completeForTest, runSimulatedReply, type SimulatedReply } from './simulate.ts'
-export { findConversation, insertSpokenMessages, listMessages, listTurnsBefore } from './store.ts'
+export {
+  findConversation,
+  insertSpokenMessages,
+  insertToolCalls,
+  listMessages,
+  listTurnsBefore,
+} from './store.ts'

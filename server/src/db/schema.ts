@@ -390,6 +390,23 @@ export interface CallTranscriptLinesTable {
   content: string
   spoken_at: Timestamp
   position: number
+  /** The id the voice worker gave the line (migration 0040): a retried batch is stored once. */
+  worker_line_id: string | null
+}
+
+/** A tool the voice agent called during a call, or a handoff it made (migration 0040). */
+export interface CallToolCallsTable {
+  id: string
+  call_id: string
+  organization_id: string
+  /** The worker's id of the call (the model's tool call id): a retried batch is stored once. */
+  worker_call_id: string
+  kind: 'function' | 'end_call' | 'handoff' | 'unknown'
+  name: string
+  arguments: Json<unknown>
+  status: 'completed' | 'failed'
+  target_agent_id: string | null
+  created_at: Timestamp
 }
 
 export interface PhoneNumbersTable {
@@ -538,6 +555,7 @@ export interface Database {
   call_transfers: CallTransfersTable
   call_transcript_lines: CallTranscriptLinesTable
   call_events: CallEventsTable
+  call_tool_calls: CallToolCallsTable
   chat_tool_calls: ChatToolCallsTable
   exports: ExportsTable
   export_chunks: ExportChunksTable

@@ -43,6 +43,8 @@ export const startFakeLlm = async () => {
   const requests: CompletionRequest[] = []
   /** The headers of each completion request, in the same order (the key a client sent). */
   const requestHeaders: IncomingHttpHeaders[] = []
+  /** When each completion request arrived (Date.now()), in the same order. */
+  const requestTimes: number[] = []
   let clientsGone = 0
   let sequence = 0
   let fallback: FakeReply | ((request: CompletionRequest) => FakeReply) = STANDARD_REPLY
@@ -76,6 +78,7 @@ export const startFakeLlm = async () => {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as CompletionRequest
       requests.push(body)
       requestHeaders.push(req.headers)
+      requestTimes.push(Date.now())
       sequence++
       const reply = script.shift() ?? (typeof fallback === 'function' ? fallback(body) : fallback)
       if (reply.status) {
@@ -148,6 +151,7 @@ export const startFakeLlm = async () => {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     requestHeaders,
+    requestTimes,
     queue: (...replies: FakeReply[]) => void script.push(...replies),
     clientsGone: () => clientsGone,
     /**
@@ -161,6 +165,7 @@ export const startFakeLlm = async () => {
       script.length = 0
       requests.length = 0
       requestHeaders.length = 0
+      requestTimes.length = 0
     },
     close: async () => {
       server.closeAllConnections()

@@ -4,6 +4,7 @@ import {
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
+  ZCallKnowledgeResult,
   ZCallSetupResponse,
   ZTranscriptAppended,
 } from '@parley/shared'
@@ -66,6 +67,16 @@ export const createWorkerApi = ({
       ZCallEndResponse.parse(
         await request(callPath(callId, 'end'), { method: 'POST', body: { reason }, ...retrying(3) }),
       ).data,
+
+    /** Passages for a question from the call's live agent's knowledge sources (one quick retry: a turn waits on it). */
+    searchKnowledge: async (callId: string, query: string) =>
+      ZCallKnowledgeResult.parse(
+        await request(callPath(callId, 'knowledge/search'), {
+          method: 'POST',
+          body: { query },
+          ...retrying(1),
+        }),
+      ),
 
     /** Appends finished turns after those already stored (at most 200 lines a request). */
     appendTranscript: async (callId: string, body: AppendTranscript) =>

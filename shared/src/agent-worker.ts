@@ -55,6 +55,12 @@ export const ZAgentRuntimeConfig = z.object({
   builtInFunctions: z.array(z.string()),
   customFunctions: z.array(ZRuntimeFunction),
   handoffAgents: z.array(ZHandoffTarget),
+  /**
+   * The agent has knowledge sources: the worker gives each reply the passages found for the
+   * person's words (POST /v1/calls/{callId}/knowledge/search) and offers `search_knowledge`.
+   * The sources' ids stay on the server. Absent from older servers' metadata: none.
+   */
+  knowledge: z.boolean().optional(),
 })
 export type AgentRuntimeConfig = z.infer<typeof ZAgentRuntimeConfig>
 

@@ -82,6 +82,7 @@ export const agentRuntimeConfig = async (
       parameters: fn.parameters,
     })),
     handoffAgents: handoffTargets.map(presentTarget),
+    knowledge: agent.knowledgeSourceIds.length > 0,
   }
 }
 

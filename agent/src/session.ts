@@ -116,7 +116,10 @@ export const buildCallSession = ({
             api,
             callId,
             onError: (error) =>
-              logger.warn({ callId, error: String(error) }, 'knowledge search failed; replying without passages'),
+              logger.warn(
+                { callId, error: String(error) },
+                'knowledge search failed; replying without passages',
+              ),
           })
         : null,
       ...modelsFor(runtime, agentSetup),

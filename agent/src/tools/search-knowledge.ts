@@ -21,9 +21,11 @@ export const searchKnowledgeTool = ({ api, callId }: { api: WorkerApi; callId: s
     }),
     execute: async ({ query }) => {
       if (query.trim() === '') throw new llm.ToolError('Say what to look for.')
-      const found = await api.searchKnowledge(callId, query.slice(0, knowledgeLimits.maxQueryChars)).catch(() => {
-        throw new llm.ToolError('The knowledge search is unavailable right now.')
-      })
+      const found = await api
+        .searchKnowledge(callId, query.slice(0, knowledgeLimits.maxQueryChars))
+        .catch(() => {
+          throw new llm.ToolError('The knowledge search is unavailable right now.')
+        })
       if (found.passages.length === 0)
         return { passages: [], note: 'Nothing in the owner’s site and documents matches this.' }
       return {

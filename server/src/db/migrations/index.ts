@@ -27,6 +27,7 @@ import * as exportLiveness from './0032-export-liveness.ts'
 import * as knowledge from './0035-knowledge.ts'
 import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
+import * as knowledgeSearchIndex from './0038-knowledge-search-index.ts'
 import * as agentVersions from './0055-agent-versions.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0035-knowledge': knowledge,
   '0036-agent-knowledge': agentKnowledge,
   '0037-message-sources': messageSources,
+  '0038-knowledge-search-index': knowledgeSearchIndex,
   '0055-agent-versions': agentVersions,
   '0060-audit-log': auditLog,
   '0061-retention': retention,

@@ -1,7 +1,7 @@
 import type { llm, voice } from '@livekit/agents'
 import type { AgentRuntimeConfig, CallSetup, HandoffTarget } from '@parley/shared'
-import { customFunctionTool } from './custom-function.ts'
 import type { WorkerApi } from '../worker-api.ts'
+import { customFunctionTool } from './custom-function.ts'
 import { endCallTool } from './end-call.ts'
 import { searchKnowledgeTool } from './search-knowledge.ts'
 import { transferTools } from './transfer.ts'

@@ -197,12 +197,16 @@ export const run = async () => {
         )
     }
     const loaded = performance.now()
-    await sql`create index knowledge_chunks_tsv_idx on knowledge_chunks using gin (tsv) with (fastupdate = off)`.execute(
-      ctx.db,
-    )
-    if (hasVectors)
-      await sql`create index knowledge_embeddings_hnsw_idx on knowledge_embeddings
-        using hnsw (embedding vector_cosine_ops)`.execute(ctx.db)
+    // One transaction, so the larger build memory (GIN builds gain most from it) holds for both.
+    await ctx.db.transaction().execute(async (trx) => {
+      await sql`set local maintenance_work_mem = '256MB'`.execute(trx)
+      await sql`create index knowledge_chunks_tsv_idx on knowledge_chunks using gin (tsv) with (fastupdate = off)`.execute(
+        trx,
+      )
+      if (hasVectors)
+        await sql`create index knowledge_embeddings_hnsw_idx on knowledge_embeddings
+          using hnsw (embedding vector_cosine_ops)`.execute(trx)
+    })
     await sql`vacuum analyze knowledge_chunks`.execute(ctx.db)
     if (hasVectors) await sql`vacuum analyze knowledge_embeddings`.execute(ctx.db)
     const seeded = performance.now()

@@ -1,11 +1,13 @@
 import {
   type AppendTranscript,
   type CallSetup,
+  type CallTransferRequest,
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallKnowledgeResult,
   ZCallSetupResponse,
+  ZCallTransferResponse,
   ZTranscriptAppended,
 } from '@parley/shared'
 import { type FetchContext, ofetch } from 'ofetch'
@@ -77,6 +79,15 @@ export const createWorkerApi = ({
           ...retrying(1),
         }),
       ),
+    /**
+     * transfer_call: starts a transfer to a person of the live agent's destinations (a cold one the
+     * server carries out and answers the result of; a warm one answers the line to dial), or
+     * reports how a warm one ended. Not retried: a retried REFER could ring the person twice.
+     */
+    transfer: async (callId: string, body: CallTransferRequest) =>
+      ZCallTransferResponse.parse(
+        await request(callPath(callId, 'transfer'), { method: 'POST', body, retry: 0 }),
+      ).data,
 
     /** Appends finished turns after those already stored (at most 200 lines a request). */
     appendTranscript: async (callId: string, body: AppendTranscript) =>

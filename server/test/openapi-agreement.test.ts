@@ -376,6 +376,11 @@ describe('the OpenAPI document and the server', () => {
       json: { lines: [{ role: 'user', content: 'Hello' }] },
     })
     await call(`/v1/calls/${callId}/handoff`, { method: 'POST', headers: asWorker, json: { agentId } })
+    await call(`/v1/calls/${callId}/transfer`, {
+      method: 'POST',
+      headers: asWorker,
+      json: { destination: 'Nobody here' },
+    })
     await call(`/v1/calls/${callId}`, { headers: asKey })
     await call(`/v1/calls/${callId}`, { method: 'DELETE', headers: asKey })
     await call(`/v1/calls/${callId}/end`, {

@@ -37,6 +37,30 @@ export const ZCall = z
   .meta({ id: 'Call' })
 export type Call = z.infer<typeof ZCall>
 
+export const callTransferStatuses = ['dialing', 'transferred', 'no_answer', 'declined', 'failed'] as const
+
+/** A transfer of the call to a person (the agent's transfer_call). */
+export const ZCallTransfer = z
+  .object({
+    id: z.string(),
+    agentId: z.string().meta({ description: 'The agent that transferred the call' }),
+    destinationName: z.string(),
+    destination: z.string().meta({ description: 'The E.164 number or SIP URI called' }),
+    mode: z.enum(['cold', 'warm']),
+    method: z.enum(['refer', 'dial']).meta({
+      description:
+        'refer: the phone caller was handed over by SIP REFER; dial: the person was dialled into the call',
+    }),
+    status: z.enum(callTransferStatuses).meta({
+      description: 'dialing while a warm transfer briefs the person; then its result',
+    }),
+    sipStatus: z.number().int().nullable().meta({ description: 'The SIP status of a failed attempt' }),
+    createdAt: ZIsoDateTime,
+    finishedAt: ZIsoDateTime.nullable(),
+  })
+  .meta({ id: 'CallTransfer' })
+export type CallTransfer = z.infer<typeof ZCallTransfer>
+
 export const ZTranscriptRole = z.enum(['user', 'assistant'])
 
 export const ZCallTranscriptLine = z
@@ -85,7 +109,13 @@ export const ZCallList = z
   .meta({ id: 'CallList' })
 
 export const ZCallDetail = z
-  .object({ success: z.literal(true), data: ZCall.extend({ transcript: z.array(ZCallTranscriptLine) }) })
+  .object({
+    success: z.literal(true),
+    data: ZCall.extend({
+      transcript: z.array(ZCallTranscriptLine),
+      transfers: z.array(ZCallTransfer).meta({ description: 'Transfers to a person, oldest first' }),
+    }),
+  })
   .meta({ id: 'CallDetail' })
 export type CallDetail = z.infer<typeof ZCallDetail>
 
@@ -114,3 +144,23 @@ export const ZTranscriptAppended = z
   .meta({ id: 'CallTranscriptAppended' })
 
 export const ZLiveKitWebhookAck = z.object({ received: z.literal(true) }).meta({ id: 'LiveKitWebhookAck' })
+
+/** POST /v1/calls/{callId}/transfer's answer (worker token). */
+export const ZCallTransferResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      transfer: ZCallTransfer,
+      /** A warm transfer: the line the worker dials the person on; null for a cold one. */
+      line: z
+        .object({
+          sipTrunkId: z.string(),
+          fromNumber: z.string(),
+          to: z.string(),
+          ringingTimeoutSeconds: z.number().int(),
+        })
+        .nullable(),
+    }),
+  })
+  .meta({ id: 'WorkerCallTransfer' })
+export type CallTransferResponse = z.infer<typeof ZCallTransferResponse>

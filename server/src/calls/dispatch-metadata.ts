@@ -83,6 +83,12 @@ export const agentRuntimeConfig = async (
     })),
     handoffAgents: handoffTargets.map(presentTarget),
     knowledge: agent.knowledgeSourceIds.length > 0,
+    // Names, when to use them and how: the numbers stay on the server (POST …/transfer answers them).
+    transferDestinations: agent.transferDestinations.map(({ name, whenToUse, mode }) => ({
+      name,
+      whenToUse,
+      mode,
+    })),
   }
 }
 

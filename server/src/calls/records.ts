@@ -9,6 +9,7 @@ import { AppError } from '../http/app-error.ts'
 import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import * as store from './store.ts'
+import { listTransfers } from './transfer-store.ts'
 
 const analysisOf = (call: store.AnalysedCallRow) =>
   presentAnalysis({
@@ -73,12 +74,16 @@ export const getCall = async (
 ): Promise<CallDetail> => {
   const call = await store.findCall(ctx.db, { organizationId, id: callId })
   if (!call) throw AppError.notFound('call')
-  const transcript = await store.listTranscript(ctx.db, call.id)
+  const [transcript, transfers] = await Promise.all([
+    store.listTranscript(ctx.db, call.id),
+    listTransfers(ctx.db, call.id),
+  ])
   return {
     success: true,
     data: {
       ...presentCall(call),
       transcript: transcript.map((line) => ({ ...line, spokenAt: line.spokenAt.toISOString() })),
+      transfers,
     },
   }
 }

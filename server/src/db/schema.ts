@@ -154,8 +154,28 @@ export interface AgentsTable {
   webhook_events: ColumnType<string[], string | undefined, string>
   /** JSON Schema of the values post-call analysis fills; null: none. */
   analysis_schema: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  /** People the agent may transfer a call to: [{name, destination, whenToUse, mode}]. */
+  transfer_destinations: ColumnType<TransferDestinationJson[], string | undefined, string>
   created_at: Timestamp
   updated_at: Timestamp
+}
+
+type TransferDestinationJson = { name: string; destination: string; whenToUse: string; mode: 'cold' | 'warm' }
+
+/** A call's transfer to a person (migration 0048). */
+export interface CallTransfersTable {
+  id: string
+  call_id: string
+  organization_id: string
+  agent_id: string
+  destination_name: string
+  destination: string
+  mode: 'cold' | 'warm'
+  method: 'refer' | 'dial'
+  status: 'dialing' | 'transferred' | 'no_answer' | 'declined' | 'failed'
+  sip_status: number | null
+  created_at: Generated<Date>
+  finished_at: Date | null
 }
 
 export interface OrganizationProviderKeysTable {
@@ -448,6 +468,40 @@ export interface AgentDraftsTable {
   updated_at: Timestamp
 }
 
+export interface AgentTestsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  name: string
+  definition: Json<Record<string, unknown>>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface AgentTestRunsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  version: number | null
+  status: string
+  trigger: string
+  test_ids: Json<string[]>
+  total: number
+  done: Generated<number>
+  passed: Generated<number>
+  failed: Generated<number>
+  results: ColumnType<unknown[], string | undefined, string>
+  error: string | null
+  started_by: string | null
+  created_at: Timestamp
+  finished_at: Timestamp | null
+}
+
+export interface AgentTestSettingsTable {
+  agent_id: string
+  run_before_publish: Generated<boolean>
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -461,6 +515,9 @@ export interface Database {
   agents: AgentsTable
   agent_versions: AgentVersionsTable
   agent_drafts: AgentDraftsTable
+  agent_tests: AgentTestsTable
+  agent_test_runs: AgentTestRunsTable
+  agent_test_settings: AgentTestSettingsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable
@@ -469,6 +526,7 @@ export interface Database {
   chat_messages: ChatMessagesTable
   memory_summaries: MemorySummariesTable
   calls: CallsTable
+  call_transfers: CallTransfersTable
   call_transcript_lines: CallTranscriptLinesTable
   chat_tool_calls: ChatToolCallsTable
   exports: ExportsTable

@@ -118,6 +118,8 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   invalid_worker_token: 401,
   call_ended: 409,
   invalid_handoff_target: 400,
+  invalid_transfer_destination: 400,
+  no_transfer_line: 409,
   // 400 when an agent is saved with it, 409 when a call or reply would start with it
   provider_not_configured: [400, 409],
   export_too_large: 413,
@@ -125,6 +127,7 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   knowledge_quota_exceeded: 403,
   unsupported_file_type: 415,
   knowledge_source_not_ready: 409,
+  tests_failed: 409,
 }
 
 /** Codes any operation answering that status can give. */
@@ -158,6 +161,8 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'invalid_api_key',
   ],
   'API keys': ['key_revoked'],
+  'Agent versions': ['tests_failed'],
+  'Agent tests': ['insufficient_credits'],
   'Text chat': [
     'not_text_agent',
     'message_too_long',
@@ -185,7 +190,14 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'insufficient_credits',
     'invalid_user_hash',
   ],
-  Calls: ['call_ended', 'invalid_handoff_target', 'provider_not_configured', 'missing_provider_key'],
+  Calls: [
+    'call_ended',
+    'invalid_handoff_target',
+    'provider_not_configured',
+    'missing_provider_key',
+    'invalid_transfer_destination',
+    'no_transfer_line',
+  ],
   Conversations: ['invalid_api_key'],
   'Phone numbers': ['invalid_phone_number', 'phone_number_taken', 'invalid_outbound_agent', 'agent_inactive'],
   'Batch calling': [

@@ -164,3 +164,62 @@ export const ZCallTransferResponse = z
   })
   .meta({ id: 'WorkerCallTransfer' })
 export type CallTransferResponse = z.infer<typeof ZCallTransferResponse>
+
+const ZVariableValue = z.union([z.string().max(2000), z.number(), z.boolean()])
+
+/**
+ * POST /v1/calls: one outbound call now, from one of the organization's numbers. The agent is the
+ * number's outbound agent unless `agentId` names another voice agent of the organization;
+ * `variables` fill the agent's `{{name}}` placeholders, as a batch contact's fields do; `metadata`
+ * is the caller's own, given back in the call's `queued` event.
+ */
+export const ZCreateCall = z
+  .strictObject({
+    fromPhoneNumberId: z.string().min(1).max(100),
+    to: z
+      .string()
+      .regex(/^\+[1-9]\d{1,14}$/, 'must be E.164: a leading + and digits only, e.g. +14155550123')
+      .meta({ example: '+14155550123' }),
+    agentId: z.string().min(1).max(100).optional(),
+    variables: z
+      .record(z.string().min(1).max(100), ZVariableValue)
+      .refine((value) => Object.keys(value).length <= 50, 'at most 50 variables')
+      .optional(),
+    metadata: z
+      .record(z.string().min(1).max(100), z.unknown())
+      .refine((value) => JSON.stringify(value).length <= 4096, 'metadata must be at most 4 KiB as JSON')
+      .optional(),
+  })
+  .meta({ id: 'CreateCallRequest' })
+export type CreateCall = z.infer<typeof ZCreateCall>
+
+export const ZCallResponse = z.object({ success: z.literal(true), data: ZCall }).meta({ id: 'CallResponse' })
+export type CallResponse = z.infer<typeof ZCallResponse>
+
+export const callEventTypes = [
+  'queued',
+  'dialing',
+  'ringing',
+  'answered',
+  'transcript',
+  'transferred',
+  'ended',
+] as const
+export const ZCallEventType = z.enum(callEventTypes)
+export type CallEventType = z.infer<typeof ZCallEventType>
+
+/**
+ * One event of GET /v1/calls/{id}/events (the SSE `event:` line is `type`, the `id:` line is
+ * `id`). `queued` carries the request's metadata; `transcript` a line (role, content); `ended`
+ * the call's status, its outcome (end reason) and the SIP status of an unanswered dial.
+ */
+export const ZCallEvent = z
+  .object({
+    id: z.string(),
+    type: ZCallEventType,
+    callId: z.string(),
+    at: z.string(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'CallEvent' })
+export type CallEvent = z.infer<typeof ZCallEvent>

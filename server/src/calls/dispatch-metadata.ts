@@ -134,10 +134,13 @@ export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: Con
   return { agent: { ...runtimeConfig, ...filled }, unknownPlaceholders: unknown }
 }
 
-/** Who is on the other side of a call: a web visitor, or a contact the dialer rang for a batch job. */
+/**
+ * Who is on the other side of a call: a web visitor, or a person Parley rang: a contact of a batch
+ * job, or the number of one call on request (no batch job; its variables are the contact's fields).
+ */
 export type CallParty =
   | { direction: 'web'; userId: string }
-  | { direction: 'outbound'; contact: ContactOfCall; batchJobId: string; fromNumber: string }
+  | { direction: 'outbound'; contact: ContactOfCall; batchJobId?: string; fromNumber: string }
 
 /**
  * The one dispatch-metadata builder, for every way a call opens: the agent's configuration (filled
@@ -181,8 +184,7 @@ export const buildDispatchMetadata = ({
     agent,
     sipParticipantIdentity: sipIdentityOf(contact.contactId),
     contact: { ...contact.fields, phone: contact.phone, name: contact.name },
-    batchJobId,
-    batchContactId: contact.contactId,
+    ...(batchJobId === undefined ? {} : { batchJobId, batchContactId: contact.contactId }),
     fromNumber,
   })
   return { metadata, unknownPlaceholders }

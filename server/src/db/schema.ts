@@ -330,6 +330,15 @@ export interface CallsTable {
   agent_version: Generated<number | null>
 }
 
+/** What happened on a call, in order (GET /v1/calls/{id}/events; migration 0045). */
+export interface CallEventsTable {
+  id: ColumnType<string, never, never>
+  call_id: string
+  type: string
+  data: ColumnType<Record<string, unknown>, string | undefined, never>
+  created_at: Generated<Date>
+}
+
 /** A tool the agent called during a chat reply, or a handoff to another agent. */
 export interface ChatToolCallsTable {
   id: string
@@ -528,6 +537,7 @@ export interface Database {
   calls: CallsTable
   call_transfers: CallTransfersTable
   call_transcript_lines: CallTranscriptLinesTable
+  call_events: CallEventsTable
   chat_tool_calls: ChatToolCallsTable
   exports: ExportsTable
   export_chunks: ExportChunksTable

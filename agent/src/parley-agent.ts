@@ -1,4 +1,4 @@
-import { voice } from '@livekit/agents'
+import { type llm, voice } from '@livekit/agents'
 import type { AgentRuntimeConfig } from '@parley/shared'
 import type { Wording } from './prompt.ts'
 
@@ -18,21 +18,55 @@ export class ParleyAgent extends voice.Agent {
   readonly runtime: AgentRuntimeConfig
   readonly wording: Wording
   readonly #arrival: Arrival
+  readonly #knowledgeFor: ((words: string) => Promise<string | null>) | null
+  /** The passages of the person's latest message, looked up once however many model calls it takes. */
+  #turnKnowledge: { messageId: string; instruction: Promise<string | null> } | null = null
 
   constructor({
     runtime,
     wording,
     arrival,
+    knowledgeFor = null,
     ...options
   }: Omit<voice.AgentOptions<unknown>, 'instructions' | 'id'> & {
     runtime: AgentRuntimeConfig
     wording: Wording
     arrival: Arrival
+    /** An agent with knowledge sources: the instruction with the passages for the person's words. */
+    knowledgeFor?: ((words: string) => Promise<string | null>) | null
   }) {
     super({ ...options, id: runtime.id, instructions: wording.instructions })
     this.runtime = runtime
     this.wording = wording
     this.#arrival = arrival
+    this.#knowledgeFor = knowledgeFor
+  }
+
+  /**
+   * As a chat reply: the passages found for the person's latest message go to the model with the
+   * answer-from-these instruction, for this reply only (they are not kept in the conversation).
+   * A realtime model has no such step; it has the search_knowledge tool.
+   */
+  override async llmNode(
+    chatCtx: llm.ChatContext,
+    toolCtx: llm.ToolContext,
+    modelSettings: voice.ModelSettings,
+  ): ReturnType<voice.Agent['llmNode']> {
+    const lastUser = this.#knowledgeFor
+      ? chatCtx.items.findLast((item) => item.type === 'message' && item.role === 'user')
+      : undefined
+    if (!this.#knowledgeFor || lastUser?.type !== 'message')
+      return voice.Agent.default.llmNode(this, chatCtx, toolCtx, modelSettings)
+    if (this.#turnKnowledge?.messageId !== lastUser.id)
+      this.#turnKnowledge = {
+        messageId: lastUser.id,
+        instruction: this.#knowledgeFor(lastUser.textContent ?? ''),
+      }
+    const instruction = await this.#turnKnowledge.instruction
+    if (!instruction) return voice.Agent.default.llmNode(this, chatCtx, toolCtx, modelSettings)
+    const withPassages = chatCtx.copy()
+    withPassages.addMessage({ role: 'system', content: instruction })
+    return voice.Agent.default.llmNode(this, withPassages, toolCtx, modelSettings)
   }
 
   /**

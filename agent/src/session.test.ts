@@ -352,6 +352,64 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
     )
   })
 
+  it('with knowledge sources, each reply gets the passages for the person’s words, and search_knowledge finds more', async () => {
+    const created = await parley.server.request('/v1/knowledge/sources', {
+      method: 'POST',
+      headers: { 'x-api-key': parley.key },
+      json: {
+        kind: 'text',
+        title: 'Front desk',
+        text: '# Opening hours\n\nThe shop opens at nine on Mondays.\n\n# Parking\n\nGuests park free behind the hotel.',
+      },
+    })
+    expect(created.status).toBe(202)
+    const sourceId = ((await created.json()) as { data: { id: string } }).data.id
+    await vi.waitFor(
+      async () => {
+        const response = await parley.server.request(`/v1/knowledge/sources/${sourceId}`, {
+          headers: { 'x-api-key': parley.key },
+        })
+        expect(((await response.json()) as { data: { status: string } }).data.status).toBe('ready')
+      },
+      { timeout: 45_000, interval: 50 },
+    )
+    const agent = await parley.makeVoiceAgent({ greetingType: 'userFirst', knowledgeSourceIds: [sourceId] })
+    const call = await startTextCall(agent.id)
+    expect(call.metadata).not.toContain(sourceId)
+
+    llm.queue(
+      { text: ['We open at nine on Mondays.'] },
+      { toolCalls: [{ name: 'search_knowledge', args: ['{"query":"where to park"}'] }] },
+      { text: ['Parking is free behind the hotel.'] },
+    )
+    const first = await call.session.run({ userInput: 'When do you open on Monday?' }).wait()
+    first.expect.nextEvent().isMessage({ role: 'assistant' })
+    // The reply's model call carries the passage with the chat's answer-from-these instruction.
+    const given = JSON.stringify(llm.requests.at(-1)?.messages)
+    expect(given).toContain('Answer from the passages below')
+    expect(given).toContain('The shop opens at nine on Mondays.')
+    expect(llm.requests.at(-1)?.tools?.map((tool) => tool.function.name)).toContain('search_knowledge')
+
+    const second = await call.session.run({ userInput: 'And the car?' }).wait()
+    second.expect.nextEvent().isFunctionCall({ name: 'search_knowledge', args: { query: 'where to park' } })
+    const output = second.expect.nextEvent().isFunctionCallOutput().event().item.output
+    expect(JSON.parse(output)).toMatchObject({
+      passages: [{ title: 'Front desk › Parking', url: null, text: 'Guests park free behind the hotel.' }],
+    })
+    second.expect.nextEvent().isMessage({ role: 'assistant' })
+    // Passages are given per reply, never kept in the conversation the next model call sees.
+    const contents = JSON.stringify(llm.requests.at(-1)?.messages)
+    expect(contents.match(/Answer from the passages below/g)?.length ?? 0).toBeLessThanOrEqual(1)
+
+    // An agent without sources gets neither the tool nor passages.
+    const plain = await parley.makeVoiceAgent({ greetingType: 'userFirst' })
+    const plainCall = await startTextCall(plain.id)
+    llm.queue({ text: ['Nine.'] })
+    await plainCall.session.run({ userInput: 'When do you open on Monday?' }).wait()
+    expect(JSON.stringify(llm.requests.at(-1)?.messages)).not.toContain('Answer from the passages')
+    expect(llm.requests.at(-1)?.tools ?? []).toEqual([])
+  })
+
   it('builds a realtime agent’s model from the setup the server resolved, without connecting', async () => {
     const agent = await parley.makeVoiceAgent({
       agentArchitecture: 'realtime',

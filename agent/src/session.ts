@@ -14,6 +14,7 @@ import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
 import { buildPipelineModels, buildRealtimeModel } from './providers.ts'
 import { buildTools } from './tools/index.ts'
+import { knowledgeForTurn } from './tools/search-knowledge.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import { createTranscriptWriter } from './transcript.ts'
 import type { EndReason, WorkerApi } from './worker-api.ts'
@@ -221,6 +222,17 @@ export const buildCallSession = ({
       wording,
       arrival,
       chatCtx,
+      knowledgeFor: runtime.knowledge
+        ? knowledgeForTurn({
+            api,
+            callId,
+            onError: (error) =>
+              logger.warn(
+                { callId, error: String(error) },
+                'knowledge search failed; replying without passages',
+              ),
+          })
+        : null,
       ...modelsFor(runtime, agentSetup),
       tools: buildTools({
         runtime,
@@ -229,6 +241,7 @@ export const buildCallSession = ({
         allowHosts: services.allowHosts,
         hangUp: () => void hangUp('agent_ended'),
         transfer,
+        knowledge: { api, callId },
         phone: { keypad: services.keypad ?? null, transferToPerson, leave },
       }),
     })

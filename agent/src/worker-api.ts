@@ -5,6 +5,7 @@ import {
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
+  ZCallKnowledgeResult,
   ZCallSetupResponse,
   ZCallTransferResponse,
   ZTranscriptAppended,
@@ -69,6 +70,15 @@ export const createWorkerApi = ({
         await request(callPath(callId, 'end'), { method: 'POST', body: { reason }, ...retrying(3) }),
       ).data,
 
+    /** Passages for a question from the call's live agent's knowledge sources (one quick retry: a turn waits on it). */
+    searchKnowledge: async (callId: string, query: string) =>
+      ZCallKnowledgeResult.parse(
+        await request(callPath(callId, 'knowledge/search'), {
+          method: 'POST',
+          body: { query },
+          ...retrying(1),
+        }),
+      ),
     /**
      * transfer_call: starts a transfer to a person of the live agent's destinations (a cold one the
      * server carries out and answers the result of; a warm one answers the line to dial), or

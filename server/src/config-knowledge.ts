@@ -21,10 +21,17 @@ export const ZKnowledgeVariables = z.object({
   KNOWLEDGE_PARSE_TIMEOUT_MS: wholeNumber(7, 'milliseconds', 100).default(30_000),
   /** The parsing worker thread's heap limit. */
   KNOWLEDGE_PARSE_MEMORY_MB: wholeNumber(5, 'MiB', 32).default(256),
-  /** An OpenAI-compatible /v1/embeddings endpoint; unset: full-text search only. */
+  /**
+   * The registry provider whose embedding model knowledge search uses (openai, gemini, or one of
+   * PROVIDERS_FILE's), with the organization's own key for it when it has one; unset (and no
+   * EMBEDDINGS_BASE_URL): full-text search only.
+   */
+  EMBEDDINGS_PROVIDER: optionalText,
+  /** The development shortcut: an OpenAI-compatible /v1/embeddings endpoint and its key. */
   EMBEDDINGS_BASE_URL: urlWithSchemes(['http', 'https']),
   EMBEDDINGS_API_KEY: optionalText,
-  EMBEDDINGS_MODEL: z.string().trim().min(1).max(200).default('text-embedding-3-small'),
+  /** The provider's model id; default text-embedding-3-small (gemini-embedding-001 for gemini). */
+  EMBEDDINGS_MODEL: z.string().trim().min(1).max(200).optional(),
   EMBEDDINGS_DIMENSIONS: wholeNumber(5, 'dimensions', 1).default(1536),
 })
 
@@ -40,9 +47,19 @@ export type KnowledgeConfig = Readonly<{
   crawlDelayMs: number
   parseTimeoutMs: number
   parseMemoryMb: number
-  /** Null: no embedding model, full-text search only. */
-  embeddings: Readonly<{ baseUrl: string; apiKey: string | null; model: string; dimensions: number }> | null
+  /**
+   * Null: no embedding model, full-text search only. `provider`: a registry provider
+   * (providers/embeddings.ts resolves its endpoint and key per organization); null: the
+   * EMBEDDINGS_BASE_URL shortcut with its own key.
+   */
+  embeddings: Readonly<
+    | { provider: string; model: string; dimensions: number }
+    | { provider: null; baseUrl: string; apiKey: string | null; model: string; dimensions: number }
+  > | null
 }>
+
+const defaultModelOf = (provider: string | undefined) =>
+  provider === 'gemini' ? 'gemini-embedding-001' : 'text-embedding-3-small'
 
 export const toKnowledgeConfig = (vars: KnowledgeVariables): KnowledgeConfig =>
   Object.freeze({
@@ -55,12 +72,27 @@ export const toKnowledgeConfig = (vars: KnowledgeVariables): KnowledgeConfig =>
     crawlDelayMs: vars.KNOWLEDGE_CRAWL_DELAY_MS,
     parseTimeoutMs: vars.KNOWLEDGE_PARSE_TIMEOUT_MS,
     parseMemoryMb: vars.KNOWLEDGE_PARSE_MEMORY_MB,
-    embeddings: vars.EMBEDDINGS_BASE_URL
+    embeddings: vars.EMBEDDINGS_PROVIDER
       ? Object.freeze({
-          baseUrl: vars.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
-          apiKey: vars.EMBEDDINGS_API_KEY ?? null,
-          model: vars.EMBEDDINGS_MODEL,
+          provider: vars.EMBEDDINGS_PROVIDER,
+          model: vars.EMBEDDINGS_MODEL ?? defaultModelOf(vars.EMBEDDINGS_PROVIDER),
           dimensions: vars.EMBEDDINGS_DIMENSIONS,
         })
-      : null,
+      : vars.EMBEDDINGS_BASE_URL
+        ? Object.freeze({
+            provider: null,
+            baseUrl: vars.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
+            apiKey: vars.EMBEDDINGS_API_KEY ?? null,
+            model: vars.EMBEDDINGS_MODEL ?? defaultModelOf(undefined),
+            dimensions: vars.EMBEDDINGS_DIMENSIONS,
+          })
+        : null,
   })
+
+/** The protocol a registry provider's embeddings are reached with, and where; null: it has none. */
+export const embeddingRouteOf = (provider: { api: string; baseUrl: string; openaiBaseUrl: string | null }) =>
+  provider.api === 'google'
+    ? { wire: 'gemini' as const, baseUrl: provider.baseUrl }
+    : provider.openaiBaseUrl !== null
+      ? { wire: 'openai' as const, baseUrl: provider.openaiBaseUrl }
+      : null

@@ -15,7 +15,12 @@ import {
   ZProvidersFileVariable,
   ZProviderVariables,
 } from '@parley/platform'
-import { type KnowledgeConfig, toKnowledgeConfig, ZKnowledgeVariables } from './config-knowledge.ts'
+import {
+  embeddingRouteOf,
+  type KnowledgeConfig,
+  toKnowledgeConfig,
+  ZKnowledgeVariables,
+} from './config-knowledge.ts'
 import {
   type GeneratedSecretName,
   type GeneratedSecrets,
@@ -158,6 +163,16 @@ export const loadConfig = (env: Environment = process.env): Config => {
   }
 
   const { providers, providerModels } = readProviders(vars)
+  if (vars.EMBEDDINGS_PROVIDER !== undefined) {
+    const provider = providers[vars.EMBEDDINGS_PROVIDER]
+    if (vars.EMBEDDINGS_BASE_URL !== undefined)
+      failConfig(
+        'EMBEDDINGS_PROVIDER and EMBEDDINGS_BASE_URL are exclusive (the base URL is the development shortcut)',
+      )
+    if (!provider) failConfig(`EMBEDDINGS_PROVIDER names no provider (${Object.keys(providers).join(', ')})`)
+    else if (!embeddingRouteOf(provider))
+      failConfig(`EMBEDDINGS_PROVIDER: ${provider.name} serves no embeddings`)
+  }
   if (isProduction) {
     // Every problem at once, so one restart fixes them all. The models need LLM_BASE_URL with its
     // key, or a provider of their own (then LLM_BASE_URL is optional, and its key with it).

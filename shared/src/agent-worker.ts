@@ -67,6 +67,12 @@ export const ZAgentRuntimeConfig = z.object({
   builtInFunctions: z.array(z.string()),
   customFunctions: z.array(ZRuntimeFunction),
   handoffAgents: z.array(ZHandoffTarget),
+  /**
+   * The agent has knowledge sources: the worker gives each reply the passages found for the
+   * person's words (POST /v1/calls/{callId}/knowledge/search) and offers `search_knowledge`.
+   * The sources' ids stay on the server. Absent from older servers' metadata: none.
+   */
+  knowledge: z.boolean().optional(),
   /** People the call may be transferred to (transfer_call); empty: the tool is not offered. */
   transferDestinations: z.array(ZRuntimeTransferDestination).default([]),
 })

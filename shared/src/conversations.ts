@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { cursorPageFields, ZIsoDateTime } from './common.ts'
+import { ZReplySource } from './knowledge.ts'
 
 /**
  * The filters conversations and calls share: creation time, whether post-call analysis is there,
@@ -125,6 +126,9 @@ export const ZConversationMessage = z.object({
   status: z.enum(['complete', 'partial', 'stopped']),
   model: z.string().nullable(),
   fallbackFrom: z.string().nullable(),
+  sources: z.array(ZReplySource).nullable().meta({
+    description: 'Assistant replies: the knowledge sources the reply was given; null: none',
+  }),
   createdAt: ZIsoDateTime,
 })
 

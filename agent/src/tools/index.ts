@@ -1,7 +1,9 @@
 import type { llm, voice } from '@livekit/agents'
 import type { AgentRuntimeConfig, CallSetup, HandoffTarget, RuntimeTransferDestination } from '@parley/shared'
+import type { WorkerApi } from '../worker-api.ts'
 import { customFunctionTool } from './custom-function.ts'
 import { endCallTool } from './end-call.ts'
+import { searchKnowledgeTool } from './search-knowledge.ts'
 import { type Keypad, sendDtmfTool } from './send-dtmf.ts'
 import { transferTools } from './transfer.ts'
 import { transferCallTool } from './transfer-call.ts'
@@ -18,7 +20,8 @@ export type PhoneTools = {
 /**
  * An agent's tools: end_call and web_search when it enables them (web_search only when the
  * deployment has a search endpoint), send_dtmf when it enables it and the call is on the phone,
- * transfer_call when it has transferDestinations, a transfer per handoff target, and its custom functions with
+ * transfer_call when it has transferDestinations, search_knowledge when it has knowledge sources
+ * (whether or not function calling is on: the sources are its own), a transfer per handoff target, and its custom functions with
  * their headers from the call setup. A custom function named like a built-in is left out: the
  * built-in keeps its meaning, as in text chat.
  */
@@ -30,6 +33,7 @@ export const buildTools = ({
   hangUp,
   transfer,
   phone,
+  knowledge,
 }: {
   runtime: AgentRuntimeConfig
   setup: CallSetup
@@ -38,6 +42,8 @@ export const buildTools = ({
   hangUp: () => void
   transfer: (target: HandoffTarget) => Promise<voice.Agent>
   phone: PhoneTools
+  /** The worker API and call its knowledge search goes through. */
+  knowledge: { api: WorkerApi; callId: string }
 }): llm.ToolContextEntry[] => {
   const builtIns = [
     ...(runtime.builtInFunctions.includes('end_call') ? [endCallTool({ hasLastMessage, hangUp })] : []),
@@ -56,6 +62,7 @@ export const buildTools = ({
           }),
         ]
       : []),
+    ...(runtime.knowledge ? [searchKnowledgeTool(knowledge)] : []),
     ...transferTools({ targets: runtime.handoffAgents, transfer }),
   ]
   const taken = new Set(builtIns.map((tool) => tool.name))

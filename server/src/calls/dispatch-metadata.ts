@@ -82,6 +82,7 @@ export const agentRuntimeConfig = async (
       parameters: fn.parameters,
     })),
     handoffAgents: handoffTargets.map(presentTarget),
+    knowledge: agent.knowledgeSourceIds.length > 0,
     // Names, when to use them and how: the numbers stay on the server (POST …/transfer answers them).
     transferDestinations: agent.transferDestinations.map(({ name, whenToUse, mode }) => ({
       name,

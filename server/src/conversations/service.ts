@@ -71,6 +71,7 @@ export const getConversation = async (
         status: message.status,
         model: message.model,
         fallbackFrom: message.fallback_from,
+        sources: message.sources,
         createdAt: message.created_at.toISOString(),
       })),
       toolCalls: toolCalls.map((call) => ({

@@ -95,7 +95,18 @@ export const findConversation = async (
 export const listMessages = (db: Executor, conversationId: string) =>
   db
     .selectFrom('chat_messages')
-    .select(['id', 'role', 'content', 'channel', 'call_id', 'status', 'model', 'fallback_from', 'created_at'])
+    .select([
+      'id',
+      'role',
+      'content',
+      'channel',
+      'call_id',
+      'status',
+      'model',
+      'fallback_from',
+      'sources',
+      'created_at',
+    ])
     .where('conversation_id', '=', conversationId)
     .orderBy('created_at')
     .orderBy('id')

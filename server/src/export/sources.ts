@@ -1,4 +1,4 @@
-import type { ExportKind } from '@parley/shared'
+import type { ExportKind, ReplySource } from '@parley/shared'
 import { sql } from 'kysely'
 import { toUsd } from '../billing/index.ts'
 import { atExactTime, exactTime } from '../db/exact-time.ts'
@@ -117,6 +117,7 @@ const conversations: Source = {
     'transcript',
     ...analysisColumns,
     'metadata',
+    'sources',
   ],
   count: countIn('conversations'),
   page: async (db, { scope, after, limit }) => {
@@ -139,8 +140,9 @@ const conversations: Source = {
               content: string
               channel: string
               call_id: string | null
+              sources: ReplySource[] | null
               created_at: Date
-            }>`select conversation_id, role, content, channel, call_id, created_at from chat_messages
+            }>`select conversation_id, role, content, channel, call_id, sources, created_at from chat_messages
               where conversation_id = any(${ids}::text[]) order by conversation_id, created_at, id`.execute(
               db,
             )
@@ -164,13 +166,15 @@ const conversations: Source = {
           content: message.content,
           channel: message.channel,
           call_id: message.call_id,
+          // Assistant replies given knowledge passages: the sources the visitor was shown.
+          ...(message.sources ? { sources: message.sources } : {}),
           created_at: iso(message.created_at),
         })),
       })),
     }
   },
   csvCells: (record) => {
-    const messages = record.messages as Array<{ role: string; content: string }>
+    const messages = record.messages as Array<{ role: string; content: string; sources?: ReplySource[] }>
     return [
       record.id,
       record.agent_id,
@@ -184,8 +188,17 @@ const conversations: Source = {
       transcriptCell(messages),
       ...analysisCells(record),
       JSON.stringify(record.metadata),
+      sourcesCell(messages),
     ]
   },
+}
+
+/** The knowledge sources the conversation's replies used, once each: "title <url>" a line. */
+const sourcesCell = (messages: Array<{ sources?: ReplySource[] }>) => {
+  const lines = messages.flatMap((message) =>
+    (message.sources ?? []).map(({ title, url }) => (url ? `${title} <${url}>` : title)),
+  )
+  return [...new Set(lines)].join('\n')
 }
 
 type CallRow = {

@@ -1,4 +1,5 @@
 import type { KnowledgeSource } from '@parley/shared'
+import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatCall, createChatSession, sendChat, textOf } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
@@ -92,6 +93,38 @@ describe('an agent answering from its knowledge sources', () => {
       messages: { role: string; sources?: unknown[] }[]
     }
     expect(history.messages.find(({ role }) => role === 'assistant')?.sources).toEqual(sources)
+    const detail = (await (await v1(key, `/v1/conversations/${session.conversation_id}`)).json()) as {
+      data: { messages: { role: string; sources: unknown[] | null }[] }
+    }
+    expect(detail.data.messages.map((message) => message.sources)).toEqual([null, sources])
+
+    // Exports keep them: each reply's in NDJSON, the conversation's distinct ones in a CSV column.
+    const exported = async (format: 'ndjson' | 'csv') => {
+      const studio = { token: team.owner.session.token }
+      const created = await server.request('/api/export', {
+        method: 'POST',
+        ...studio,
+        json: { kind: 'conversations', format },
+      })
+      expect(created.status).toBe(202)
+      const { id } = (await created.json()) as { id: string }
+      await expect
+        .poll(
+          async () =>
+            ((await (await server.request(`/api/export/${id}`, studio)).json()) as { status: string }).status,
+          { timeout: 15_000 },
+        )
+        .toBe('completed')
+      return (await server.request(`/api/export/${id}/download`, studio)).text()
+    }
+    const [record] = (await exported('ndjson'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; messages: { role: string; sources?: unknown }[] })
+    expect(record?.id).toBe(session.conversation_id)
+    expect(record?.messages.map((message) => message.sources)).toEqual([undefined, sources])
+    const [header, row] = parse(await exported('csv')) as string[][]
+    expect(row?.[header?.indexOf('sources') ?? -1]).toBe(sources.map(({ title }) => title).join('\n'))
 
     // A question the sources do not answer: no passages, no sources event.
     llm.queue({ text: ['I do not know.'] })

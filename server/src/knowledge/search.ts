@@ -50,8 +50,9 @@ export const searchPassages = async (
     sourceIds: input.sourceIds,
   })
   const languages = [...new Set(codes.map(textSearchConfigOf))]
-  const depth = input.limit * 4
   const hooks = vectorHooksOf(ctx)
+  // Fusion reaches deeper into each list; full-text alone needs only what it answers.
+  const depth = hooks ? input.limit * 4 : input.limit
   const [fullText, vectors] = await Promise.all([
     store.searchFullText(ctx.db, { ...input, languages, limit: depth }),
     hooks

@@ -437,25 +437,43 @@ type FullTextInput = {
 
 /**
  * Passages holding any one word of a question are ranked at most this many: a word in most of a
- * large organization's chunks would otherwise have all of them ranked for every question.
+ * large organization's chunks would otherwise have all of them ranked for every question (at
+ * 100,000 chunks, 2,000 ranked took most of a reply's retrieval time; see the knowledge bench).
  */
-const MAX_RANKED = 2000
+const MAX_RANKED = 400
 
-/** `all`: every word of the question (plainto_tsquery's AND); `any`: at least one (OR). */
-const queryOf = (language: string, query: string, words: 'all' | 'any') =>
-  words === 'all'
+/**
+ * Which words: `all` of the question (plainto_tsquery's AND), `any` (OR), or the lexemes the
+ * organization's chunks hold at all, per language (AND of those: a word no chunk has no longer
+ * empties the AND).
+ */
+type Words = { kind: 'all' } | { kind: 'any' } | { kind: 'present'; lexemes: Map<string, string[]> }
+
+/** A lexeme as tsquery input: quoted, its quotes doubled and backslashes escaped. */
+const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
+
+const queryOf = (language: string, query: string, words: Words) =>
+  words.kind === 'all'
     ? sql`plainto_tsquery(${language}::regconfig, ${query})`
-    : sql`replace(plainto_tsquery(${language}::regconfig, ${query})::text, ' & ', ' | ')::tsquery`
+    : words.kind === 'any'
+      ? sql`replace(plainto_tsquery(${language}::regconfig, ${query})::text, ' & ', ' | ')::tsquery`
+      : sql`${(words.lexemes.get(language) ?? []).map(quoteLexeme).join(' & ')}::tsquery`
+
+const sourceFilter = (sourceIds: string[] | null) =>
+  sourceIds ? sql`and source_id in (${sql.join(sourceIds)})` : sql``
 
 const searchWords = async (
   db: Executor,
   { organizationId, sourceIds, query, languages, limit }: FullTextInput,
-  words: 'all' | 'any',
+  words: Words,
 ): Promise<FoundChunk[]> => {
-  const matches = languages.map(
+  const searched =
+    words.kind === 'present' ? languages.filter((language) => words.lexemes.get(language)?.length) : languages
+  if (searched.length === 0) return []
+  const matches = searched.map(
     (language) => sql`(language = ${language} and tsv @@ ${queryOf(language, query, words)})`,
   )
-  const ranks = languages.map(
+  const ranks = searched.map(
     (language) => sql`when ${language} then ts_rank_cd(tsv, ${queryOf(language, query, words)})`,
   )
   const rows = await sql<FoundChunkRow>`
@@ -465,9 +483,9 @@ const searchWords = async (
       select id, source_id, title, url, page_number, content, language, tsv
       from knowledge_chunks
       where organization_id = ${organizationId}
-        ${sourceIds ? sql`and source_id in (${sql.join(sourceIds)})` : sql``}
+        ${sourceFilter(sourceIds)}
         and (${sql.join(matches, sql` or `)})
-      ${words === 'any' ? sql`limit ${MAX_RANKED}` : sql``}
+      ${words.kind === 'any' ? sql`limit ${MAX_RANKED}` : sql``}
     ) candidates
     order by score desc, id
     limit ${limit}`.execute(db)
@@ -475,19 +493,62 @@ const searchWords = async (
 }
 
 /**
+ * The question's lexemes per language, and which of them the organization's chunks (of these
+ * sources) hold: one GIN look-up each, which the first match answers.
+ */
+const lexemesOf = async (db: Executor, { organizationId, sourceIds, query, languages }: FullTextInput) => {
+  const total = new Map<string, number>()
+  const present = new Map<string, string[]>()
+  for (const language of languages) {
+    const { rows } = await sql<{ lexeme: string; present: boolean }>`
+      select lexeme, exists (
+        select 1 from knowledge_chunks
+        where organization_id = ${organizationId} ${sourceFilter(sourceIds)} and language = ${language}
+          and tsv @@ ('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery
+      ) as present
+      from unnest(tsvector_to_array(to_tsvector(${language}::regconfig, ${query}))) lexeme`.execute(db)
+    total.set(language, rows.length)
+    present.set(
+      language,
+      rows.filter((row) => row.present).map((row) => row.lexeme),
+    )
+  }
+  return { total, present }
+}
+
+/**
  * Full-text search, ranked by cover density with title words weighted first: passages holding
- * every word of the question, then (when those are fewer than `limit`) passages holding any of
- * them, since a question names more words than a passage answering it may hold. One condition per
- * language the organization's chunks use, each with its own configuration, so the GIN index
- * serves each; the AND query first keeps the rows ranked few on a large organization.
+ * every word of the question; when those are fewer than `limit`, passages holding every word the
+ * organization's chunks hold at all (a question often names a word no passage has); then passages
+ * holding any of them, at most MAX_RANKED ranked, since a question names more words than a passage
+ * answering it may hold. One condition per language the organization's chunks use, each with its
+ * own configuration, so the GIN index serves each; the AND queries first keep the rows ranked few
+ * on a large organization.
  */
 export const searchFullText = async (db: Executor, input: FullTextInput): Promise<FoundChunk[]> => {
   if (input.languages.length === 0 || input.sourceIds?.length === 0) return []
-  const all = await searchWords(db, input, 'all')
-  if (all.length >= input.limit) return all
-  const seen = new Set(all.map(({ id }) => id))
-  const any = await searchWords(db, input, 'any')
-  return [...all, ...any.filter(({ id }) => !seen.has(id))].slice(0, input.limit)
+  const found = await searchWords(db, input, { kind: 'all' })
+  if (found.length >= input.limit) return found
+  const seen = new Set(found.map(({ id }) => id))
+  const add = (more: FoundChunk[]) => {
+    for (const chunk of more) {
+      if (seen.has(chunk.id)) continue
+      seen.add(chunk.id)
+      found.push(chunk)
+    }
+  }
+  const { total, present } = await lexemesOf(db, input)
+  const anyMissing = input.languages.some(
+    (language) => (present.get(language)?.length ?? 0) < (total.get(language) ?? 0),
+  )
+  if (anyMissing) {
+    add(await searchWords(db, input, { kind: 'present', lexemes: present }))
+    if (found.length >= input.limit) return found.slice(0, input.limit)
+  }
+  // Two or more words held: passages with only some of them may still answer.
+  if (input.languages.some((language) => (present.get(language)?.length ?? 0) > 1))
+    add(await searchWords(db, input, { kind: 'any' }))
+  return found.slice(0, input.limit)
 }
 
 /** The text-search configurations the organization's chunks (of these sources) use. */

@@ -1,39 +1,23 @@
 import { sql } from 'kysely'
 import type { AppContext } from '../context.ts'
+import { embedTexts, resolveEmbeddingEndpoint } from '../providers/embeddings.ts'
 import { type FoundChunkRow, foundChunkOf } from './store.ts'
 import { setVectorHooks } from './vector-hooks.ts'
 
 const EMBED_BATCH = 64
-const EMBED_TIMEOUT_MS = 30_000
-
-type Embeddings = NonNullable<AppContext['config']['knowledge']['embeddings']>
-
-/** Vectors of `texts` from an OpenAI-compatible /embeddings endpoint, in order. */
-export const embedTexts = async (embeddings: Embeddings, texts: string[]): Promise<number[][]> => {
-  const response = await fetch(`${embeddings.baseUrl}/embeddings`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(embeddings.apiKey ? { authorization: `Bearer ${embeddings.apiKey}` } : {}),
-    },
-    body: JSON.stringify({ model: embeddings.model, input: texts, dimensions: embeddings.dimensions }),
-    signal: AbortSignal.timeout(EMBED_TIMEOUT_MS),
-  })
-  if (!response.ok) throw new Error(`embeddings endpoint answered HTTP ${response.status}`)
-  const body = (await response.json()) as { data?: { index: number; embedding: number[] }[] }
-  const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index)
-  if (
-    data.length !== texts.length ||
-    data.some(({ embedding }) => embedding.length !== embeddings.dimensions)
-  )
-    throw new Error('embeddings endpoint answered vectors of the wrong number or size')
-  return data.map(({ embedding }) => embedding)
-}
 
 const literal = (vector: number[]) => `[${vector.join(',')}]`
 
-/** The source's chunks that have no vector yet get one, a batch a request. */
-const embedSource = async (ctx: AppContext, embeddings: Embeddings, sourceId: string) => {
+/**
+ * The source's chunks that have no vector yet get one, a batch a request, through its
+ * organization's embedding endpoint (its own key when it has one). Without one, none.
+ */
+const embedSource = async (ctx: AppContext, sourceId: string) => {
+  const { rows: owners } = await sql<{ organization_id: string }>`
+    select organization_id from knowledge_sources where id = ${sourceId}`.execute(ctx.db)
+  const owner = owners[0]
+  const endpoint = owner ? await resolveEmbeddingEndpoint(ctx, owner.organization_id) : null
+  if (!endpoint) return
   for (;;) {
     const { rows } = await sql<{ id: number; organization_id: string; title: string; content: string }>`
       select c.id, c.organization_id, c.title, c.content from knowledge_chunks c
@@ -42,7 +26,7 @@ const embedSource = async (ctx: AppContext, embeddings: Embeddings, sourceId: st
       order by c.id limit ${EMBED_BATCH}`.execute(ctx.db)
     if (rows.length === 0) return
     const vectors = await embedTexts(
-      embeddings,
+      endpoint,
       rows.map((row) => `${row.title}\n\n${row.content}`),
     )
     const values = rows.map(
@@ -80,9 +64,11 @@ export const startVectors = async (ctx: AppContext) => {
   await sql`create index if not exists knowledge_embeddings_hnsw_idx on knowledge_embeddings
       using hnsw (embedding vector_cosine_ops)`.execute(ctx.db)
   setVectorHooks(ctx, {
-    embedSource: (sourceId) => embedSource(ctx, embeddings, sourceId),
+    embedSource: (sourceId) => embedSource(ctx, sourceId),
     search: async ({ organizationId, sourceIds, query, limit }) => {
-      const [vector] = await embedTexts(embeddings, [query])
+      const endpoint = await resolveEmbeddingEndpoint(ctx, organizationId)
+      if (!endpoint) return null
+      const [vector] = await embedTexts(endpoint, [query], 'query')
       if (!vector) return null
       const { rows } = await sql<FoundChunkRow>`
       select c.id, c.source_id, c.title, c.url, c.page_number, c.content,

@@ -40,3 +40,31 @@ export const startFakeEmbeddings = async ({ dimensions = 8 } = {}) => {
   })
   return { ...target, baseUrl: `${target.origin}/v1`, dimensions }
 }
+
+/**
+ * Gemini's own embeddings API on loopback: `POST /v1beta/models/{model}:embedContent` (one text)
+ * and `:batchEmbedContents` (several), the key in `x-goog-api-key`, vectors as `values`.
+ */
+export const startFakeGeminiEmbeddings = async ({ dimensions = 8 } = {}) => {
+  type GeminiRequest = {
+    model: string
+    content: { parts: { text: string }[] }
+    outputDimensionality?: number
+  }
+  const vectorOf = (request: GeminiRequest) => ({
+    values: embedFake(
+      request.content.parts.map((part) => part.text).join(' '),
+      request.outputDimensionality ?? dimensions,
+    ),
+  })
+  const target = await startHttpTarget((request, response) => {
+    const match = request.url.match(/^\/v1beta\/models\/([\w.-]+):(embedContent|batchEmbedContents)$/)
+    if (!match || request.method !== 'POST') return respondJson(response, 404, { error: { code: 404 } })
+    if (!request.headers['x-goog-api-key'])
+      return respondJson(response, 403, { error: { code: 403, status: 'PERMISSION_DENIED' } })
+    const body = JSON.parse(request.body) as GeminiRequest & { requests?: GeminiRequest[] }
+    if (match[2] === 'embedContent') return respondJson(response, 200, { embedding: vectorOf(body) })
+    respondJson(response, 200, { embeddings: (body.requests ?? []).map(vectorOf) })
+  })
+  return { ...target, dimensions }
+}

@@ -27,8 +27,9 @@ import * as exportLiveness from './0032-export-liveness.ts'
 import * as knowledge from './0035-knowledge.ts'
 import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
-import * as callEvents from './0045-call-events.ts'
+import * as knowledgeSearchIndex from './0038-knowledge-search-index.ts'
 import * as callLineIds from './0040-call-line-ids.ts'
+import * as callEvents from './0045-call-events.ts'
 import * as callTransfers from './0048-call-transfers.ts'
 import * as agentVersions from './0055-agent-versions.ts'
 import * as agentTests from './0056-agent-tests.ts'
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0035-knowledge': knowledge,
   '0036-agent-knowledge': agentKnowledge,
   '0037-message-sources': messageSources,
+  '0038-knowledge-search-index': knowledgeSearchIndex,
   '0040-call-line-ids': callLineIds,
   '0045-call-events': callEvents,
   '0048-call-transfers': callTransfers,

@@ -1,7 +1,9 @@
 import { defineAgent, inference, type JobContext, type JobProcess, log, type VAD } from '@livekit/agents'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
+import { createMetricsReporter } from './job-metrics.ts'
 import { buildCallSession, type CallSession } from './session.ts'
+import { flushWorkerTraces, startWorkerTracing } from './tracing.ts'
 import { createWorkerApi } from './worker-api.ts'
 
 /**
@@ -17,8 +19,12 @@ const configOnce = () => {
 
 type ProcessData = { vad: VAD }
 
+/** This process's reports to the worker's /metrics (a no-op outside a worker). */
+const reporter = createMetricsReporter()
+
 const startCall = async (ctx: JobContext<ProcessData>) => {
   const { apiUrl, workerToken, outboundAllowHosts } = configOnce()
+  reporter.jobStarted(ctx.job.id)
   const api = createWorkerApi({ apiUrl, workerToken })
   const jobLogger = log().child({ jobId: ctx.job.id })
 
@@ -48,6 +54,7 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
         logger,
       },
     })
+    reporter.watch(call.session)
     await ctx.connect()
   } catch (error) {
     logger.error({ error: String(error) }, 'the call could not start')
@@ -55,7 +62,12 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     ctx.shutdown('call setup failed')
     return
   }
-  ctx.addShutdownCallback(() => call.settled())
+  ctx.addShutdownCallback(async () => {
+    await call.settled()
+    // After the call's last requests (its end, the transcript): their spans and samples go too.
+    await reporter.flush()
+    await flushWorkerTraces()
+  })
 
   // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
   // callee of an outbound call, who joins when the phone is answered.
@@ -82,6 +94,9 @@ export default defineAgent({
   // One VAD per process (LiveKit's local Silero, no network); its small model loads on the first audio.
   prewarm: async (proc: JobProcess<ProcessData>) => {
     proc.userData.vad = new inference.VAD()
+    // Before any session exists: the framework's spans go through this provider from the start.
+    const { tracing } = configOnce()
+    if (tracing) await startWorkerTracing(tracing)
   },
   entry: (ctx: JobContext) => startCall(ctx as JobContext<ProcessData>),
 })

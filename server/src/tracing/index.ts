@@ -49,10 +49,12 @@ export const startTracing = ({ endpoint, serviceName }: { endpoint: string; serv
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
     })
     // The AsyncLocalStorage context manager and the W3C trace-context propagator, process-wide.
+    // Spans come from this provider itself, not the global one: a process that already has a
+    // provider (a test running the voice worker's code beside the server) keeps its own.
     tracerProvider.register()
     api = loadedApi
     provider = tracerProvider
-    tracer = loadedApi.trace.getTracer('parley-server')
+    tracer = tracerProvider.getTracer('parley-server')
   })()
   return starting
 }

@@ -1,8 +1,17 @@
 /** agents/: other areas use it through this file. */
 export { agentActorOf } from './actor.ts'
 export { loadCatalogue } from './catalogue.ts'
-export type { AgentActor } from './permissions.ts'
-export { findSessionAgent, getAgent, readWebhookSecret, registerKnowledgeSourceCheck } from './service.ts'
+export { type AgentActor, canView } from './permissions.ts'
+export {
+  findAgentForFunctions,
+  findSessionAgent,
+  forgetCustomFunction,
+  getAgent,
+  listAgentsForFunctions,
+  readWebhookSecret,
+  registerFunctionIdsReader,
+  registerKnowledgeSourceCheck,
+} from './service.ts'
 export {
   type AgentRow,
   agentExists,

@@ -14,7 +14,6 @@ import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
-import { listFunctionIds } from '../functions/store.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { providersWithKeys } from '../orgs/index.ts'
@@ -65,6 +64,16 @@ type KnowledgeSourceCheck = (
 let findMissingKnowledgeSource: KnowledgeSourceCheck = async () => null
 export const registerKnowledgeSourceCheck = (check: KnowledgeSourceCheck) => {
   findMissingKnowledgeSource = check
+}
+
+/**
+ * The ids of an agent's custom functions. The functions are the functions area's (which builds on
+ * agents), so it registers this reader when loaded; until then an agent has none.
+ */
+export type FunctionIdsReader = (db: Executor, agentId: string) => Promise<string[]>
+let listFunctionIds: FunctionIdsReader = async () => []
+export const registerFunctionIdsReader = (reader: FunctionIdsReader) => {
+  listFunctionIds = reader
 }
 
 const channelOf = (architecture: AgentArchitecture) => (architecture === 'text' ? 'text' : 'voice')

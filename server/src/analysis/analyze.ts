@@ -2,9 +2,15 @@ import { checkArguments } from '@parley/platform'
 import { z } from 'zod'
 import type { AgentRow } from '../agents/index.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/index.ts'
-import { priceReply, replyCharge } from '../chat/billing.ts'
-import { completionSourceFor, type LlmMessage } from '../chat/llm.ts'
-import { countOutputTokens, countPromptTokens, roundWorstCaseMicros } from '../chat/reply-cost.ts'
+import {
+  completionSourceFor,
+  countOutputTokens,
+  countPromptTokens,
+  type LlmMessage,
+  priceReply,
+  replyCharge,
+  roundWorstCaseMicros,
+} from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { hasLlmProvider } from '../providers/registry.ts'
 import type { Analysis, Subject } from './store.ts'

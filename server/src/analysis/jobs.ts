@@ -1,5 +1,5 @@
 import * as agentStore from '../agents/index.ts'
-import * as chatStore from '../chat/store.ts'
+import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { notifyAgent } from '../webhooks/index.ts'
 import { analyzeTranscript } from './analyze.ts'

@@ -2,9 +2,10 @@
  * calls/: the one place a call opens, is dispatched to the agent worker, runs and closes. Every
  * other area uses it through this file.
  *
- * - Opening, one file per way in: web-call.ts (a visitor's voice session); a dialled contact is
- *   opened with openCalls and dispatched with buildDispatchMetadata (batch/ keeps its campaigns).
- *   One call on request and inbound calls come next, beside them.
+ * - Opening, one file per way in: web-call.ts (a visitor's voice session); dialled-call.ts (a
+ *   number Parley rings: the batch dialer asks for its contacts' calls, campaigns stay in batch/);
+ *   requested-call.ts (one call on request) and inbound-call.ts (a caller rings one of the
+ *   organization's numbers) go beside them.
  * - dispatch-metadata.ts: the one dispatch-metadata builder (its schema is in @parley/shared).
  * - worker-api.ts: what the voice agent worker asks (setup, handoff, end); contacts.ts: the contact
  *   reader batch/ registers for a dialled call's placeholders.
@@ -13,6 +14,15 @@
  */
 export { analyzeCall } from './analysis.ts'
 export { type ContactReader, registerContactReader } from './contacts.ts'
+export {
+  type ContactToDial,
+  closeUnansweredCall,
+  type DialSource,
+  dialCall,
+  type OpenedDial,
+  openDialledCalls,
+  RINGING_TIMEOUT_SECONDS,
+} from './dialled-call.ts'
 export {
   agentRuntimeConfig,
   buildDispatchMetadata,

@@ -1,5 +1,4 @@
 import * as agentStore from '../agents/index.ts'
-import { queueAnalysis } from '../analysis/index.ts'
 import { toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { ingestMemory } from '../memory/index.ts'
@@ -8,6 +7,16 @@ import { forgetPlan } from './plan-cache.ts'
 import * as store from './store.ts'
 
 export const CHAT_EXPIRY_JOB = 'chat.expire'
+
+/**
+ * Queues a conversation's post-call analysis. The analysis is the analysis area's (which reads
+ * conversations through chat/), so it registers this when loaded, and chat/ imports no analysis.
+ */
+export type ConversationAnalysisQueue = (ctx: AppContext, conversationId: string) => Promise<void>
+let queueAnalysis: ConversationAnalysisQueue = async () => {}
+export const registerConversationAnalysis = (queue: ConversationAnalysisQueue) => {
+  queueAnalysis = queue
+}
 const TRANSCRIPT_ROWS = 500
 
 /**
@@ -58,7 +67,7 @@ export const endConversation = async (
     organizationId: closed.organizationId,
     id: closed.agentId,
   })
-  if (agent?.postCallAnalysis) await queueAnalysis(ctx, { kind: 'conversation', id: conversationId })
+  if (agent?.postCallAnalysis) await queueAnalysis(ctx, conversationId)
 
   if (agent) {
     const endedAt = closed.endedAt ?? new Date()

@@ -4,10 +4,12 @@
  * this file.
  */
 export { waitForActiveReplies } from './active-replies.ts'
-export { assertCredits } from './billing.ts'
-export { registerChatJobs } from './end.ts'
+export { assertCredits, priceReply, replyCharge } from './billing.ts'
+export { type ConversationAnalysisQueue, registerChatJobs, registerConversationAnalysis } from './end.ts'
+export { completionSourceFor, type LlmMessage } from './llm.ts'
 export { forgetPlan } from './plan-cache.ts'
 export { startReplyRecovery } from './recover.ts'
+export { countOutputTokens, countPromptTokens, roundWorstCaseMicros } from './reply-cost.ts'
 export { registerChatRoutes } from './routes.ts'
 export { STALE_REPLY_MS } from './send.ts'
 export { authenticateChatSession } from './session-auth.ts'

@@ -12,7 +12,7 @@ import {
   ZFunctionTestResult,
   ZUpdateFunction,
 } from '@parley/shared'
-import { agentActorOf } from '../agents/actor.ts'
+import { agentActorOf } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
 import { limitRequests } from '../http/rate-limit.ts'

@@ -2,9 +2,13 @@ import { type InvokableFunction, validateFunctionParameters, validateOutboundUrl
 import type { CreateFunction, CustomFunction, UpdateFunction } from '@parley/shared'
 import { MAX_FUNCTIONS_PER_AGENT } from '@parley/shared'
 import { ulid } from 'ulid'
-import type { AgentActor } from '../agents/permissions.ts'
-import { canView } from '../agents/permissions.ts'
-import { findAgentForFunctions, forgetCustomFunction, listAgentsForFunctions } from '../agents/service.ts'
+import type { AgentActor } from '../agents/index.ts'
+import {
+  canView,
+  findAgentForFunctions,
+  forgetCustomFunction,
+  listAgentsForFunctions,
+} from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'

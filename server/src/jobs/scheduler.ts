@@ -2,26 +2,11 @@ import { PostgresBackend } from '@agendajs/postgres-backend'
 import { Agenda, type Job } from 'agenda'
 import type pg from 'pg'
 import type { Logger } from 'pino'
+import type { Jobs } from '../context.ts'
 import { measureJob } from '../metrics/index.ts'
 import { currentTraceCarrier, inSpanFrom } from '../tracing/index.ts'
 
-export type JobHandler<T> = (data: T) => Promise<void>
-
-/** The job queue as the rest of the server sees it: define handlers, enqueue now or later. */
-export type Jobs = {
-  define: <T extends Record<string, unknown>>(
-    name: string,
-    handler: JobHandler<T>,
-    options?: { concurrency?: number },
-  ) => void
-  now: (name: string, data: Record<string, unknown>) => Promise<void>
-  schedule: (when: Date, name: string, data: Record<string, unknown>) => Promise<void>
-  /** One repeating job of this name for the whole deployment (Agenda keeps a single record). */
-  every: (intervalMs: number, name: string) => Promise<void>
-  /** Starts processing (ROLE worker or all); enqueueing works without it. */
-  start: () => Promise<void>
-  stop: () => Promise<void>
-}
+export type { JobHandler, Jobs } from '../context.ts'
 
 /** Where a job's data carries its enqueuer's trace context (`traceparent`) when tracing is on. */
 const TRACE_KEY = '_trace'

@@ -1,24 +1,7 @@
+import type { KeyCache, KeyCredential } from '../context.ts'
 import type { Signals } from '../http/signals.ts'
 
-/** What authentication needs to know about a key, read once per cache lifetime. */
-export type KeyCredential = {
-  id: string
-  organizationId: string
-  type: 'secret' | 'widget'
-  status: 'active' | 'disabled' | 'revoked'
-  allowedDomains: string[]
-  expiresAt: Date
-  tier: 'free' | 'pro' | 'enterprise'
-  rateLimitPerMinute: number | null
-}
-
-export type KeyCache = {
-  get: (hash: string) => KeyCredential | undefined
-  set: (hash: string, credential: KeyCredential) => void
-  /** Drops every entry of the key on this instance. */
-  forget: (keyId: string) => void
-  size: () => number
-}
+export type { KeyCache, KeyCredential } from '../context.ts'
 
 export const KEY_CACHE_TTL_MS = 60_000
 const MAX_ENTRIES = 10_000

@@ -122,7 +122,7 @@ export const llmErrors = new Counter({
 
 export const dials = new Counter({
   name: 'parley_dials_total',
-  help: 'Outbound calls placed (a SIP dial asked of LiveKit), by result (placed, failed, refused)',
+  help: 'Outbound SIP dials asked of LiveKit, by how they ended (answered, busy, no_answer, failed)',
   labelNames: ['result'] as const,
   registers: [registry],
 })

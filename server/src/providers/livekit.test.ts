@@ -90,7 +90,9 @@ describe('the LiveKit adapter', () => {
 
   it('maps SIP outcomes: answered, busy, no answer, timeout, error; each counted in parley_dials_total', async () => {
     const counted = async () =>
-      Object.fromEntries((await dials.get()).values.map((sample) => [String(sample.labels.result), sample.value]))
+      Object.fromEntries(
+        (await dials.get()).values.map((sample) => [String(sample.labels.result), sample.value]),
+      )
     const before = await counted()
     fake.scriptSip('+15550000002', { result: 'busy' })
     fake.scriptSip('+15550000003', { result: 'no_answer' })

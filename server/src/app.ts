@@ -3,6 +3,7 @@ import cors from 'cors'
 import express, { type Express } from 'express'
 import helmet from 'helmet'
 import { registerAdminRoutes } from './admin/index.ts'
+import { registerAgentTestRoutes } from './agent-tests/index.ts'
 import {
   agentActorOf,
   registerAgentVersionRoutes,
@@ -133,6 +134,7 @@ export const createApp = (
   registerStudioAgentRoutes(routes, ctx)
   registerV1AgentRoutes(routes, ctx)
   registerAgentVersionRoutes(routes, ctx)
+  registerAgentTestRoutes(routes, ctx)
   registerFunctionRoutes(routes, ctx)
   registerWebhookRoutes(routes, ctx)
   registerExportRoutes(routes, ctx)

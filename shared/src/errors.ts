@@ -12,7 +12,14 @@ export const ZInputIssues = z
  * - chat, voice and batch: `{ detail, code }` — the spec's `{detail}` plus the machine code.
  */
 export const ZV1Error = z
-  .object({ success: z.literal(false), error: z.string(), code: z.string(), issues: ZInputIssues.optional() })
+  .object({
+    success: z.literal(false),
+    error: z.string(),
+    code: z.string(),
+    issues: ZInputIssues.optional(),
+    /** tests_failed: the test run that failed. */
+    runId: z.string().optional(),
+  })
   .meta({ id: 'V1Error', description: 'Error body of the v1 and operator APIs' })
 export type V1Error = z.infer<typeof ZV1Error>
 
@@ -111,5 +118,7 @@ export const errorCodes = [
   'knowledge_quota_exceeded',
   'unsupported_file_type',
   'knowledge_source_not_ready',
+  // agent tests: a publish refused because the agent's tests failed on the draft (the run's id beside)
+  'tests_failed',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

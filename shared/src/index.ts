@@ -1,5 +1,6 @@
 export * from './accounts.ts'
 export * from './admin.ts'
+export * from './agent-tests.ts'
 export * from './agent-versions.ts'
 export * from './agent-worker.ts'
 export * from './agents.ts'

@@ -1,7 +1,7 @@
 /** agents/: other areas use it through this file. */
 export { agentActorOf } from './actor.ts'
 export { loadCatalogue } from './catalogue.ts'
-export { type AgentActor, canView } from './permissions.ts'
+export { type AgentActor, canUpdate, canView } from './permissions.ts'
 export {
   findAgentForFunctions,
   findSessionAgent,
@@ -23,4 +23,5 @@ export {
 } from './store.ts'
 export { registerStudioAgentRoutes } from './studio-routes.ts'
 export { registerV1AgentRoutes } from './v1-routes.ts'
+export { agentAsVersion, publishedVersionOf, registerPublishCheck } from './versions.ts'
 export { registerAgentVersionRoutes } from './versions-routes.ts'

@@ -1,4 +1,5 @@
 import type { AgentDraft, AgentVersion, AgentVersionDiff, AgentVersionSummary } from '@parley/shared'
+import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -6,6 +7,7 @@ import { type AgentActor, canUpdate } from './permissions.ts'
 import { checkReferences, getAgent } from './service.ts'
 import * as store from './store.ts'
 import { diffSnapshots, settingsDiffer } from './versions-diff.ts'
+import { withDraft } from './versions-record.ts'
 import * as versions from './versions-store.ts'
 
 /**
@@ -39,6 +41,41 @@ const versionOf = async (ctx: AppContext, agentId: string, number: number) => {
   if (!row) throw AppError.notFound('version')
   return row
 }
+
+/**
+ * What must hold before a draft goes live, registered by agent-tests/ (it imports agents/): its
+ * tests pass on the draft, when the agent asks for that. Throws to refuse.
+ */
+type PublishCheck = (ctx: AppContext, input: { actor: AgentActor; agent: store.AgentRow }) => Promise<void>
+let checkBeforePublish: PublishCheck = async () => undefined
+export const registerPublishCheck = (check: PublishCheck) => {
+  checkBeforePublish = check
+}
+
+/**
+ * The agent as a version has it: a published version's settings, or the draft ('draft': the
+ * published row when there is none). `active` stays the row's: it is live state, not a setting.
+ */
+export const agentAsVersion = async (
+  ctx: AppContext,
+  { agent, version }: { agent: store.AgentRow; version: number | 'draft' },
+): Promise<store.AgentRow> => {
+  if (version === 'draft') return withDraft(ctx.db, agent)
+  const row = await versionOf(ctx, agent.id, version)
+  return { ...agent, ...(row.settings as Partial<store.AgentRow>), active: agent.active }
+}
+
+/** The settings that differ between two states of an agent, by name (for the audit log). */
+const changedFields = (before: store.AgentRow, after: store.AgentRow) => {
+  const [old, now] = [versions.settingsOf(before), versions.settingsOf(after)]
+  return Object.keys(now)
+    .filter((field) => JSON.stringify(old[field]) !== JSON.stringify(now[field]))
+    .sort()
+}
+
+/** The number of the version sessions run on (the highest). */
+export const publishedVersionOf = async (ctx: AppContext, agentId: string) =>
+  (await latestOf(ctx, agentId)).number
 
 const mayPublish = (actor: AgentActor, agent: store.AgentRow) => {
   if (!canUpdate(actor, agent, 'v1'))
@@ -124,6 +161,11 @@ export const publishAgent = async (
 ): Promise<AgentVersion> => {
   const agent = await getAgent(ctx, actor, agentId)
   mayPublish(actor, agent)
+  // Nothing to publish is refused before the tests would run (and cost) for nothing.
+  const pending = await versions.findDraft(ctx.db, agentId)
+  if (!pending || !settingsDiffer(versions.settingsOf(agent), pending.settings))
+    throw AppError.conflict('The draft has no changes to publish')
+  await checkBeforePublish(ctx, { actor, agent })
   const version = await ctx.db.transaction().execute(async (tx) => {
     const draft = await versions.findDraft(tx, agentId)
     if (!draft || !settingsDiffer(versions.settingsOf(agent), draft.settings))
@@ -153,7 +195,14 @@ export const publishAgent = async (
     })
     const updated = await store.updateAgent(tx, agentId, settings)
     await versions.deleteDraft(tx, agentId)
-    return versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
+    const published = await versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.published',
+      target: { kind: 'agent', id: agentId },
+      details: { version: published.number, fields: changedFields(agent, updated) },
+    })
+    return published
   })
   return toVersion(version, version.number)
 }
@@ -168,8 +217,16 @@ export const restoreAgentVersion = async (
   mayPublish(actor, agent)
   const row = await versionOf(ctx, agentId, number)
   const settings = { ...row.settings, active: agent.active }
-  if (settingsDiffer(versions.settingsOf(agent), settings))
-    await versions.saveDraft(ctx.db, { agentId, settings, userId: actor.userId })
-  else await versions.deleteDraft(ctx.db, agentId)
+  await ctx.db.transaction().execute(async (tx) => {
+    if (settingsDiffer(versions.settingsOf(agent), settings))
+      await versions.saveDraft(tx, { agentId, settings, userId: actor.userId })
+    else await versions.deleteDraft(tx, agentId)
+    await recordAudit(tx, {
+      organizationId: agent.organizationId,
+      action: 'agent.version_restored',
+      target: { kind: 'agent', id: agentId },
+      details: { version: number },
+    })
+  })
   return draftOf(ctx, agent)
 }

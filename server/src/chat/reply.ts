@@ -9,7 +9,7 @@ import { systemPromptFor } from './prompt.ts'
 import { countOutputTokens, countPromptTokens } from './reply-cost.ts'
 import type { ConversationRow, ToolCallRecord } from './store.ts'
 import * as store from './store.ts'
-import { buildToolset } from './tools.ts'
+import { buildToolset, type Toolset } from './tools.ts'
 
 /** Tool rounds per reply; the round after the last offers no tools, so the model must answer. */
 export const MAX_TOOL_ROUNDS = 5
@@ -95,14 +95,20 @@ export const runReply = async ({
   emit,
   signal,
   coverRound,
+  simulation,
 }: {
   ctx: AppContext
-  conversation: ConversationRow
+  conversation: Pick<ConversationRow, 'id' | 'organizationId'>
   prepared: PreparedReply
   emit: Emit
   signal: AbortSignal
   /** Every round after the first (tool rounds, a fallback) is paid for before it is sent. */
   coverRound: CoverRound
+  /**
+   * An agent test's reply (simulate.ts): there is no conversation row to hand off in, and the
+   * tools of an agent handed to are wrapped as the first agent's were (functions answered by stubs).
+   */
+  simulation?: { wrapToolset: (toolset: Toolset) => Toolset }
 }): Promise<ReplyOutcome> => {
   const outcome: ReplyOutcome = {
     text: '',
@@ -246,9 +252,10 @@ export const runReply = async ({
         agent = handoffTarget
         outcome.agent = agent
         onFallback = false
-        await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
+        if (!simulation) await store.setCurrentAgent(ctx.db, { id: conversation.id, agentId: agent.id })
         messages[0] = { role: 'system', content: systemPromptFor(agent, null) }
-        toolset = await buildToolset(ctx, agent, conversation.organizationId)
+        const handedTo = await buildToolset(ctx, agent, conversation.organizationId)
+        toolset = simulation ? simulation.wrapToolset(handedTo) : handedTo
       }
     }
   } catch (error) {

@@ -448,6 +448,40 @@ export interface AgentDraftsTable {
   updated_at: Timestamp
 }
 
+export interface AgentTestsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  name: string
+  definition: Json<Record<string, unknown>>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface AgentTestRunsTable {
+  id: string
+  organization_id: string
+  agent_id: string
+  version: number | null
+  status: string
+  trigger: string
+  test_ids: Json<string[]>
+  total: number
+  done: Generated<number>
+  passed: Generated<number>
+  failed: Generated<number>
+  results: ColumnType<unknown[], string | undefined, string>
+  error: string | null
+  started_by: string | null
+  created_at: Timestamp
+  finished_at: Timestamp | null
+}
+
+export interface AgentTestSettingsTable {
+  agent_id: string
+  run_before_publish: Generated<boolean>
+}
+
 export interface Database {
   users: UsersTable
   organizations: OrganizationsTable
@@ -461,6 +495,9 @@ export interface Database {
   agents: AgentsTable
   agent_versions: AgentVersionsTable
   agent_drafts: AgentDraftsTable
+  agent_tests: AgentTestsTable
+  agent_test_runs: AgentTestRunsTable
+  agent_test_settings: AgentTestSettingsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable

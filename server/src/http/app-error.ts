@@ -11,6 +11,8 @@ type AppErrorInit = {
   cause?: unknown
   headers?: Record<string, string>
   issues?: InputIssue[]
+  /** Fields sent beside the message (e.g. a refused publish's test run id). */
+  extra?: Record<string, string>
 }
 
 /**
@@ -24,13 +26,15 @@ export class AppError extends Error {
   readonly headers: Record<string, string>
   /** Every problem of a refused input, each naming its field; sent beside the message. */
   readonly issues: InputIssue[] | undefined
+  readonly extra: Record<string, string>
 
-  constructor({ code, status, message, cause, headers = {}, issues }: AppErrorInit) {
+  constructor({ code, status, message, cause, headers = {}, issues, extra = {} }: AppErrorInit) {
     super(message, { cause })
     this.code = code
     this.status = status
     this.headers = headers
     this.issues = issues
+    this.extra = extra
   }
 
   static badRequest(message: string, code: ErrorCode = 'validation_error') {

@@ -17,7 +17,7 @@ export const errorAreaOf = (path: string): ErrorArea => {
 }
 
 export const errorBody = (area: ErrorArea, error: AppError) => {
-  const issues = error.issues ? { issues: error.issues } : {}
+  const issues = { ...(error.issues ? { issues: error.issues } : {}), ...error.extra }
   switch (area) {
     case 'studio':
       return { error: error.message, code: error.code, ...issues }

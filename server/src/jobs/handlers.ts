@@ -1,3 +1,4 @@
+import { registerAgentTestJobs } from '../agent-tests/index.ts'
 import { registerAnalysisJobs } from '../analysis/index.ts'
 import { registerBatchJobs } from '../batch/index.ts'
 import { analyzeCall, registerCallJobs } from '../calls/index.ts'
@@ -16,4 +17,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerBatchJobs(ctx)
   registerExportJobs(ctx)
   registerKnowledgeJobs(ctx)
+  registerAgentTestJobs(ctx)
 }

@@ -125,6 +125,7 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   knowledge_quota_exceeded: 403,
   unsupported_file_type: 415,
   knowledge_source_not_ready: 409,
+  tests_failed: 409,
 }
 
 /** Codes any operation answering that status can give. */
@@ -158,6 +159,8 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'invalid_api_key',
   ],
   'API keys': ['key_revoked'],
+  'Agent versions': ['tests_failed'],
+  'Agent tests': ['insufficient_credits'],
   'Text chat': [
     'not_text_agent',
     'message_too_long',

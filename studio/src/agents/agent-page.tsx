@@ -8,6 +8,7 @@ import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.t
 import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
 import { SettingsForm } from './settings-form.tsx'
+import { TestsPanel } from './tests-panel.tsx'
 import { TryIt } from './try-it.tsx'
 import { agentWithDraft, getDraft } from './versions-client.ts'
 import { VersionsPanel } from './versions-panel.tsx'
@@ -86,6 +87,7 @@ export const AgentPage = ({ id }: { id: string }) => {
       <SettingsForm agent={agentWithDraft(agent, draft)} catalogue={catalogue} onSaved={reload} />
       <AgentFunctions agent={agentWithDraft(agent, draft)} onChanged={reload} />
       <VersionsPanel agent={agent} draft={draft} onChanged={reload} />
+      <TestsPanel agent={agent} />
       {mayManage(agent) ? (
         <div class="card danger-zone">
           <h2>{t('Delete')}</h2>

@@ -28,6 +28,7 @@ import * as knowledge from './0035-knowledge.ts'
 import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
 import * as agentVersions from './0055-agent-versions.ts'
+import * as agentTests from './0056-agent-tests.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '0036-agent-knowledge': agentKnowledge,
   '0037-message-sources': messageSources,
   '0055-agent-versions': agentVersions,
+  '0056-agent-tests': agentTests,
   '0060-audit-log': auditLog,
   '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,

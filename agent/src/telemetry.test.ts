@@ -46,7 +46,8 @@ beforeAll(async () => {
   })
   await startWorkerTracing({ endpoint: collector.origin, serviceName: 'parley-agent' })
   api = createWorkerApi({ apiUrl: parley.server.url, workerToken: parley.workerToken })
-})
+  // A Parley server and the framework's imports: slow on a loaded 2-core machine.
+}, 180_000)
 afterAll(async () => {
   await parley?.close()
   await llm?.close()

@@ -1,8 +1,19 @@
-import { defineAgent, inference, type JobContext, type JobProcess, log, type VAD } from '@livekit/agents'
+import { setTimeout as wait } from 'node:timers/promises'
+import {
+  defineAgent,
+  inference,
+  type JobContext,
+  type JobProcess,
+  log,
+  type VAD,
+  workflows,
+} from '@livekit/agents'
+import { type RemoteParticipant, RoomEvent } from '@livekit/rtc-node'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
 import { createMetricsReporter } from './job-metrics.ts'
-import { buildCallSession, type CallSession } from './session.ts'
+import { buildCallSession, type CallSession, type WarmTransfer, type WarmTransferResult } from './session.ts'
+import type { Keypad } from './tools/send-dtmf.ts'
 import { flushWorkerTraces, startWorkerTracing } from './tracing.ts'
 import { createWorkerApi } from './worker-api.ts'
 
@@ -21,6 +32,41 @@ type ProcessData = { vad: VAD }
 
 /** This process's reports to the worker's /metrics (a no-op outside a worker). */
 const reporter = createMetricsReporter()
+
+/** How the framework's WarmTransferTask ended, from the ToolError it completes with. */
+const warmResultOf = (error: unknown): WarmTransferResult => {
+  const message = error instanceof Error ? error.message : String(error)
+  if (/declined/i.test(message)) return 'declined'
+  if (/could not dial|voicemail|disconnected/i.test(message)) return 'no_answer'
+  return 'failed'
+}
+
+/**
+ * A warm transfer with the framework's WarmTransferTask, on the call's own models: it dials the
+ * person on the server's line into a room of its own (the caller hears hold music), briefs them
+ * with the conversation so far, and on their word moves them into the caller's room.
+ */
+const warmTransferIn =
+  (vad: VAD): WarmTransfer =>
+  async ({ line, agent }) => {
+    try {
+      await new workflows.WarmTransferTask({
+        sipCallTo: line.to,
+        sipTrunkId: line.sipTrunkId,
+        sipNumber: line.fromNumber,
+        ringingTimeout: line.ringingTimeoutSeconds * 1000,
+        chatCtx: agent.chatCtx,
+        llm: agent.llm ?? null,
+        stt: agent.stt ?? null,
+        tts: agent.tts ?? null,
+        vad,
+      }).run()
+      return 'transferred'
+    } catch (error) {
+      log().warn({ error: String(error) }, 'warm transfer did not complete')
+      return warmResultOf(error)
+    }
+  }
 
 const startCall = async (ctx: JobContext<ProcessData>) => {
   const { apiUrl, workerToken, outboundAllowHosts } = configOnce()
@@ -43,6 +89,17 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     // The setup first: the call is billed from the moment both the person and the agent are in the
     // room, so the agent joins only a call it can run.
     const setup = await api.setup(metadata.callId)
+    // A phone call's keypad: tones sent as the agent's participant (RFC 4733 through LiveKit SIP).
+    const keypad: Keypad | null =
+      metadata.direction === 'web'
+        ? null
+        : {
+            publishDtmf: async (code, digit) => {
+              if (!ctx.room.localParticipant) throw new Error('not in the room')
+              await ctx.room.localParticipant.publishDtmf(code, digit)
+            },
+            wait: (ms) => wait(ms).then(() => undefined),
+          }
     call = buildCallSession({
       metadata,
       setup,
@@ -52,6 +109,8 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
         vad: ctx.proc.userData.vad,
         shutdown: (reason) => ctx.shutdown(reason),
         logger,
+        keypad,
+        warmTransfer: warmTransferIn(ctx.proc.userData.vad),
       },
     })
     reporter.watch(call.session)
@@ -72,6 +131,10 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
   // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
   // callee of an outbound call, who joins when the phone is answered.
   const person = metadata.direction === 'outbound' ? metadata.sipParticipantIdentity : metadata.userId
+  // The caller's key presses reach the agent as their input (a phone caller's only).
+  ctx.room.on(RoomEvent.DtmfReceived, (_code: number, digit: string, participant?: RemoteParticipant) => {
+    if (metadata.direction !== 'web' && (!person || participant?.identity === person)) call.keyPressed(digit)
+  })
   try {
     await ctx.waitForParticipant(person ?? undefined)
     await call.session.start({

@@ -38,6 +38,7 @@ const runtime = (overrides: Partial<AgentRuntimeConfig>): AgentRuntimeConfig => 
   builtInFunctions: [],
   customFunctions: [],
   handoffAgents: [],
+  transferDestinations: [],
   ...overrides,
 })
 

@@ -1,13 +1,37 @@
 import { llm, type log, type VAD, voice } from '@livekit/agents'
-import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, HandoffTarget } from '@parley/shared'
+import type {
+  AgentRuntimeConfig,
+  CallSetup,
+  CallTransferResponse,
+  DispatchMetadata,
+  HandoffTarget,
+  RuntimeTransferDestination,
+  warmTransferResults,
+} from '@parley/shared'
 import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
 import { buildPipelineModels, buildRealtimeModel } from './providers.ts'
 import { buildTools } from './tools/index.ts'
+import type { Keypad } from './tools/send-dtmf.ts'
 import { createTranscriptWriter } from './transcript.ts'
 import type { EndReason, WorkerApi } from './worker-api.ts'
 
 type Logger = ReturnType<typeof log>
+
+export type WarmTransferResult = (typeof warmTransferResults)[number]
+
+/**
+ * A warm transfer run on the call's own models: dial the person on `line`, brief them with the
+ * conversation so far, and join them with the caller (the job's is the framework's
+ * WarmTransferTask). Answers how it ended; never throws.
+ */
+export type WarmTransfer = (input: {
+  line: NonNullable<CallTransferResponse['data']['line']>
+  agent: ParleyAgent
+}) => Promise<WarmTransferResult>
+
+/** How long the caller's key presses are gathered before the agent hears them, as one input. */
+export const KEY_PRESS_WINDOW_MS = 600
 
 /** What a call needs from outside the framework; a room's job gives these, and so do the tests. */
 export type CallServices = {
@@ -19,6 +43,10 @@ export type CallServices = {
   /** Ends the job once the call is over (`ctx.shutdown` in a room). */
   shutdown: (reason: string) => void
   logger: Logger
+  /** The phone keypad (send_dtmf); absent on a web call, which has no phone line. */
+  keypad?: Keypad | null
+  /** Warm transfers to a person; absent where none can run (the agent says so to the caller). */
+  warmTransfer?: WarmTransfer | null
 }
 
 const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup) => {
@@ -93,6 +121,67 @@ export const buildCallSession = ({
     return ending
   }
 
+  const notConnected = (name: string, result: string) =>
+    result === 'no_answer'
+      ? `${name} did not answer. Tell the caller and carry on helping them yourself.`
+      : result === 'declined'
+        ? `${name} could not take the call now. Tell the caller and carry on helping them yourself.`
+        : `The transfer to ${name} did not go through. Tell the caller and carry on helping them yourself.`
+
+  /**
+   * transfer_call: the server carries out a cold transfer and answers its result; for a warm one it
+   * answers the line, this runs the warm transfer and reports how it ended. Whether the person
+   * has the caller now decides whether the agent leaves.
+   */
+  let transferring = 0
+  const transferToPerson = async (destination: RuntimeTransferDestination) => {
+    // The caller is silent on hold while the person is rung and briefed: that is not inactivity.
+    transferring++
+    try {
+      return await runTransfer(destination)
+    } finally {
+      transferring--
+    }
+  }
+  const runTransfer = async (destination: RuntimeTransferDestination) => {
+    let started: CallTransferResponse['data']
+    try {
+      started = await api.transfer(callId, { destination: destination.name })
+    } catch (error) {
+      logger.warn({ callId, destination: destination.name, error: String(error) }, 'transfer refused')
+      return { connected: false, why: notConnected(destination.name, 'failed') }
+    }
+    if (started.line === null) {
+      const { status } = started.transfer
+      return status === 'transferred'
+        ? { connected: true, why: '' }
+        : { connected: false, why: notConnected(destination.name, status) }
+    }
+    const result: WarmTransferResult = services.warmTransfer
+      ? await services.warmTransfer({ line: started.line, agent: session.currentAgent as ParleyAgent })
+      : 'failed'
+    await api
+      .transfer(callId, { destination: destination.name, transferId: started.transfer.id, result })
+      .catch((error: unknown) =>
+        logger.error(
+          { callId, transferId: started.transfer.id, error: String(error) },
+          'transfer result not recorded',
+        ),
+      )
+    return result === 'transferred'
+      ? { connected: true, why: '' }
+      : { connected: false, why: notConnected(destination.name, result) }
+  }
+
+  let leaving: Promise<void> | undefined
+  /** After a transfer the person has the caller: the agent leaves the room; the call goes on without it. */
+  const leave = () => {
+    leaving ??= (async () => {
+      await transcript.flush()
+      services.shutdown('transferred')
+    })()
+  }
+
   const createAgent = ({
     runtime,
     agentSetup,
@@ -118,6 +207,7 @@ export const buildCallSession = ({
         allowHosts: services.allowHosts,
         hangUp: () => void hangUp('agent_ended'),
         transfer,
+        phone: { keypad: services.keypad ?? null, transferToPerson, leave },
       }),
     })
   }
@@ -148,7 +238,7 @@ export const buildCallSession = ({
     transcript.add({ role: item.role, text: item.textContent ?? '', spokenAt: new Date(item.createdAt) })
   })
   session.on(voice.AgentSessionEventTypes.UserStateChanged, ({ newState }) => {
-    if (newState === 'away') void hangUp('inactivity')
+    if (newState === 'away' && transferring === 0 && !leaving) void hangUp('inactivity')
   })
   session.on(voice.AgentSessionEventTypes.Close, ({ reason, error }) => {
     // A model or provider that failed for good ends the call rather than leaving the caller in silence.
@@ -162,6 +252,28 @@ export const buildCallSession = ({
     services.shutdown(String(reason))
   })
 
+  let pressed = ''
+  let pressTimer: ReturnType<typeof setTimeout> | undefined
+  /**
+   * A key the caller pressed: the keys pressed within KEY_PRESS_WINDOW_MS of each other reach the
+   * agent together as the caller's input ("The caller pressed 2"), which the transcript keeps.
+   */
+  const keyPressed = (digit: string) => {
+    if (!/^[0-9*#A-D]$/.test(digit)) return
+    pressed += digit
+    clearTimeout(pressTimer)
+    pressTimer = setTimeout(() => {
+      const keys = pressed
+      pressed = ''
+      try {
+        session.generateReply({ userInput: `The caller pressed ${keys.split('').join(' ')}` })
+      } catch (error) {
+        logger.warn({ callId, error: String(error) }, 'a key press was not heard')
+      }
+    }, KEY_PRESS_WINDOW_MS)
+  }
+  session.on(voice.AgentSessionEventTypes.Close, () => clearTimeout(pressTimer))
+
   const agent = createAgent({
     runtime: metadata.agent,
     agentSetup: setup,
@@ -173,9 +285,11 @@ export const buildCallSession = ({
     session,
     agent,
     hangUp,
+    keyPressed,
     /** Resolves when the call's ending (if any) and every transcript line are done: the job awaits it before it exits. */
     settled: async () => {
       await ending
+      await leaving
       await transcript.flush()
     },
   }

@@ -1,10 +1,12 @@
 import {
   type AppendTranscript,
   type CallSetup,
+  type CallTransferRequest,
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallSetupResponse,
+  ZCallTransferResponse,
   ZTranscriptAppended,
 } from '@parley/shared'
 import { type FetchContext, ofetch } from 'ofetch'
@@ -79,6 +81,16 @@ export const createWorkerApi = ({
         await inClientSpan('worker_api end', (headers) =>
           request(callPath(callId, 'end'), { method: 'POST', headers, body: { reason }, ...retrying(3) }),
         ),
+      ).data,
+
+    /**
+     * transfer_call: starts a transfer to a person of the live agent's destinations (a cold one the
+     * server carries out and answers the result of; a warm one answers the line to dial), or
+     * reports how a warm one ended. Not retried: a retried REFER could ring the person twice.
+     */
+    transfer: async (callId: string, body: CallTransferRequest) =>
+      ZCallTransferResponse.parse(
+        await request(callPath(callId, 'transfer'), { method: 'POST', body, retry: 0 }),
       ).data,
 
     /** Appends finished turns after those already stored (at most 200 lines a request). */

@@ -115,6 +115,13 @@ export const builtInCatalogue: Catalogue = {
       available: true,
     },
     {
+      id: 'send_dtmf',
+      name: 'Keypad',
+      description:
+        'Presses phone keys (0-9, * and #, w or , for a half-second pause) to get through a phone menu; phone calls of voice agents',
+      available: true,
+    },
+    {
       id: 'web_search',
       name: 'Web search',
       description: 'Searches the web (needs a search provider)',

@@ -376,6 +376,11 @@ describe('the OpenAPI document and the server', () => {
       json: { lines: [{ role: 'user', content: 'Hello' }] },
     })
     await call(`/v1/calls/${callId}/handoff`, { method: 'POST', headers: asWorker, json: { agentId } })
+    await call(`/v1/calls/${callId}/transfer`, {
+      method: 'POST',
+      headers: asWorker,
+      json: { destination: 'Nobody here' },
+    })
     await call(`/v1/calls/${callId}`, { headers: asKey })
     await call(`/v1/calls/${callId}`, { method: 'DELETE', headers: asKey })
     await call(`/v1/calls/${callId}/end`, {
@@ -459,6 +464,23 @@ describe('the OpenAPI document and the server', () => {
     await call(`/batch/${jobId}/events`, { headers: asKey })
     await call(`/batch/${jobId}/retry-failed`, { method: 'POST', headers: asKey })
     await call(`/batch/${jobId}/pause`, { method: 'POST', headers: asKey })
+    // One call on request: a busy line, so its event stream ends; its hang-up then answers 409.
+    livekit.scriptSip('+14155552680', { result: 'busy' })
+    const placed = await call('/v1/calls', {
+      method: 'POST',
+      headers: { ...asKey, 'idempotency-key': 'agreement-call-1' },
+      json: { fromPhoneNumberId: numberId, to: '+14155552680', variables: { name: 'Ada' } },
+    })
+    await call('/v1/calls', {
+      method: 'POST',
+      headers: asKey,
+      json: { fromPhoneNumberId: numberId, to: 'nope' },
+    })
+    const placedId = (placed.body.data?.id as string | undefined) ?? NO_SUCH_ID
+    await call(`/v1/calls/${placedId}/events`, { headers: asKey })
+    await call(`/v1/calls/${placedId}/hangup`, { method: 'POST', headers: asKey })
+    await call(`/v1/calls/${NO_SUCH_ID}/hangup`, { method: 'POST', headers: asKey })
+    await call(`/v1/calls/${NO_SUCH_ID}/events`, { headers: asKey })
     await call(`/v1/phone-numbers/${numberId}`, { method: 'DELETE', headers: asKey })
 
     // --- exports

@@ -29,6 +29,18 @@ export const ZHandoffTarget = z.object({
 })
 export type HandoffTarget = z.infer<typeof ZHandoffTarget>
 
+/**
+ * A person the agent may transfer the call to (the agent's transferDestinations): the name the
+ * model passes to transfer_call, when to use it, and how. Where it rings is not here: the server
+ * answers it on POST /v1/calls/{callId}/transfer, so numbers do not travel in dispatch metadata.
+ */
+export const ZRuntimeTransferDestination = z.object({
+  name: z.string(),
+  whenToUse: z.string(),
+  mode: z.enum(['cold', 'warm']),
+})
+export type RuntimeTransferDestination = z.infer<typeof ZRuntimeTransferDestination>
+
 /** What the worker runs a call with: the agent's settings, ids as in the catalogue. */
 export const ZAgentRuntimeConfig = z.object({
   id: z.string(),
@@ -55,6 +67,8 @@ export const ZAgentRuntimeConfig = z.object({
   builtInFunctions: z.array(z.string()),
   customFunctions: z.array(ZRuntimeFunction),
   handoffAgents: z.array(ZHandoffTarget),
+  /** People the call may be transferred to (transfer_call); empty: the tool is not offered. */
+  transferDestinations: z.array(ZRuntimeTransferDestination).default([]),
 })
 export type AgentRuntimeConfig = z.infer<typeof ZAgentRuntimeConfig>
 
@@ -154,3 +168,33 @@ export const ZCallEndRequest = z.object({ reason: z.enum(workerEndReasons) }).st
 export const ZCallEndResponse = z
   .object({ success: z.literal(true), data: z.object({ ended: z.boolean() }) })
   .meta({ id: 'WorkerCallEnded' })
+
+/** How a warm transfer the worker ran ended (a cold one's result is the server's own). */
+export const warmTransferResults = ['transferred', 'no_answer', 'declined', 'failed'] as const
+
+/**
+ * POST /v1/calls/{callId}/transfer: the agent's transfer_call. Without transferId it starts a
+ * transfer to the live agent's destination of that name: a cold one the server carries out (SIP
+ * REFER for a phone caller, the person dialled into the room for a web caller); a warm one it
+ * records as dialing and answers the line the worker dials the person on. With transferId and
+ * result the worker reports how its warm transfer ended.
+ */
+export const ZCallTransferRequest = z
+  .object({
+    destination: z.string().trim().min(1).max(40).meta({ description: 'A transferDestinations name' }),
+    transferId: z.string().min(1).max(100).optional().meta({
+      description: 'A warm transfer this call started: report its result (with result)',
+    }),
+    result: z.enum(warmTransferResults).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if ((body.transferId === undefined) !== (body.result === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [body.transferId === undefined ? 'transferId' : 'result'],
+        message: 'send transferId and result together',
+      })
+  })
+  .meta({ id: 'WorkerCallTransferRequest' })
+export type CallTransferRequest = z.infer<typeof ZCallTransferRequest>

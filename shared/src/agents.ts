@@ -108,6 +108,7 @@ export const webhookEventNames = [
   'call.analyzed',
   'batch.completed',
   'batch.failed',
+  'call.transferred',
 ] as const
 export const ZWebhookEventName = z.enum(webhookEventNames)
 export type WebhookEventName = z.infer<typeof ZWebhookEventName>
@@ -125,6 +126,54 @@ const analysisSchema = z.record(z.string(), z.unknown()).nullable().meta({
   description:
     "JSON Schema (type object) of structured fields post-call analysis fills, e.g. {type:'object', properties:{orderNumber:{type:'string'}}}",
 })
+
+/** A transfer's phone number: E.164 as phone-numbers.ts writes it (a leading +, at most 15 digits). */
+const TRANSFER_E164_PATTERN = /^\+[1-9]\d{1,14}$/
+/** A SIP URI a transfer may reach: sip: or sips:, a user part and a host, no spaces or angle brackets. */
+export const SIP_URI_PATTERN = /^sips?:[^\s<>@]+@[A-Za-z0-9.-]+(:\d{1,5})?(;[^\s<>]*)?$/i
+
+/** Where a call may be handed to a person (the transfer_call built-in, voice agents). */
+export const ZTransferDestination = z
+  .object({
+    name: z
+      .string({ message: 'transferDestinations: name is required' })
+      .trim()
+      .min(1, 'transferDestinations: name is required')
+      .max(40, 'transferDestinations: name must be at most 40 characters'),
+    destination: z
+      .string()
+      .trim()
+      .max(256)
+      .refine((value) => TRANSFER_E164_PATTERN.test(value) || SIP_URI_PATTERN.test(value), {
+        message: 'transferDestinations: destination must be an E.164 number (+15551234567) or a sip: URI',
+      })
+      .meta({ description: 'An E.164 number (+15551234567) or a SIP URI (sip:desk@pbx.example.com)' }),
+    whenToUse: z
+      .string()
+      .trim()
+      .min(1, 'transferDestinations: whenToUse is required')
+      .max(500, 'transferDestinations: whenToUse must be at most 500 characters')
+      .meta({ description: 'When the agent should transfer here; the model reads it' }),
+    mode: z.enum(['cold', 'warm'], { message: 'transferDestinations: mode must be cold or warm' }).meta({
+      description:
+        'cold: the caller is put through at once (SIP REFER for a phone caller); warm: the agent briefs the person first, then joins them',
+    }),
+  })
+  .strict()
+  .meta({ id: 'TransferDestination' })
+export type TransferDestination = z.infer<typeof ZTransferDestination>
+
+const transferDestinations = z
+  .array(ZTransferDestination)
+  .max(10, 'transferDestinations must have at most 10 items')
+  .refine(
+    (list) => new Set(list.map((item) => item.name.toLowerCase())).size === list.length,
+    'transferDestinations: names must be unique',
+  )
+  .meta({
+    description:
+      'People a voice agent may transfer the call to with the transfer_call built-in (up to 10); ignored for text agents',
+  })
 
 const fallbackModel = catalogueId.nullable().meta({
   description:
@@ -157,6 +206,7 @@ const updateFields = {
   fallbackModel,
   webhookEvents,
   analysisSchema,
+  transferDestinations,
   /** Architecture is fixed after creation: only the agent's own is accepted (a fetched agent sent back). */
   agentArchitecture: ZAgentArchitecture.meta({ description: fixedArchitecture }),
 }
@@ -200,6 +250,7 @@ const v1Fields = {
   fallbackModel,
   webhookEvents,
   analysisSchema,
+  transferDestinations,
 }
 
 /** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
@@ -236,6 +287,7 @@ export const ZCreateAgentV1 = z
     fallbackModel: true,
     webhookEvents: true,
     analysisSchema: true,
+    transferDestinations: true,
   })
   .superRefine((agent, ctx) => {
     for (const field of requiredByArchitecture[agent.agentArchitecture]) {
@@ -330,6 +382,7 @@ export const ZAgent = z
     fallbackModel: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
+    transferDestinations: z.array(ZTransferDestination),
     userId: z.string(),
     organizationId: z.string(),
     active: z.boolean(),
@@ -370,6 +423,7 @@ export const ZAgentV1 = z
     fallbackModel: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
+    transferDestinations: z.array(ZTransferDestination),
     createdBy: z.string().meta({
       description: 'The user who created the agent: the creator the access rules name',
     }),

@@ -37,6 +37,30 @@ export const ZCall = z
   .meta({ id: 'Call' })
 export type Call = z.infer<typeof ZCall>
 
+export const callTransferStatuses = ['dialing', 'transferred', 'no_answer', 'declined', 'failed'] as const
+
+/** A transfer of the call to a person (the agent's transfer_call). */
+export const ZCallTransfer = z
+  .object({
+    id: z.string(),
+    agentId: z.string().meta({ description: 'The agent that transferred the call' }),
+    destinationName: z.string(),
+    destination: z.string().meta({ description: 'The E.164 number or SIP URI called' }),
+    mode: z.enum(['cold', 'warm']),
+    method: z.enum(['refer', 'dial']).meta({
+      description:
+        'refer: the phone caller was handed over by SIP REFER; dial: the person was dialled into the call',
+    }),
+    status: z.enum(callTransferStatuses).meta({
+      description: 'dialing while a warm transfer briefs the person; then its result',
+    }),
+    sipStatus: z.number().int().nullable().meta({ description: 'The SIP status of a failed attempt' }),
+    createdAt: ZIsoDateTime,
+    finishedAt: ZIsoDateTime.nullable(),
+  })
+  .meta({ id: 'CallTransfer' })
+export type CallTransfer = z.infer<typeof ZCallTransfer>
+
 export const ZTranscriptRole = z.enum(['user', 'assistant'])
 
 export const ZCallTranscriptLine = z
@@ -85,7 +109,13 @@ export const ZCallList = z
   .meta({ id: 'CallList' })
 
 export const ZCallDetail = z
-  .object({ success: z.literal(true), data: ZCall.extend({ transcript: z.array(ZCallTranscriptLine) }) })
+  .object({
+    success: z.literal(true),
+    data: ZCall.extend({
+      transcript: z.array(ZCallTranscriptLine),
+      transfers: z.array(ZCallTransfer).meta({ description: 'Transfers to a person, oldest first' }),
+    }),
+  })
   .meta({ id: 'CallDetail' })
 export type CallDetail = z.infer<typeof ZCallDetail>
 
@@ -114,3 +144,82 @@ export const ZTranscriptAppended = z
   .meta({ id: 'CallTranscriptAppended' })
 
 export const ZLiveKitWebhookAck = z.object({ received: z.literal(true) }).meta({ id: 'LiveKitWebhookAck' })
+
+/** POST /v1/calls/{callId}/transfer's answer (worker token). */
+export const ZCallTransferResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      transfer: ZCallTransfer,
+      /** A warm transfer: the line the worker dials the person on; null for a cold one. */
+      line: z
+        .object({
+          sipTrunkId: z.string(),
+          fromNumber: z.string(),
+          to: z.string(),
+          ringingTimeoutSeconds: z.number().int(),
+        })
+        .nullable(),
+    }),
+  })
+  .meta({ id: 'WorkerCallTransfer' })
+export type CallTransferResponse = z.infer<typeof ZCallTransferResponse>
+
+const ZVariableValue = z.union([z.string().max(2000), z.number(), z.boolean()])
+
+/**
+ * POST /v1/calls: one outbound call now, from one of the organization's numbers. The agent is the
+ * number's outbound agent unless `agentId` names another voice agent of the organization;
+ * `variables` fill the agent's `{{name}}` placeholders, as a batch contact's fields do; `metadata`
+ * is the caller's own, given back in the call's `queued` event.
+ */
+export const ZCreateCall = z
+  .strictObject({
+    fromPhoneNumberId: z.string().min(1).max(100),
+    to: z
+      .string()
+      .regex(/^\+[1-9]\d{1,14}$/, 'must be E.164: a leading + and digits only, e.g. +14155550123')
+      .meta({ example: '+14155550123' }),
+    agentId: z.string().min(1).max(100).optional(),
+    variables: z
+      .record(z.string().min(1).max(100), ZVariableValue)
+      .refine((value) => Object.keys(value).length <= 50, 'at most 50 variables')
+      .optional(),
+    metadata: z
+      .record(z.string().min(1).max(100), z.unknown())
+      .refine((value) => JSON.stringify(value).length <= 4096, 'metadata must be at most 4 KiB as JSON')
+      .optional(),
+  })
+  .meta({ id: 'CreateCallRequest' })
+export type CreateCall = z.infer<typeof ZCreateCall>
+
+export const ZCallResponse = z.object({ success: z.literal(true), data: ZCall }).meta({ id: 'CallResponse' })
+export type CallResponse = z.infer<typeof ZCallResponse>
+
+export const callEventTypes = [
+  'queued',
+  'dialing',
+  'ringing',
+  'answered',
+  'transcript',
+  'transferred',
+  'ended',
+] as const
+export const ZCallEventType = z.enum(callEventTypes)
+export type CallEventType = z.infer<typeof ZCallEventType>
+
+/**
+ * One event of GET /v1/calls/{id}/events (the SSE `event:` line is `type`, the `id:` line is
+ * `id`). `queued` carries the request's metadata; `transcript` a line (role, content); `ended`
+ * the call's status, its outcome (end reason) and the SIP status of an unanswered dial.
+ */
+export const ZCallEvent = z
+  .object({
+    id: z.string(),
+    type: ZCallEventType,
+    callId: z.string(),
+    at: z.string(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'CallEvent' })
+export type CallEvent = z.infer<typeof ZCallEvent>

@@ -110,6 +110,9 @@ export const errorCodes = [
   // the voice worker's endpoints and the model providers
   'call_ended',
   'invalid_handoff_target',
+  // transfer_call: a name that is not one of the live agent's transferDestinations; no number to dial out on
+  'invalid_transfer_destination',
+  'no_transfer_line',
   'provider_not_configured',
   // data exports (POST /api/export)
   'export_too_large',

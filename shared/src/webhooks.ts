@@ -48,6 +48,25 @@ export const ZCallEndedEvent = envelope(
   'CallEndedEvent',
 )
 
+export const ZCallTransferredEvent = envelope(
+  'call.transferred',
+  {
+    call_id: z.string(),
+    transfer_id: z.string(),
+    agent_id: z.string(),
+    agent_name: z.string(),
+    direction: z.enum(['web', 'outbound', 'inbound']),
+    destination_name: z.string(),
+    destination: z.string().meta({ description: 'The E.164 number or SIP URI' }),
+    mode: z.enum(['cold', 'warm']),
+    method: z.enum(['refer', 'dial']),
+    result: z.enum(['transferred', 'no_answer', 'declined', 'failed']),
+    sip_status: z.number().int().nullable(),
+    transferred_at: ZIsoDateTime,
+  },
+  'CallTransferredEvent',
+)
+
 export const ZConversationAnalyzedEvent = envelope(
   'conversation.analyzed',
   { conversation_id: z.string(), agent_id: z.string(), ...analysis },
@@ -124,6 +143,10 @@ export const webhookEventSchemas = [
     schema: ZBatchFailedEvent,
     summary:
       'A batch job stopped for good before every contact was called (its agent or number went away, or credits ran out), with the reason',
+  },
+  {
+    schema: ZCallTransferredEvent,
+    summary: 'The agent transferred a call to a person (transfer_call), or tried: the result says which',
   },
   { schema: ZPingEvent, summary: 'A test ping (POST /v1/agents/{agentId}/webhook/test)' },
 ] as const

@@ -161,7 +161,14 @@ describe.skipIf(!hasBrowser)(
       ).json()
       expect(saved.data).toMatchObject({
         handoffAgentIds: [billingId],
-        webhookEvents: ['chat.ended', 'call.ended', 'conversation.analyzed', 'call.analyzed', 'batch.failed'],
+        webhookEvents: [
+          'chat.ended',
+          'call.ended',
+          'conversation.analyzed',
+          'call.analyzed',
+          'batch.failed',
+          'call.transferred',
+        ],
         webhookUrl: `${shop.origin}/parley`,
         analysisSchema: { type: 'object', properties: { orderNumber: { type: 'string' } } },
         functionCallingEnabled: true,

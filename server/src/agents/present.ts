@@ -47,6 +47,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   fallbackModel: agent.fallbackModel,
   webhookEvents: agent.webhookEvents,
   analysisSchema: agent.analysisSchema,
+  transferDestinations: agent.transferDestinations,
   createdBy: agent.userId,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),

@@ -21,6 +21,7 @@ type Settings = Pick<
   | 'greetingType'
   | 'enabledFunctions'
   | 'fallbackModel'
+  | 'transferDestinations'
 >
 
 /** Fields an architecture does not use are stored as null, whatever was sent. */
@@ -31,7 +32,15 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
     case 'realtime':
       return { ...agent, model: null, stt: null, tts: null, fallbackModel: null }
     default:
-      return { ...agent, stt: null, tts: null, voiceId: null, realtimeProvider: null }
+      // A chat has no phone line: transfers to a person are a voice agent's.
+      return {
+        ...agent,
+        stt: null,
+        tts: null,
+        voiceId: null,
+        realtimeProvider: null,
+        transferDestinations: [],
+      }
   }
 }
 

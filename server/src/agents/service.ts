@@ -219,6 +219,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     fallbackModel: input.fallbackModel ?? null,
     webhookEvents: input.webhookEvents ?? [...webhookEventNames],
     analysisSchema: input.analysisSchema ?? null,
+    transferDestinations: input.transferDestinations ?? [],
   })
   checkAgentSettings(fields, ctx.catalogue)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })

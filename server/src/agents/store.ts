@@ -1,6 +1,7 @@
 import {
   type AgentArchitecture,
   type AgentMode,
+  type TransferDestination,
   type WebhookEventName,
   webhookEventNames,
 } from '@parley/shared'
@@ -44,6 +45,8 @@ export type AgentRow = {
   webhookEvents: WebhookEventName[]
   /** JSON Schema of the structured fields post-call analysis fills. */
   analysisSchema: Record<string, unknown> | null
+  /** People a call may be transferred to (transfer_call; voice agents). */
+  transferDestinations: TransferDestination[]
   createdAt: Date
   updatedAt: Date
 }
@@ -83,6 +86,7 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   fallbackModel: row.fallback_model ?? null,
   webhookEvents: (row.webhook_events ?? [...webhookEventNames]) as WebhookEventName[],
   analysisSchema: row.analysis_schema ?? null,
+  transferDestinations: row.transfer_destinations ?? [],
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -99,7 +103,7 @@ export const agentFromJson = (json: Record<string, unknown>): AgentRow =>
   })
 
 const toColumns = (fields: Partial<AgentFields>) => {
-  const json = (value: string[] | undefined) => (value === undefined ? undefined : JSON.stringify(value))
+  const json = (value: unknown[] | undefined) => (value === undefined ? undefined : JSON.stringify(value))
   const columns = {
     name: fields.name,
     description: fields.description,
@@ -134,6 +138,7 @@ const toColumns = (fields: Partial<AgentFields>) => {
         : fields.analysisSchema === null
           ? null
           : JSON.stringify(fields.analysisSchema),
+    transfer_destinations: json(fields.transferDestinations),
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }

@@ -82,6 +82,7 @@ describe('agent settings', () => {
       'call.analyzed',
       'batch.completed',
       'batch.failed',
+      'call.transferred',
     ])
   })
 })

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { createWriteBatcher } from '../db/write-batcher.ts'
 import { notifyAgent, type WebhookSubscriber } from '../webhooks/index.ts'
+import { announceCallEvents, endedEvents, insertCallEvents } from './events.ts'
 import { costUpTo } from './pricing.ts'
 import * as store from './store.ts'
 
@@ -152,7 +153,14 @@ const closeCalls = async (ctx: AppContext, requests: readonly store.CloseRequest
   const { closed, afterCommit } = await ctx.db.transaction().execute(async (tx) => {
     const marked = await store.markCallsClosed(tx, [...requests])
     if (marked.length === 0) return { closed: [], afterCommit: [] }
-    const after: Array<() => Promise<void>> = []
+    await insertCallEvents(tx, endedEvents(marked))
+    const after: Array<() => Promise<void>> = [
+      () =>
+        announceCallEvents(
+          ctx,
+          marked.map((call) => call.id),
+        ),
+    ]
     for (const step of closingSteps.get(ctx) ?? []) {
       const then = await step(tx, marked)
       if (then) after.push(then)

@@ -82,6 +82,12 @@ export const agentRuntimeConfig = async (
       parameters: fn.parameters,
     })),
     handoffAgents: handoffTargets.map(presentTarget),
+    // Names, when to use them and how: the numbers stay on the server (POST …/transfer answers them).
+    transferDestinations: agent.transferDestinations.map(({ name, whenToUse, mode }) => ({
+      name,
+      whenToUse,
+      mode,
+    })),
   }
 }
 
@@ -127,10 +133,13 @@ export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: Con
   return { agent: { ...runtimeConfig, ...filled }, unknownPlaceholders: unknown }
 }
 
-/** Who is on the other side of a call: a web visitor, or a contact the dialer rang for a batch job. */
+/**
+ * Who is on the other side of a call: a web visitor, or a person Parley rang: a contact of a batch
+ * job, or the number of one call on request (no batch job; its variables are the contact's fields).
+ */
 export type CallParty =
   | { direction: 'web'; userId: string }
-  | { direction: 'outbound'; contact: ContactOfCall; batchJobId: string; fromNumber: string }
+  | { direction: 'outbound'; contact: ContactOfCall; batchJobId?: string; fromNumber: string }
 
 /**
  * The one dispatch-metadata builder, for every way a call opens: the agent's configuration (filled
@@ -174,8 +183,7 @@ export const buildDispatchMetadata = ({
     agent,
     sipParticipantIdentity: sipIdentityOf(contact.contactId),
     contact: { ...contact.fields, phone: contact.phone, name: contact.name },
-    batchJobId,
-    batchContactId: contact.contactId,
+    ...(batchJobId === undefined ? {} : { batchJobId, batchContactId: contact.contactId }),
     fromNumber,
   })
   return { metadata, unknownPlaceholders }

@@ -7,7 +7,8 @@
  *   requested-call.ts (one call on request) and inbound-call.ts (a caller rings one of the
  *   organization's numbers) go beside them.
  * - dispatch-metadata.ts: the one dispatch-metadata builder (its schema is in @parley/shared).
- * - worker-api.ts: what the voice agent worker asks (setup, handoff, end); contacts.ts: the contact
+ * - worker-api.ts: what the voice agent worker asks (setup, handoff, end); transfer.ts: its
+ *   transfers to a person (transfer-store.ts records them); contacts.ts: the contact
  *   reader batch/ registers for a dialled call's placeholders.
  * - presence.ts, close.ts, records.ts, jobs.ts, pricing.ts, rooms.ts: who is in the room, the close
  *   and its billing, the records, the sweeps, the prices.
@@ -46,5 +47,6 @@ export {
   openCalls,
 } from './service.ts'
 export { personJoinBilling } from './store.ts'
+export { TRANSFER_RINGING_TIMEOUT_SECONDS, transferCall } from './transfer.ts'
 export { createVoiceSession, mediaServerError } from './web-call.ts'
 export { endCallByWorker, getCallSetup, handOffCall } from './worker-api.ts'

@@ -8,7 +8,9 @@ import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
+import { announceCallEvents, insertCallEvents } from './events.ts'
 import * as store from './store.ts'
+import { listTransfers } from './transfer-store.ts'
 
 const analysisOf = (call: store.AnalysedCallRow) =>
   presentAnalysis({
@@ -73,12 +75,16 @@ export const getCall = async (
 ): Promise<CallDetail> => {
   const call = await store.findCall(ctx.db, { organizationId, id: callId })
   if (!call) throw AppError.notFound('call')
-  const transcript = await store.listTranscript(ctx.db, call.id)
+  const [transcript, transfers] = await Promise.all([
+    store.listTranscript(ctx.db, call.id),
+    listTransfers(ctx.db, call.id),
+  ])
   return {
     success: true,
     data: {
       ...presentCall(call),
       transcript: transcript.map((line) => ({ ...line, spokenAt: line.spokenAt.toISOString() })),
+      transfers,
     },
   }
 }
@@ -103,6 +109,14 @@ export const appendCallTranscript = async (ctx: AppContext, callId: string, inpu
       spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
     }))
     const total = await store.appendTranscript(tx, { callId, organizationId: call.organizationId, lines })
+    await insertCallEvents(
+      tx,
+      lines.map((line) => ({
+        callId,
+        type: 'transcript' as const,
+        data: { role: line.role, content: line.content, spokenAt: line.spokenAt.toISOString() },
+      })),
+    )
     if (call.conversationId)
       await chatStore.insertSpokenMessages(tx, { conversationId: call.conversationId, callId, lines })
     return {
@@ -114,5 +128,6 @@ export const appendCallTranscript = async (ctx: AppContext, callId: string, inpu
   // This instance's guess at the conversation's next reply no longer holds (another instance's
   // guess is corrected by its claim, as after any change made elsewhere).
   if (conversationId) forgetPlan(ctx, conversationId)
+  await announceCallEvents(ctx, [callId])
   return answer
 }

@@ -154,8 +154,28 @@ export interface AgentsTable {
   webhook_events: ColumnType<string[], string | undefined, string>
   /** JSON Schema of the values post-call analysis fills; null: none. */
   analysis_schema: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  /** People the agent may transfer a call to: [{name, destination, whenToUse, mode}]. */
+  transfer_destinations: ColumnType<TransferDestinationJson[], string | undefined, string>
   created_at: Timestamp
   updated_at: Timestamp
+}
+
+type TransferDestinationJson = { name: string; destination: string; whenToUse: string; mode: 'cold' | 'warm' }
+
+/** A call's transfer to a person (migration 0048). */
+export interface CallTransfersTable {
+  id: string
+  call_id: string
+  organization_id: string
+  agent_id: string
+  destination_name: string
+  destination: string
+  mode: 'cold' | 'warm'
+  method: 'refer' | 'dial'
+  status: 'dialing' | 'transferred' | 'no_answer' | 'declined' | 'failed'
+  sip_status: number | null
+  created_at: Generated<Date>
+  finished_at: Date | null
 }
 
 export interface OrganizationProviderKeysTable {
@@ -308,6 +328,15 @@ export interface CallsTable {
   analyzed_at: Timestamp | null
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
+}
+
+/** What happened on a call, in order (GET /v1/calls/{id}/events; migration 0045). */
+export interface CallEventsTable {
+  id: ColumnType<string, never, never>
+  call_id: string
+  type: string
+  data: ColumnType<Record<string, unknown>, string | undefined, never>
+  created_at: Generated<Date>
 }
 
 /** A tool the agent called during a chat reply, or a handoff to another agent. */
@@ -506,7 +535,9 @@ export interface Database {
   chat_messages: ChatMessagesTable
   memory_summaries: MemorySummariesTable
   calls: CallsTable
+  call_transfers: CallTransfersTable
   call_transcript_lines: CallTranscriptLinesTable
+  call_events: CallEventsTable
   chat_tool_calls: ChatToolCallsTable
   exports: ExportsTable
   export_chunks: ExportChunksTable

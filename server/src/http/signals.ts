@@ -17,6 +17,8 @@ export type SignalMap = {
   'chat.listeners': { conversationId: string; idempotencyKey: string; change: 1 | -1 }
   /** A batch job or one of its contacts changed: progress streams refresh, dialers look for work. */
   'batch.changed': { batchJobId: string }
+  /** A call has new events (GET /v1/calls/{id}/events streams read them). */
+  'call.event': { callId: string }
 }
 export type SignalName = keyof SignalMap
 

@@ -118,6 +118,8 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   invalid_worker_token: 401,
   call_ended: 409,
   invalid_handoff_target: 400,
+  invalid_transfer_destination: 400,
+  no_transfer_line: 409,
   // 400 when an agent is saved with it, 409 when a call or reply would start with it
   provider_not_configured: [400, 409],
   export_too_large: 413,
@@ -188,7 +190,14 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'insufficient_credits',
     'invalid_user_hash',
   ],
-  Calls: ['call_ended', 'invalid_handoff_target', 'provider_not_configured', 'missing_provider_key'],
+  Calls: [
+    'call_ended',
+    'invalid_handoff_target',
+    'provider_not_configured',
+    'missing_provider_key',
+    'invalid_transfer_destination',
+    'no_transfer_line',
+  ],
   Conversations: ['invalid_api_key'],
   'Phone numbers': ['invalid_phone_number', 'phone_number_taken', 'invalid_outbound_agent', 'agent_inactive'],
   'Batch calling': [
@@ -506,12 +515,59 @@ const streamEvents = (document: Json, chatEvents: Record<string, Json>) => {
       },
     },
   }
-  return { chat: '#/components/schemas/ChatStreamEvent', batch: '#/components/schemas/BatchStreamEvent' }
+  const callEvents: Record<string, string> = {
+    queued:
+      'The call is opened and its credits held; `data` has to, from, agentId and the request’s metadata',
+    dialing: 'The SIP dial started',
+    ringing: 'The callee’s phone rings',
+    answered: 'The callee answered; billing starts',
+    transcript: 'A line said on the call; `data` has role, content and spokenAt',
+    transferred: 'The call was transferred to a person',
+    ended:
+      'The call is over; `data` has status, outcome (the end reason), sipStatus (an unanswered dial’s) and durationSeconds; the stream closes',
+  }
+  const callNames: string[] = []
+  for (const [event, description] of Object.entries(callEvents)) {
+    const name = `CallStream${event[0]?.toUpperCase()}${event.slice(1)}Event`
+    schemas[name] = sseEvent(
+      event,
+      {
+        type: 'object',
+        properties: {
+          id: { type: 'string', description: 'The same as the `id:` line', examples: ['42'] },
+          type: { type: 'string', const: event },
+          callId: { type: 'string', examples: ['01JD4MB7K2P4R6T8V0X2Z4B6D8'] },
+          at: { type: 'string', format: 'date-time' },
+          data: { type: 'object', additionalProperties: true },
+        },
+        required: ['id', 'type', 'callId', 'at', 'data'],
+        additionalProperties: false,
+      },
+      description,
+    )
+    callNames.push(name)
+  }
+  schemas.CallStreamEvent = {
+    description: 'An event of a call’s stream (GET /v1/calls/{callId}/events)',
+    oneOf: callNames.map((name) => ({ $ref: `#/components/schemas/${name}` })),
+    discriminator: {
+      propertyName: 'event',
+      mapping: Object.fromEntries(
+        Object.keys(callEvents).map((event, index) => [event, `#/components/schemas/${callNames[index]}`]),
+      ),
+    },
+  }
+  return {
+    chat: '#/components/schemas/ChatStreamEvent',
+    batch: '#/components/schemas/BatchStreamEvent',
+    call: '#/components/schemas/CallStreamEvent',
+  }
 }
 
-const streamOf: Record<string, 'chat' | 'batch'> = {
+const streamOf: Record<string, 'chat' | 'batch' | 'call'> = {
   postV1ChatSessionsByConversationIdMessages: 'chat',
   getBatchByBatchJobIdEvents: 'batch',
+  getV1CallsByCallIdEvents: 'call',
 }
 
 /** A stream's body: text whose events (JSON Schema `contentSchema`) are the stream's named schemas. */
@@ -654,7 +710,9 @@ export const tightenDocument = (document: Json, { chatEvents }: { chatEvents: Re
             schema: sseText(
               stream === 'chat'
                 ? 'id: 1\nevent: chunk\ndata: {"delta":"Hello"}\n\n'
-                : 'id: 1\nevent: progress\ndata: {"batchJobId":"01JD4MD9H1K3M5P7R9T1V3X5Z7"}\n\n',
+                : stream === 'call'
+                  ? 'id: 42\nevent: dialing\ndata: {"id":"42","type":"dialing","callId":"01JD4MB7K2P4R6T8V0X2Z4B6D8","at":"2026-11-27T17:00:00.000Z","data":{}}\n\n'
+                  : 'id: 1\nevent: progress\ndata: {"batchJobId":"01JD4MD9H1K3M5P7R9T1V3X5Z7"}\n\n',
               streams[stream],
             ),
           },

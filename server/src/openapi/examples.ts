@@ -132,6 +132,17 @@ const byName: Record<string, unknown> = {
   greeting: 'Hi! How can I help with your order?',
   greetingMessage: 'Hi! How can I help with your order?',
   handoffAgentIds: ID.agent,
+  // transfers to a person
+  destination: '+14155550199',
+  destinationName: 'Sales',
+  destination_name: 'Sales',
+  fromNumber: '+14155550123',
+  ringingTimeoutSeconds: 30,
+  sipStatus: 486,
+  sip_status: 486,
+  transferId: '01JD4MT3R5A7N9S1F3E5R7I9D1',
+  transfer_id: '01JD4MT3R5A7N9S1F3E5R7I9D1',
+  whenToUse: 'The caller wants to buy or asks about prices',
   // knowledge
   knowledgeSourceIds: '01JD4MM5G7J9L1N3Q5S7U9W1Y3',
   query: 'How do I descale the kettle?',

@@ -107,3 +107,23 @@ export const deletePhoneNumber = async (
     .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/**
+ * The number a call's transfer dials out on (a web caller's cold transfer, every warm one): the
+ * organization's number whose outbound agent is `agentId`, else its oldest number.
+ */
+export const findTransferLine = async (
+  db: Executor,
+  { organizationId, agentId }: { organizationId: string; agentId: string },
+) => {
+  const row = await db
+    .selectFrom('phone_numbers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy(sql`outbound_agent_id is not distinct from ${agentId}`, 'desc')
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(1)
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}

@@ -53,6 +53,16 @@ export type LiveKit = {
     identity: string
     ringingTimeoutSeconds?: number
   }): Promise<{ participantId: string; sipCallId: string | null }>
+  /**
+   * SIP REFER: hands a phone participant of the room to `transferTo` (`tel:+E164` or a SIP URI);
+   * resolves once the far end accepted, rejects with SipDialError. The carrier trunk must allow it.
+   */
+  transferSip(input: {
+    roomName: string
+    identity: string
+    transferTo: string
+    ringingTimeoutSeconds?: number
+  }): Promise<void>
   /** Verifies with the SDK's WebhookReceiver; throws on a bad signature. */
   receiveWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent>
 }
@@ -143,6 +153,16 @@ export const createLiveKit = (config: Config): LiveKit | null => {
         const failure = toSipDialError(error)
         recordDial(failure.outcome)
         throw failure
+      }
+    },
+    transferSip: async ({ roomName, identity, transferTo, ringingTimeoutSeconds }) => {
+      try {
+        await sip.transferSipParticipant(roomName, identity, transferTo, {
+          playDialtone: true,
+          ...(ringingTimeoutSeconds === undefined ? {} : { ringingTimeout: ringingTimeoutSeconds }),
+        })
+      } catch (error) {
+        throw toSipDialError(error)
       }
     },
     receiveWebhook: (rawBody, authorization) =>

@@ -64,6 +64,7 @@ const insertDemoAgent = async (
     fallbackModel: null,
     webhookEvents: [...webhookEventNames],
     analysisSchema: null,
+    transferDestinations: [],
     model: 'offline',
     realtimeProvider: null,
     greetingType: 'agentFirst' as const,

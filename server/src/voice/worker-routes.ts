@@ -5,8 +5,10 @@ import {
   ZCallHandoffResponse,
   ZCallIdParams,
   ZCallSetupResponse,
+  ZCallTransferRequest,
+  ZCallTransferResponse,
 } from '@parley/shared'
-import { endCallByWorker, getCallSetup, handOffCall } from '../calls/index.ts'
+import { endCallByWorker, getCallSetup, handOffCall, transferCall } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 
@@ -51,5 +53,19 @@ export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
     response: ZCallEndResponse,
     errors: [400, 404],
     handle: ({ params, body }) => endCallByWorker(ctx, { callId: params.callId, reason: body.reason }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/{callId}/transfer',
+    summary:
+      'Transfer the call to a person of the live agent’s transferDestinations (cold: REFER or dial-in, done here; warm: the line to dial), or report how a warm transfer ended (the worker only)',
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    body: ZCallTransferRequest,
+    response: ZCallTransferResponse,
+    errors: [400, 404, 409, 503],
+    handle: ({ params, body }) => transferCall(ctx, { callId: params.callId, body }),
   })
 }

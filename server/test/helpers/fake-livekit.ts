@@ -54,6 +54,9 @@ const sipFailures: Record<Exclude<SipScript['result'], 'answered'>, TwirpFailure
   },
 }
 
+/** How a SIP REFER ends (phone transfers): the far end accepts, or the SIP failure it gives. */
+export type TransferScript = 'accepted' | Exclude<SipScript['result'], 'answered'>
+
 type Room = { sid: string; name: string; metadata: string; creationTime: number; emptyTimeout: number }
 
 export type FakeLiveKit = {
@@ -76,6 +79,13 @@ export type FakeLiveKit = {
   fail: (method: string, failure?: Partial<TwirpFailure>) => void
   heal: () => void
   scriptSip: (number: string, script: SipScript) => void
+  /**
+   * How TransferSIPParticipant (SIP REFER) answers for one transfer target (`tel:+…` or a SIP URI):
+   * accepted unless scripted (phone transfers).
+   */
+  scriptTransfer: (transferTo: string, result: TransferScript) => void
+  /** The REFERs requested, in LiveKit's wire form (phone transfers). */
+  transfers: () => Array<{ roomName: string; participantIdentity: string; transferTo: string }>
   /** Lets held dials finish (all, or those to one number). */
   releaseSip: (number?: string) => void
   /** SIP dials still ringing, for room names starting with `prefix` (all when absent). */
@@ -166,6 +176,29 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
     })
   }
 
+  // Phone transfers: SIP REFER of a participant (TransferSIPParticipantRequest, google.protobuf.Empty back).
+  const transferScripts = new Map<string, TransferScript>()
+  const transferSip = (body: Record<string, unknown>, response: ServerResponse) => {
+    const transferTo = String(body.transfer_to ?? body.transferTo ?? '')
+    const roomName = String(body.room_name ?? body.roomName ?? '')
+    const identity = String(body.participant_identity ?? body.participantIdentity ?? '')
+    if (!rooms.has(roomName))
+      return sendTwirpError(response, {
+        status: 404,
+        code: 'not_found',
+        msg: 'requested room does not exist',
+      })
+    if (!transferTo || !identity)
+      return sendTwirpError(response, {
+        status: 400,
+        code: 'invalid_argument',
+        msg: 'missing transfer target',
+      })
+    const script = transferScripts.get(transferTo) ?? 'accepted'
+    if (script !== 'accepted') return sendTwirpError(response, sipFailures[script])
+    return sendJson(response, 200, {})
+  }
+
   const handle = async (method: string, body: Record<string, unknown>, response: ServerResponse) => {
     switch (method) {
       case 'RoomService/CreateRoom': {
@@ -201,6 +234,8 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
         })
       case 'SIP/CreateSIPParticipant':
         return dialSip(body, response)
+      case 'SIP/TransferSIPParticipant':
+        return transferSip(body, response)
       default:
         return sendTwirpError(response, { status: 404, code: 'bad_route', msg: `no handler for ${method}` })
     }
@@ -261,6 +296,15 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
       failures.set(method, { status: 500, code: 'internal', msg: 'media server failure', ...failure }),
     heal: () => failures.clear(),
     scriptSip: (number, script) => void scripts.set(number, script),
+    scriptTransfer: (transferTo, script) => void transferScripts.set(transferTo, script),
+    transfers: () =>
+      calls
+        .filter((call) => call.method === 'SIP/TransferSIPParticipant')
+        .map(({ body }) => ({
+          roomName: String(body.room_name ?? body.roomName ?? ''),
+          participantIdentity: String(body.participant_identity ?? body.participantIdentity ?? ''),
+          transferTo: String(body.transfer_to ?? body.transferTo ?? ''),
+        })),
     releaseSip: (number) => {
       for (const [heldNumber, resolvers] of held) {
         if (number !== undefined && heldNumber !== number) continue

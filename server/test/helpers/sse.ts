@@ -1,8 +1,11 @@
 /** One parsed SSE event: the spec's framing is an `event:` line and a JSON `data:` line. */
-export type SseEvent = { event: string; data: unknown }
+export type SseEvent = { event: string; data: unknown; id?: string }
 
-/** Reads a text/event-stream body event by event; `next()` resolves null when the stream ends. */
-export const readEvents = (response: Response) => {
+/**
+ * Reads a text/event-stream body event by event; `next()` resolves null when the stream ends.
+ * `withIds` adds each event's `id:` line.
+ */
+export const readEvents = (response: Response, { withIds = false } = {}) => {
   if (!response.body) throw new Error('no body')
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
@@ -17,7 +20,8 @@ export const readEvents = (response: Response) => {
             .split('\n')
             .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
         )
-        return { event: fields.event ?? 'message', data: JSON.parse(fields.data ?? 'null') }
+        const event: SseEvent = { event: fields.event ?? 'message', data: JSON.parse(fields.data ?? 'null') }
+        return withIds && fields.id !== undefined ? { ...event, id: fields.id } : event
       }
       const chunk = await reader.read()
       if (chunk.done) return null

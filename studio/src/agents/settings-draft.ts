@@ -28,6 +28,8 @@ export type Draft = {
   handoffAgentIds: string[]
   webhookEvents: string[]
   analysisSchema: string
+  /** The transfer destinations as JSON text (a list of objects compares as its text). */
+  transferDestinations: string
 }
 
 export const draftOf = (agent: AgentV1): Draft => ({
@@ -54,6 +56,7 @@ export const draftOf = (agent: AgentV1): Draft => ({
   handoffAgentIds: agent.handoffAgentIds,
   webhookEvents: agent.webhookEvents,
   analysisSchema: agent.analysisSchema ? JSON.stringify(agent.analysisSchema, null, 2) : '',
+  transferDestinations: JSON.stringify(agent.transferDestinations ?? []),
 })
 
 /** The studio form's name of each setting (the v1 read form says systemPrompt and language). */
@@ -81,6 +84,7 @@ export const apiFieldOf: Record<keyof Draft, string> = {
   handoffAgentIds: 'handoffAgentIds',
   webhookEvents: 'webhookEvents',
   analysisSchema: 'analysisSchema',
+  transferDestinations: 'transferDestinations',
 }
 
 const orNull = (text: string) => (text.trim() === '' ? null : text)
@@ -105,6 +109,8 @@ const valueFor = (field: keyof Draft, draft: Draft): unknown => {
       return numberOf(draft[field])
     case 'analysisSchema':
       return jsonOf(draft.analysisSchema)
+    case 'transferDestinations':
+      return jsonOf(draft.transferDestinations) ?? []
     case 'name':
     case 'systemPrompt':
     case 'mode':

@@ -10,6 +10,7 @@ import { problemsOfSchema } from './functions/json-editor.tsx'
 import { firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
 import { apiFieldOf, changesOf, type Draft, draftOf, rebaseDraft } from './settings-draft.ts'
 import { HandoffFieldset, ToolsFieldset } from './settings-tools.tsx'
+import { TransfersFieldset } from './settings-transfers.tsx'
 import { AnalysisSchemaField, WebhookFieldset } from './settings-webhook.tsx'
 
 /** The studio form's answer when the organization lacks a key: what stood in, where to add keys. */
@@ -287,6 +288,7 @@ export const SettingsForm = ({
         </fieldset>
         <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
         <HandoffFieldset {...fieldsetProps} agent={agent} />
+        {agent.agentArchitecture === 'text' ? null : <TransfersFieldset {...fieldsetProps} />}
         <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       </fieldset>
       <ErrorLine error={error} />

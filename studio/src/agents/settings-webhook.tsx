@@ -14,6 +14,7 @@ const eventNames = (): Record<WebhookEventName, string> => ({
   'call.analyzed': t('A call was analysed'),
   'batch.completed': t('A batch of calls finished'),
   'batch.failed': t('A batch of calls failed'),
+  'call.transferred': t('A call was transferred to a person'),
 })
 
 /** A schema's rule names the place in it ("analysisSchema.type must be …"): still this field's. */

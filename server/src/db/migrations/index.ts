@@ -27,6 +27,8 @@ import * as exportLiveness from './0032-export-liveness.ts'
 import * as knowledge from './0035-knowledge.ts'
 import * as agentKnowledge from './0036-agent-knowledge.ts'
 import * as messageSources from './0037-message-sources.ts'
+import * as callEvents from './0045-call-events.ts'
+import * as callTransfers from './0048-call-transfers.ts'
 import * as agentVersions from './0055-agent-versions.ts'
 import * as agentTests from './0056-agent-tests.ts'
 import * as auditLog from './0060-audit-log.ts'
@@ -63,6 +65,8 @@ export const migrations: Record<string, Migration> = {
   '0035-knowledge': knowledge,
   '0036-agent-knowledge': agentKnowledge,
   '0037-message-sources': messageSources,
+  '0045-call-events': callEvents,
+  '0048-call-transfers': callTransfers,
   '0055-agent-versions': agentVersions,
   '0056-agent-tests': agentTests,
   '0060-audit-log': auditLog,

@@ -10,7 +10,7 @@
  * API for it) does not parse JSX. Biome's noRestrictedImports keeps widget/ and studio/ (.tsx
  * included) off the server.
  */
-const infrastructure = '(http|db|crypto|openapi|providers|idempotency|instances|metrics)'
+const infrastructure = '(http|db|crypto|openapi|providers|idempotency|instances|metrics|tracing)'
 const test = '(\\.test\\.ts$|/test/)'
 
 module.exports = {

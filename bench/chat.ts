@@ -1,5 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { createParser } from 'eventsource-parser'
 import type { FakeReply } from '../server/test/helpers/fake-llm.ts'
@@ -124,14 +126,39 @@ const forkUpstream = async () => {
  * latency to the first and last chunk, (b) sessions created per second, (c) concurrent open
  * streams of one process and its memory. Embedded PGlite unless DATABASE_URL is set.
  */
+/** An OTLP/HTTP receiver on loopback that reads and drops what it is sent, counting exports and bytes. */
+const startTraceSink = async () => {
+  let exports = 0
+  let bytes = 0
+  const sink = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length
+    })
+    request.on('end', () => {
+      exports += 1
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
+  const { port } = sink.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: () => ({ exports, bytes }),
+    close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
+  }
+}
+
 export const run = async () => {
   const llm = await forkUpstream()
   await llm.setFallback({
     text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `),
     delayMs: CHUNK_DELAY_MS,
   })
+  // BENCH_TRACING=1: the server exports traces to a loopback OTLP/HTTP sink here (README, Traces).
+  const sink = process.env.BENCH_TRACING === '1' ? await startTraceSink() : null
   // Errors only: a refused request in (c) should say why.
   const server = await forkServer({
+    ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
     LLM_BASE_URL: llm.baseUrl,
     TRIAL_CREDITS_USD: '10000',
     LOG_LEVEL: 'error',
@@ -264,12 +291,17 @@ export const run = async () => {
     const fmt = (n: number) => n.toFixed(2)
     process.stdout.write(
       [
-        `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart)`,
+        `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart; metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'}; tracing ${sink ? 'on' : 'off'})`,
         `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
         `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
         `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
         ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),
+        ...(sink
+          ? [
+              `    traces: ${sink.received().exports} OTLP exports, ${fmt(sink.received().bytes / 1024)} KiB received so far`,
+            ]
+          : []),
         `    before the streams: RSS ${fmt(idle.rssMiB)} MiB (external incl. WASM ${fmt(idle.externalMiB)} MiB); each open stream adds about ${fmt(((rssMiB - idle.rssMiB) * 1024) / Math.max(1, openStreams))} KiB`,
         '',
       ].join('\n'),
@@ -281,5 +313,6 @@ export const run = async () => {
   } finally {
     await server.stop()
     await llm.close()
+    await sink?.close()
   }
 }

@@ -24,6 +24,9 @@ const ZAgentEnvironment = ZEnvironment.pick({
   WORKER_TOKEN: true,
   OUTBOUND_ALLOW_HOSTS: true,
   LOG_LEVEL: true,
+  METRICS_TOKEN: true,
+  OTEL_EXPORTER_OTLP_ENDPOINT: true,
+  OTEL_SERVICE_NAME: true,
 }).extend({
   PARLEY_API_URL: urlWithSchemes(['http', 'https']),
   AGENT_HTTP_PORT: ZEnvironment.shape.PORT.unwrap().default(8081),
@@ -46,7 +49,7 @@ export type AgentConfig = Readonly<{
   workerToken: string
   /** Where the Parley API answers, without a trailing slash. */
   apiUrl: string
-  /** The health endpoint's port (0: any free port, logged at start). */
+  /** The health and metrics port (0: any free port, logged at start). */
   httpPort: number
   /** Job processes kept started and waiting for a call. */
   idleProcesses: number
@@ -56,6 +59,10 @@ export type AgentConfig = Readonly<{
   loadThreshold: number
   outboundAllowHosts: readonly string[]
   logLevel: z.output<typeof ZAgentEnvironment>['LOG_LEVEL']
+  /** GET /metrics on the HTTP port wants it as a bearer token; null: open (keep the port private). */
+  metricsToken: string | null
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT); null: off, the SDK never loaded. */
+  tracing: Readonly<{ endpoint: string; serviceName: string }> | null
 }>
 
 /** Reads the worker's environment; throws ConfigError with one line naming the first bad variable. */
@@ -93,5 +100,12 @@ export const loadAgentConfig = (env: Environment = process.env): AgentConfig => 
     loadThreshold: vars.AGENT_LOAD_THRESHOLD,
     outboundAllowHosts: Object.freeze(vars.OUTBOUND_ALLOW_HOSTS),
     logLevel: vars.LOG_LEVEL,
+    metricsToken: vars.METRICS_TOKEN ?? null,
+    tracing: vars.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({
+          endpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: vars.OTEL_SERVICE_NAME ?? 'parley-agent',
+        })
+      : null,
   })
 }

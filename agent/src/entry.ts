@@ -11,8 +11,10 @@ import {
 import { type RemoteParticipant, RoomEvent } from '@livekit/rtc-node'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
+import { createMetricsReporter } from './job-metrics.ts'
 import { buildCallSession, type CallSession, type WarmTransfer, type WarmTransferResult } from './session.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
+import { flushWorkerTraces, startWorkerTracing } from './tracing.ts'
 import { createWorkerApi } from './worker-api.ts'
 
 /**
@@ -27,6 +29,9 @@ const configOnce = () => {
 }
 
 type ProcessData = { vad: VAD }
+
+/** This process's reports to the worker's /metrics (a no-op outside a worker). */
+const reporter = createMetricsReporter()
 
 /** How the framework's WarmTransferTask ended, from the ToolError it completes with. */
 const warmResultOf = (error: unknown): WarmTransferResult => {
@@ -65,6 +70,7 @@ const warmTransferIn =
 
 const startCall = async (ctx: JobContext<ProcessData>) => {
   const { apiUrl, workerToken, outboundAllowHosts } = configOnce()
+  reporter.jobStarted(ctx.job.id)
   const api = createWorkerApi({ apiUrl, workerToken })
   const jobLogger = log().child({ jobId: ctx.job.id })
 
@@ -107,6 +113,7 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
         warmTransfer: warmTransferIn(ctx.proc.userData.vad),
       },
     })
+    reporter.watch(call.session)
     await ctx.connect()
   } catch (error) {
     logger.error({ error: String(error) }, 'the call could not start')
@@ -114,7 +121,12 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     ctx.shutdown('call setup failed')
     return
   }
-  ctx.addShutdownCallback(() => call.settled())
+  ctx.addShutdownCallback(async () => {
+    await call.settled()
+    // After the call's last requests (its end, the transcript): their spans and samples go too.
+    await reporter.flush()
+    await flushWorkerTraces()
+  })
 
   // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
   // callee of an outbound call, who joins when the phone is answered.
@@ -145,6 +157,9 @@ export default defineAgent({
   // One VAD per process (LiveKit's local Silero, no network); its small model loads on the first audio.
   prewarm: async (proc: JobProcess<ProcessData>) => {
     proc.userData.vad = new inference.VAD()
+    // Before any session exists: the framework's spans go through this provider from the start.
+    const { tracing } = configOnce()
+    if (tracing) await startWorkerTracing(tracing)
   },
   entry: (ctx: JobContext) => startCall(ctx as JobContext<ProcessData>),
 })

@@ -4,6 +4,12 @@ import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agen
 import { AGENT_CONFIG_EXIT_CODE, ConfigError } from '@parley/platform'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
+import {
+  createWorkerMetrics,
+  freeLoopbackPort,
+  serveWorkerHttp,
+  type WorkerMetrics,
+} from './worker-metrics.ts'
 
 /**
  * `npm run agent` (and `ROLE=agent npm start`, and the child `ROLE=all` starts): the voice agent
@@ -16,19 +22,26 @@ import { readDispatch } from './dispatch.ts'
 const ENTRY = fileURLToPath(new URL('./entry.js', import.meta.url))
 const CLOSE_WAIT_MS = 2000
 
-const serverOptions = (config: AgentConfig) => {
+const serverOptions = (
+  config: AgentConfig,
+  { metrics, healthPort }: { metrics: WorkerMetrics; healthPort: number },
+) => {
   const options = new ServerOptions({
     agent: ENTRY,
     agentName: config.agentName,
     // Every call is taken (a bad one is ended by its job); the room shows the agent's own name.
     requestFunc: async (request) => {
       const dispatch = readDispatch(request.job.metadata)
+      metrics.jobAccepted(request.job.id)
       await request.accept(dispatch.ok ? dispatch.metadata.agent.name : '')
     },
     wsURL: config.livekit.url,
     apiKey: config.livekit.apiKey,
     apiSecret: config.livekit.apiSecret,
-    port: config.httpPort,
+    // The framework's health server listens on loopback behind ours (worker-metrics.ts), which
+    // answers /metrics on AGENT_HTTP_PORT and hands it every other path.
+    host: '127.0.0.1',
+    port: healthPort,
     numIdleProcesses: config.idleProcesses,
     loadThreshold: config.loadThreshold,
     // A job process imports the framework and every plugin (2-4 s here, 10+ s on a loaded 2-core
@@ -67,7 +80,19 @@ const main = async () => {
   for (const flag of JOB_PROCESS_FLAGS) if (!process.execArgv.includes(flag)) process.execArgv.push(flag)
   initializeLogger({ pretty: !config.isProduction, level: config.logLevel })
   const logger = log()
-  const server = new AgentServer(serverOptions(config))
+  // Declared before the server: its activeJobs are read at scrape time.
+  let server: AgentServer | undefined
+  const metrics = createWorkerMetrics({ activeJobs: () => server?.activeJobs.length ?? 0 })
+  const healthPort = await freeLoopbackPort()
+  const http = await serveWorkerHttp({
+    metrics,
+    port: config.httpPort,
+    healthPort,
+    token: config.metricsToken,
+  })
+  logger.info({ port: http.port }, 'health and metrics endpoint listening')
+  server = new AgentServer(serverOptions(config, { metrics, healthPort }))
+  const running = server
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -77,14 +102,15 @@ const main = async () => {
     }
     stopping = true
     logger.info(
-      { signal, calls: server.activeJobs.length },
+      { signal, calls: running.activeJobs.length },
       'draining: no new calls, waiting for calls in progress',
     )
-    await server.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
+    await running.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
     // The calls are over. close() also waits out the framework's pause between connection attempts
     // (up to 10 s when LiveKit is away) and a job process still starting (which never answers a
     // shutdown): neither holds anything worth waiting for.
-    await Promise.race([server.close(), setTimeout(CLOSE_WAIT_MS)])
+    await Promise.race([running.close(), setTimeout(CLOSE_WAIT_MS)])
+    await http.close()
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
@@ -94,7 +120,7 @@ const main = async () => {
     { agentName: config.agentName, livekit: config.livekit.url, api: config.apiUrl },
     'voice agent worker starting',
   )
-  await server.run()
+  await running.run()
 }
 
 main().catch((error: unknown) => {

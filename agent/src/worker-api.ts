@@ -11,6 +11,7 @@ import {
   ZTranscriptAppended,
 } from '@parley/shared'
 import { type FetchContext, ofetch } from 'ofetch'
+import { inClientSpan } from './tracing.ts'
 
 /** A worker endpoint answer takes at most this long; a hung server is retried, then given up. */
 const REQUEST_TIMEOUT_MS = 10_000
@@ -56,18 +57,31 @@ export const createWorkerApi = ({
   return {
     /** Everything secret the call needs (provider endpoints and keys, function headers). */
     setup: async (callId: string): Promise<CallSetup> =>
-      ZCallSetupResponse.parse(await request(callPath(callId, 'setup'), retrying(3))).data,
+      ZCallSetupResponse.parse(
+        await inClientSpan('worker_api setup', (headers) =>
+          request(callPath(callId, 'setup'), { headers, ...retrying(3) }),
+        ),
+      ).data,
 
     /** Hands the call to another voice agent of the organization: its configuration and setup. */
     handoff: async (callId: string, agentId: string) =>
       ZCallHandoffResponse.parse(
-        await request(callPath(callId, 'handoff'), { method: 'POST', body: { agentId }, ...retrying(2) }),
+        await inClientSpan('worker_api handoff', (headers) =>
+          request(callPath(callId, 'handoff'), {
+            method: 'POST',
+            headers,
+            body: { agentId },
+            ...retrying(2),
+          }),
+        ),
       ).data,
 
     /** Ends the call: the server deletes the room, which hangs up a SIP callee. */
     end: async (callId: string, reason: EndReason) =>
       ZCallEndResponse.parse(
-        await request(callPath(callId, 'end'), { method: 'POST', body: { reason }, ...retrying(3) }),
+        await inClientSpan('worker_api end', (headers) =>
+          request(callPath(callId, 'end'), { method: 'POST', headers, body: { reason }, ...retrying(3) }),
+        ),
       ).data,
 
     /** Passages for a question from the call's live agent's knowledge sources (one quick retry: a turn waits on it). */
@@ -92,7 +106,9 @@ export const createWorkerApi = ({
     /** Appends finished turns after those already stored (at most 200 lines a request). */
     appendTranscript: async (callId: string, body: AppendTranscriptBody) =>
       ZTranscriptAppended.parse(
-        await request(callPath(callId, 'transcript'), { method: 'POST', body, ...retrying(5) }),
+        await inClientSpan('worker_api transcript', (headers) =>
+          request(callPath(callId, 'transcript'), { method: 'POST', headers, body, ...retrying(5) }),
+        ),
       ).data,
   }
 }

@@ -160,6 +160,13 @@ export const ZEnvironment = z.object({
     .enum(['0', '1'], { message: 'must be 0 or 1' })
     .default('1')
     .transform((flag) => flag === '1'),
+  /** Set: traces go there over OTLP/HTTP (`…/v1/traces`); unset, no tracing code is even loaded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlWithSchemes(['http', 'https']),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .optional(),
   MEMORY_URL: urlWithSchemes(['http', 'https']),
   SEARCH_URL: urlWithSchemes(['http', 'https']),
   SEARCH_API_KEY: optionalText,

@@ -36,6 +36,7 @@ import { registerPhoneNumberRoutes } from './phone-numbers/index.ts'
 import { registerRetentionRoutes } from './retention/index.ts'
 import type { DemoTenant } from './seed/index.ts'
 import { createDemoRouter, createFaviconRouter, serveWidget } from './seed/index.ts'
+import { traceRequests } from './tracing/index.ts'
 import { registerVoiceRoutes, registerWorkerRoutes } from './voice/index.ts'
 import { registerWebhookRoutes } from './webhooks/index.ts'
 
@@ -89,6 +90,8 @@ export const createApp = (
   // An array is copied: express keeps what it is given and the config is frozen.
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
+  // The request's span first: the access log and everything the request does run inside it.
+  if (ctx.config.tracing) app.use(traceRequests)
   app.use(requestContext(ctx.logger))
   if (ctx.config.metrics.isEnabled) app.use(measureRequests)
   app.use(helmet())

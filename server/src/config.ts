@@ -69,6 +69,8 @@ export type Config = Readonly<{
   workerToken: string | null
   /** Prometheus metrics at GET /metrics (METRICS_ENABLED), behind METRICS_TOKEN when set. */
   metrics: Readonly<{ isEnabled: boolean; token: string | null }>
+  /** OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT); null: off, the SDK never loaded. */
+  tracing: Readonly<{ endpoint: string; serviceName: string }> | null
   memoryUrl: string | null
   /** Null: the web_search built-in is not offered (SEARCH_URL, a Tavily-compatible search endpoint). */
   search: Readonly<{ url: string; apiKey: string | null }> | null
@@ -238,6 +240,12 @@ export const loadConfig = (env: Environment = process.env): Config => {
         : null,
     workerToken: vars.WORKER_TOKEN ?? null,
     metrics: Object.freeze({ isEnabled: vars.METRICS_ENABLED, token: vars.METRICS_TOKEN ?? null }),
+    tracing: vars.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({
+          endpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: vars.OTEL_SERVICE_NAME ?? 'parley-api',
+        })
+      : null,
     memoryUrl: vars.MEMORY_URL ?? null,
     search: vars.SEARCH_URL
       ? Object.freeze({ url: vars.SEARCH_URL, apiKey: vars.SEARCH_API_KEY ?? null })

@@ -28,6 +28,7 @@ import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { registerRetentionJob, scheduleRetentionJob } from './retention/index.ts'
 import { type DemoTenant, ensureDemoTenant } from './seed/index.ts'
+import { flushTraces, startTracing } from './tracing/index.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -95,6 +96,7 @@ export const start = async ({
   /** Where log lines go; pino on stdout at LOG_LEVEL unless given (tests read what is logged). */
   logger?: Logger
 }): Promise<RunningServer> => {
+  if (config.tracing) await startTracing(config.tracing)
   const database = await openDatabase(config, { logger })
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'))
@@ -173,6 +175,7 @@ export const start = async ({
         await ctx.signals.close()
         redis?.disconnect()
         await database.close()
+        await flushTraces().catch(() => undefined)
         logger.info('parley stopped')
       })()
       return stopping

@@ -18,6 +18,7 @@ const infrastructure = new Set([
   'idempotency',
   'instances',
   'metrics',
+  'tracing',
 ])
 
 const filesUnder = (directory: string): string[] =>

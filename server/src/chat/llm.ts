@@ -59,7 +59,7 @@ const streamFromProvider = async function* (
     }
     round.end('ok')
   } catch (error) {
-    round.end(request.signal?.aborted ? 'aborted' : 'error')
+    round.end(request.signal?.aborted ? 'aborted' : 'error', error)
     throw ProviderError.from(provider, error, request.signal)
   }
 }

@@ -3,6 +3,7 @@ import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
+import { inSpan } from '../tracing/index.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
 import { searchWeb } from './web-search.ts'
 
@@ -87,11 +88,9 @@ export const buildToolset = async (
       kind: 'function',
       name: fn.name,
       run: async (args) => {
-        const result = await invokeFunction({
-          fn: invocableOf(ctx, fn),
-          args,
-          allowHosts: ctx.config.outboundAllowHosts,
-        })
+        const result = await inSpan(`function ${fn.name}`, { 'parley.function.name': fn.name }, () =>
+          invokeFunction({ fn: invocableOf(ctx, fn), args, allowHosts: ctx.config.outboundAllowHosts }),
+        )
         return JSON.stringify(result.ok ? result.json : { error: result.error })
       },
     }

@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
+import { measurePoolWaits } from '../metrics/index.ts'
 import { startEmbeddedPostgres } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
@@ -69,6 +70,7 @@ export const openDatabase = async (
   })
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
+  if (config.metrics.isEnabled) measurePoolWaits(pool, embedded ? 'embedded' : 'postgres')
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withStatementCache(pool) }) })
   return {
     db,

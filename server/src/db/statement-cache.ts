@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
+import { inSpan, isTracing } from '../tracing/index.ts'
 
 /** Named statements per connection; texts beyond this run unnamed (parsed and planned each time). */
 const MAX_NAMED_STATEMENTS = 500
@@ -22,6 +23,9 @@ const nameOf = (names: Names, text: string) => {
   return name
 }
 
+/** `select`, `insert`, … : a statement's first word, the span's name (low cardinality). */
+const spanNameOf = (text: string) => `db ${/^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? 'query'}`
+
 /**
  * Kysely's pool, with every statement that has parameters sent as a named (prepared) statement:
  * each connection parses and plans a statement text once, then only binds and executes it. On
@@ -39,7 +43,7 @@ export const withStatementCache = (pool: pg.Pool): PostgresPool => ({
       namesByClient.set(client, names)
     }
     const known = names
-    const query = async (text: string, values: ReadonlyArray<unknown>) => {
+    const run = async (text: string, values: ReadonlyArray<unknown>) => {
       const name = values.length > 0 ? nameOf(known, text) : undefined
       if (!name) return client.query(text, [...values])
       try {
@@ -50,6 +54,18 @@ export const withStatementCache = (pool: pg.Pool): PostgresPool => ({
         return client.query({ name: known.byText.get(text), text, values: [...values] })
       }
     }
+    // Traced, each statement is a span holding its text (parameters are never in it: values travel apart).
+    const query = (text: string, values: ReadonlyArray<unknown>) =>
+      isTracing()
+        ? inSpan(
+            spanNameOf(text),
+            { 'db.system.name': 'postgresql', 'db.query.text': text },
+            () => run(text, values),
+            {
+              kind: 'client',
+            },
+          )
+        : run(text, values)
     return {
       query: query as unknown as PostgresPoolClient['query'],
       release: () => client.release(),

@@ -1,5 +1,7 @@
-import { pino } from 'pino'
+import type { IncomingMessage } from 'node:http'
+import { type DestinationStream, pino } from 'pino'
 import type { Config } from '../config.ts'
+import { traceFields } from '../tracing/index.ts'
 
 /** Paths that may carry a secret; pino replaces their values before a line is written. */
 const redactPaths = [
@@ -13,9 +15,17 @@ const redactPaths = [
   '*.adminToken',
 ]
 
-export const createLogger = (config: Pick<Config, 'logLevel'>) =>
-  pino({
-    level: config.logLevel,
-    redact: { paths: redactPaths, censor: '[redacted]' },
-    base: { service: 'parley' },
-  })
+/** The request of an access-log line (pino-http logs its raw response after the request's span ended). */
+const requestOf = (merged: object) => (merged as { res?: { req?: IncomingMessage } }).res?.req
+
+/** Pino on stdout; with tracing on, every line carries the trace and span ids it was written in. */
+export const createLogger = (config: Pick<Config, 'logLevel' | 'tracing'>, destination?: DestinationStream) =>
+  pino(
+    {
+      level: config.logLevel,
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      base: { service: 'parley' },
+      ...(config.tracing ? { mixin: (merged: object) => traceFields(requestOf(merged)) } : {}),
+    },
+    destination,
+  )

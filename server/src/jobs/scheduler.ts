@@ -4,8 +4,24 @@ import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Jobs } from '../context.ts'
 import { measureJob } from '../metrics/index.ts'
+import { currentTraceCarrier, inSpanFrom } from '../tracing/index.ts'
 
 export type { JobHandler, Jobs } from '../context.ts'
+
+/** Where a job's data carries its enqueuer's trace context (`traceparent`) when tracing is on. */
+const TRACE_KEY = '_trace'
+
+const withTrace = (data: Record<string, unknown>) => {
+  const carrier = currentTraceCarrier()
+  return carrier ? { ...data, [TRACE_KEY]: carrier } : data
+}
+
+/** A job's own data, as its handler was given it, and the trace context stored with it. */
+const withoutTrace = (stored: Record<string, unknown> | undefined) => {
+  if (!stored || !(TRACE_KEY in stored)) return { carrier: undefined, data: stored }
+  const { [TRACE_KEY]: carrier, ...data } = stored
+  return { carrier, data }
+}
 
 /**
  * Agenda on PostgreSQL, polling with SKIP LOCKED. LISTEN/NOTIFY is off on both backends: it does
@@ -38,8 +54,11 @@ export const createJobs = ({
       agenda.define(
         name,
         async (job: Job<Record<string, unknown>>) => {
+          const { carrier, data } = withoutTrace(job.attrs.data)
           try {
-            await measureJob(name, job.attrs.nextRunAt, () => handler(job.attrs.data as never))
+            await inSpanFrom(carrier, `job ${name}`, { 'parley.job.name': name }, () =>
+              measureJob(name, job.attrs.nextRunAt, () => handler(data as never)),
+            )
           } catch (error) {
             logger.error({ err: error, job: name }, 'job failed')
             throw error
@@ -50,11 +69,11 @@ export const createJobs = ({
     },
     now: async (name, data) => {
       await ready
-      await agenda.now(name, data)
+      await agenda.now(name, withTrace(data))
     },
     schedule: async (when, name, data) => {
       await ready
-      await agenda.schedule(when, name, data)
+      await agenda.schedule(when, name, withTrace(data))
     },
     every: async (intervalMs, name) => {
       await ready

@@ -1,13 +1,18 @@
 import type { RequestHandler, Response } from 'express'
+import type pg from 'pg'
+import { openSpan } from '../tracing/index.ts'
 import {
   callSeconds,
   callsClosed,
   creditHolds,
   creditSpend,
+  dbPoolWait,
+  dials,
   httpDuration,
   httpRequests,
   jobRuns,
   jobStartDelay,
+  llmErrors,
   llmFirstToken,
   llmRequests,
   openStreams,
@@ -43,9 +48,23 @@ export const countOpenStream = (res: Response) => {
   }
 }
 
-/** Times one model round: call `firstEvent` at its first streamed event, then `end` once. */
+/** A failed round's code: the provider's HTTP status (`http_429`), or `no_answer` (bounded either way). */
+const errorCodeOf = (error: unknown) => {
+  const status = (error as { status?: unknown } | null)?.status
+  return typeof status === 'number' && status >= 100 && status <= 599 ? `http_${status}` : 'no_answer'
+}
+
+/**
+ * Times one model round (and traces it when tracing is on): call `firstEvent` at its first
+ * streamed event, then `end` once, with the error of a failed round.
+ */
 export const measureModelRound = ({ provider, model }: { provider: string; model: string }) => {
   const startedAt = performance.now()
+  const span = openSpan(
+    `chat ${model}`,
+    { 'gen_ai.system': provider, 'gen_ai.request.model': model },
+    { kind: 'client' },
+  )
   let hasFirst = false
   return {
     firstEvent: () => {
@@ -53,9 +72,37 @@ export const measureModelRound = ({ provider, model }: { provider: string; model
       hasFirst = true
       llmFirstToken.observe({ provider, model }, (performance.now() - startedAt) / 1000)
     },
-    end: (outcome: 'ok' | 'error' | 'aborted') => llmRequests.inc({ provider, model, outcome }),
+    end: (outcome: 'ok' | 'error' | 'aborted', error?: unknown) => {
+      llmRequests.inc({ provider, model, outcome })
+      if (outcome === 'error') llmErrors.inc({ provider, model, code: errorCodeOf(error) })
+      span.set({ 'parley.outcome': outcome })
+      span.end(outcome === 'error' ? (error ?? 'failed') : undefined)
+    },
   }
 }
+
+/**
+ * Times every wait for one of the pool's connections (Kysely's queries and the job queue's
+ * alike: both check out through `pool.connect`). The embedded database has one connection, so
+ * this is also the time a statement queued behind the others.
+ */
+export const measurePoolWaits = (pool: pg.Pool, database: 'postgres' | 'embedded') => {
+  const connect = pool.connect.bind(pool) as (callback?: (...args: unknown[]) => void) => unknown
+  const labels = { database }
+  ;(pool as { connect: unknown }).connect = (callback?: (...args: unknown[]) => void) => {
+    const startedAt = performance.now()
+    const observe = () => dbPoolWait.observe(labels, (performance.now() - startedAt) / 1000)
+    if (callback)
+      return connect((...args: unknown[]) => {
+        observe()
+        callback(...args)
+      })
+    return (connect() as Promise<unknown>).finally(observe)
+  }
+}
+
+/** Counts one outbound SIP dial by how it ended: answered, busy, no_answer or failed. */
+export const recordDial = (result: 'answered' | 'busy' | 'no_answer' | 'failed') => dials.inc({ result })
 
 export const recordHolds = ({ kind, placed, refused }: { kind: string; placed: number; refused: number }) => {
   if (placed > 0) creditHolds.inc({ kind, outcome: 'placed' }, placed)

@@ -86,6 +86,9 @@ describe('GET /metrics', () => {
     const session = await createChatSession(server, { key, agentId: agent.id })
     stack.llm.queue({ text: ['Hello', ' there.'], usage: { input: 1000, output: 1000 } })
     await sendChat(server, session, 'Hi')
+    // A provider that refuses a round: counted by provider, model and code (its HTTP status).
+    stack.llm.queue({ status: 429 })
+    await sendChat(server, session, 'Again').catch(() => undefined)
     const ping = await server.request(`/v1/agents/${agent.id}/webhook/test`, { method: 'POST', token: key })
     expect(ping.status).toBe(200)
     const voiceAgent = (await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })).id
@@ -131,6 +134,11 @@ describe('GET /metrics', () => {
     expect(sum(samples, 'parley_job_queue_lag_seconds')).toBeGreaterThanOrEqual(0)
     expect(sum(samples, 'parley_db_pool_connections')).toBeGreaterThanOrEqual(1)
     expect(sum(samples, 'parley_db_pool_waiting_requests')).toBeGreaterThanOrEqual(0)
+    const database = server.env.DATABASE_URL ? 'postgres' : 'embedded'
+    expect(sum(samples, 'parley_db_pool_wait_seconds_count', { database })).toBeGreaterThanOrEqual(10)
+    expect(sum(samples, 'parley_db_pool_wait_seconds_sum', { database })).toBeGreaterThanOrEqual(0)
+    expect(sum(samples, 'parley_llm_errors_total', { code: 'http_429' })).toBeGreaterThanOrEqual(1)
+    expect(text).toContain('# TYPE parley_dials_total counter')
     expect(sum(samples, 'parley_nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
     expect(samples.some((s) => s.name === 'parley_nodejs_eventloop_lag_p99_seconds')).toBe(true)
 
@@ -150,6 +158,8 @@ describe('GET /metrics', () => {
       'kind',
       'result',
       'job_name',
+      'code',
+      'database',
     ]
     const known = [
       ...bounded,

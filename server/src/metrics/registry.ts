@@ -104,3 +104,25 @@ export const callSeconds = new Counter({
   labelNames: ['direction'] as const,
   registers: [registry],
 })
+
+export const dbPoolWait = new Histogram({
+  name: 'parley_db_pool_wait_seconds',
+  help: 'Time a query waited for a database pool connection, by database (postgres, or embedded: its one connection queues every query)',
+  labelNames: ['database'] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  registers: [registry],
+})
+
+export const llmErrors = new Counter({
+  name: 'parley_llm_errors_total',
+  help: 'Model rounds that failed, by provider, provider model and error code (rate_limited, timeout, http_5xx, …)',
+  labelNames: ['provider', 'model', 'code'] as const,
+  registers: [registry],
+})
+
+export const dials = new Counter({
+  name: 'parley_dials_total',
+  help: 'Outbound SIP dials asked of LiveKit, by how they ended (answered, busy, no_answer, failed)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+})

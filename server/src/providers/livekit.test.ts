@@ -3,6 +3,7 @@ import { AccessToken, TokenVerifier } from 'livekit-server-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { loadConfig } from '../config.ts'
+import { dials } from '../metrics/registry.ts'
 import { createLiveKit, type LiveKit, SipDialError } from './livekit.ts'
 
 let fake: FakeLiveKit
@@ -87,7 +88,12 @@ describe('the LiveKit adapter', () => {
     expect(Number(claims.exp) - Number(claims.nbf)).toBe(3600)
   })
 
-  it('maps SIP outcomes: answered, busy, no answer, timeout, error', async () => {
+  it('maps SIP outcomes: answered, busy, no answer, timeout, error; each counted in parley_dials_total', async () => {
+    const counted = async () =>
+      Object.fromEntries(
+        (await dials.get()).values.map((sample) => [String(sample.labels.result), sample.value]),
+      )
+    const before = await counted()
     fake.scriptSip('+15550000002', { result: 'busy' })
     fake.scriptSip('+15550000003', { result: 'no_answer' })
     fake.scriptSip('+15550000004', { result: 'timeout' })
@@ -113,6 +119,9 @@ describe('the LiveKit adapter', () => {
     expect([timeout.outcome, timeout.sipStatus]).toEqual(['no_answer', 408])
     const failed = await dialError(dial('+15550000005'))
     expect([failed.outcome, failed.sipStatus]).toEqual(['failed', 500])
+    const after = await counted()
+    const added = (result: string) => (after[result] ?? 0) - (before[result] ?? 0)
+    expect([added('answered'), added('busy'), added('no_answer'), added('failed')]).toEqual([1, 1, 2, 1])
   })
 
   it('counts held dials in flight per room prefix', async () => {

@@ -9,6 +9,7 @@ import {
   WebhookReceiver,
 } from 'livekit-server-sdk'
 import type { Config } from '../config.ts'
+import { recordDial } from '../metrics/index.ts'
 
 export type { WebhookEvent } from 'livekit-server-sdk'
 
@@ -146,9 +147,12 @@ export const createLiveKit = (config: Config): LiveKit | null => {
           waitUntilAnswered: true,
           ...(ringingTimeoutSeconds === undefined ? {} : { ringingTimeout: ringingTimeoutSeconds }),
         })
+        recordDial('answered')
         return { participantId: participant.participantId, sipCallId: participant.sipCallId || null }
       } catch (error) {
-        throw toSipDialError(error)
+        const failure = toSipDialError(error)
+        recordDial(failure.outcome)
+        throw failure
       }
     },
     transferSip: async ({ roomName, identity, transferTo, ringingTimeoutSeconds }) => {

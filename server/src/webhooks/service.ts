@@ -5,6 +5,7 @@ import { readWebhookSecret } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { pageWindow } from '../http/pagination.ts'
 import { recordWebhookAttempt } from '../metrics/index.ts'
+import { inSpan } from '../tracing/index.ts'
 import { signWebhook } from './signature.ts'
 import * as store from './store.ts'
 
@@ -84,20 +85,26 @@ export const deliverWebhook = async (ctx: AppContext, deliveryId: string, { retr
   } else {
     const body = JSON.stringify(delivery.payload)
     try {
-      const response = await outboundFetch({
-        url: delivery.url,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-parley-signature': signWebhook({ secret, body, timestamp: Math.floor(Date.now() / 1000) }),
-          'x-parley-event': delivery.event,
-          'x-parley-delivery': delivery.id,
-        },
-        body,
-        timeoutMs: ctx.config.webhookTimeoutMs,
-        maxBytes: 64 * 1024,
-        allowHosts: [...ctx.config.outboundAllowHosts],
-      })
+      const response = await inSpan(
+        `webhook ${delivery.event}`,
+        { 'parley.webhook.event': delivery.event, 'parley.webhook.attempt': attempt },
+        () =>
+          outboundFetch({
+            url: delivery.url,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-parley-signature': signWebhook({ secret, body, timestamp: Math.floor(Date.now() / 1000) }),
+              'x-parley-event': delivery.event,
+              'x-parley-delivery': delivery.id,
+            },
+            body,
+            timeoutMs: ctx.config.webhookTimeoutMs,
+            maxBytes: 64 * 1024,
+            allowHosts: [...ctx.config.outboundAllowHosts],
+          }),
+        { kind: 'client' },
+      )
       statusCode = response.status
       answer = response.bodyText.slice(0, RESPONSE_EXCERPT)
       if (response.status < 200 || response.status >= 300) error = `the endpoint answered ${response.status}`

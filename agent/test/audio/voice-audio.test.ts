@@ -89,11 +89,13 @@ describe('a call with sound', { timeout: 30_000 }, () => {
     // The plugin cuts its audio into 100 ms frames and leaves out a last partial one.
     expect(segment.capturedMs).toBeGreaterThan((audio.syntheses[0]?.audioMs ?? 0) - 100)
     expect(segment.firstFrameAt).toBeGreaterThan(played.endedAt)
-    await vi.waitFor(async () =>
-      expect(await call.transcript()).toEqual([
-        ['user', 'What time do you open tomorrow?'],
-        ['assistant', 'We open at nine.'],
-      ]),
+    await vi.waitFor(
+      async () =>
+        expect(await call.transcript()).toEqual([
+          ['user', 'What time do you open tomorrow?'],
+          ['assistant', 'We open at nine.'],
+        ]),
+      { timeout: 15_000 },
     )
   })
 
@@ -153,7 +155,7 @@ describe('a call with sound', { timeout: 30_000 }, () => {
     expect(audio.syntheses.map(({ input }) => input)).toEqual(['Are you there? Goodbye.'])
     expect(farewell.interrupted).toBe(false)
     expect(farewell.playedMs).toBeGreaterThan(0)
-    await vi.waitFor(() => expect(call.shutdowns).toContain('inactivity'))
+    await vi.waitFor(() => expect(call.shutdowns).toContain('inactivity'), { timeout: 15_000 })
     expect(await call.transcript()).toEqual([['assistant', 'Are you there? Goodbye.']])
   })
 
@@ -169,8 +171,10 @@ describe('a call with sound', { timeout: 30_000 }, () => {
     expect(audio.transcriptions).toEqual([])
     expect(llm.requests).toEqual([])
     await vi.waitFor(() => expect(greeting.interrupted).toBe(false), { timeout: 5_000 })
-    await vi.waitFor(async () =>
-      expect(await call.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+    await vi.waitFor(
+      async () =>
+        expect(await call.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+      { timeout: 15_000 },
     )
   })
 
@@ -225,7 +229,12 @@ describe('a call with sound', { timeout: 30_000 }, () => {
         targetAgentId: null,
       },
     ]
-    await vi.waitFor(async () => expect((await parley.readCall(call.callId)).toolCalls).toMatchObject(stored))
+    await vi.waitFor(
+      async () => expect((await parley.readCall(call.callId)).toolCalls).toMatchObject(stored),
+      {
+        timeout: 15_000,
+      },
+    )
     const conversation = await parley.server.request(`/v1/conversations/${chat.conversation_id}`, {
       headers: { 'x-api-key': parley.key },
     })

@@ -1,6 +1,6 @@
 import type { Response } from 'express'
 import type { AppContext } from '../context.ts'
-import { openEventStream } from '../http/sse.ts'
+import { coalescedReads, openEventStream } from '../http/sse.ts'
 import { toBatchProgress } from './present.ts'
 import { requireJob } from './service.ts'
 import * as store from './store.ts'
@@ -34,8 +34,6 @@ export const streamBatchProgress = async (
   const stream = openEventStream(res)
   slot.attach(stream)
 
-  let isReading = false
-  let isWanted = false
   const sendProgress = async () => {
     const [current, counters] = await Promise.all([
       store.findJobById(ctx.db, job.id),
@@ -49,23 +47,9 @@ export const streamBatchProgress = async (
       stream.close()
     }
   }
-  const refresh = () => {
-    isWanted = true
-    if (isReading) return
-    isReading = true
-    void (async () => {
-      try {
-        while (isWanted && !stream.isClosed) {
-          isWanted = false
-          await sendProgress()
-        }
-      } catch (error) {
-        ctx.logger.warn({ err: error, batchJobId }, 'could not read batch progress')
-      } finally {
-        isReading = false
-      }
-    })()
-  }
+  const refresh = coalescedReads(stream, sendProgress, (error) =>
+    ctx.logger.warn({ err: error, batchJobId }, 'could not read batch progress'),
+  )
 
   const unsubscribe = ctx.signals.subscribe('batch.changed', (payload) => {
     if (payload.batchJobId === job.id) refresh()

@@ -3,7 +3,7 @@ import type { Response } from 'express'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
-import { openEventStream } from '../http/sse.ts'
+import { coalescedReads, openEventStream } from '../http/sse.ts'
 import * as store from './store.ts'
 
 /**
@@ -107,8 +107,6 @@ export const streamCallEvents = async (
   slot.attach(stream)
 
   let after = resumePoint(lastEventId)
-  let isReading = false
-  let isWanted = false
   const sendNew = async () => {
     for (;;) {
       const rows = await readEvents(ctx, { callId, after })
@@ -139,23 +137,9 @@ export const streamCallEvents = async (
       if (!ended) stream.close()
     }
   }
-  const refresh = () => {
-    isWanted = true
-    if (isReading) return
-    isReading = true
-    void (async () => {
-      try {
-        while (isWanted && !stream.isClosed) {
-          isWanted = false
-          await sendNew()
-        }
-      } catch (error) {
-        ctx.logger.warn({ err: error, callId }, 'could not read call events')
-      } finally {
-        isReading = false
-      }
-    })()
-  }
+  const refresh = coalescedReads(stream, sendNew, (error) =>
+    ctx.logger.warn({ err: error, callId }, 'could not read call events'),
+  )
   const unsubscribe = ctx.signals.subscribe('call.event', (payload) => {
     if (payload.callId === callId) refresh()
   })

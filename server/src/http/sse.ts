@@ -63,3 +63,34 @@ export const openEventStream = (res: Response, { heartbeatMs = HEARTBEAT_MS } = 
     },
   }
 }
+
+/**
+ * A stream's re-read on demand: `read` never runs twice at once, and a call made while it runs
+ * makes exactly one more run after it, however many calls came. Stops once the stream closes; a
+ * failed read goes to `onError` and the next call reads again.
+ */
+export const coalescedReads = (
+  stream: EventStream,
+  read: () => Promise<void>,
+  onError: (error: unknown) => void,
+): (() => void) => {
+  let isReading = false
+  let isWanted = false
+  return () => {
+    isWanted = true
+    if (isReading) return
+    isReading = true
+    void (async () => {
+      try {
+        while (isWanted && !stream.isClosed) {
+          isWanted = false
+          await read()
+        }
+      } catch (error) {
+        onError(error)
+      } finally {
+        isReading = false
+      }
+    })()
+  }
+}

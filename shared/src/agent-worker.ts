@@ -167,10 +167,35 @@ export const ZCallHandoffResponse = z
   })
   .meta({ id: 'WorkerCallHandoff' })
 
-/** POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, error). */
-export const workerEndReasons = ['agent_ended', 'inactivity', 'agent_error'] as const
+/**
+ * POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, error), or ended
+ * it on what answering-machine detection heard (a message left on a voicemail, hung up on one, a
+ * phone menu), or because the person opted out (opt_out).
+ */
+export const workerEndReasons = [
+  'agent_ended',
+  'inactivity',
+  'agent_error',
+  'voicemail_left',
+  'voicemail_hung_up',
+  'phone_menu',
+  'opted_out',
+] as const
 export type WorkerEndReason = (typeof workerEndReasons)[number]
-export const ZCallEndRequest = z.object({ reason: z.enum(workerEndReasons) }).strict()
+
+/** What answering-machine detection decided about who answered an outbound call. */
+export const amdVerdicts = ['human', 'voicemail', 'phone_menu', 'unavailable', 'uncertain'] as const
+export type AmdVerdict = (typeof amdVerdicts)[number]
+export const ZAmdVerdict = z.enum(amdVerdicts)
+
+export const ZCallEndRequest = z
+  .object({
+    reason: z.enum(workerEndReasons),
+    amdVerdict: ZAmdVerdict.optional().meta({
+      description: 'What answering-machine detection decided, on an outbound call where it ran',
+    }),
+  })
+  .strict()
 export const ZCallEndResponse = z
   .object({ success: z.literal(true), data: z.object({ ended: z.boolean() }) })
   .meta({ id: 'WorkerCallEnded' })

@@ -258,6 +258,27 @@ export const callEventTypes = [
   'ended',
 ] as const
 export const ZCallEventType = z.enum(callEventTypes)
+
+/**
+ * How a call ended, from the caller's side: what a campaign's retry policy, the exports and the
+ * analytics go by. Phone calls carry the SIP status beside it where there is one.
+ */
+export const callOutcomes = [
+  'completed',
+  'voicemail_left',
+  'voicemail_hung_up',
+  'no_answer',
+  'busy',
+  'rejected',
+  'failed',
+  'phone_menu',
+  'opted_out',
+  'transferred',
+  'agent_unavailable',
+] as const
+export const ZCallOutcome = z.enum(callOutcomes)
+export type CallOutcome = z.infer<typeof ZCallOutcome>
+
 export type CallEventType = z.infer<typeof ZCallEventType>
 
 /**

@@ -179,6 +179,7 @@ const transferDestinations = z
 export const voicemailActions = ['hang_up', 'leave_message'] as const
 export const phoneMenuActions = ['navigate', 'hang_up'] as const
 export const VOICEMAIL_MESSAGE_MAX = 1000
+const VOICEMAIL_EXAMPLE = 'Hi {{first_name}}, this is Ada from Acme about your order. Please call us back.'
 
 /** The stored and returned form: every field present. */
 export const ZVoicemailSetting = z
@@ -189,6 +190,7 @@ export const ZVoicemailSetting = z
     }),
     message: z.string().nullable().meta({
       description: 'The message left on a voicemail box; may use {{field}} placeholders like the prompt',
+      example: VOICEMAIL_EXAMPLE,
     }),
     onPhoneMenu: z.enum(phoneMenuActions).meta({
       description:
@@ -214,7 +216,11 @@ const voicemail = z
       .max(VOICEMAIL_MESSAGE_MAX, `voicemail: message must be at most ${VOICEMAIL_MESSAGE_MAX} characters`)
       .nullable()
       .optional()
-      .transform((value) => (value ? value : null)),
+      .transform((value) => (value ? value : null))
+      .meta({
+        description: 'Required for leave_message; may use {{field}} placeholders like the prompt',
+        example: VOICEMAIL_EXAMPLE,
+      }),
     onPhoneMenu: z
       .enum(phoneMenuActions, { message: 'voicemail: onPhoneMenu must be navigate or hang_up' })
       .default('navigate'),

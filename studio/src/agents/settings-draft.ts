@@ -1,7 +1,11 @@
 import type { AgentV1, StudioUpdateAgent, VoicemailSetting } from '@parley/shared'
 
 /** The API's default voicemail setting (an agent saved before the setting existed has it). */
-export const defaultVoicemail: VoicemailSetting = { action: 'hang_up', message: null, onPhoneMenu: 'navigate' }
+export const defaultVoicemail: VoicemailSetting = {
+  action: 'hang_up',
+  message: null,
+  onPhoneMenu: 'navigate',
+}
 
 /**
  * An agent's settings as the form holds them: text for every input (an analysis schema as the JSON

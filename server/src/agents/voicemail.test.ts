@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ZDispatchMetadata } from '@parley/shared'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { registerPhoneNumber } from '../../test/helpers/batch.ts'
 import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
@@ -122,7 +122,18 @@ describe('voicemail on an agent', () => {
       json: { fromPhoneNumberId: phoneNumberId, to, variables: { name: 'Ada', topic: 'the renewal' } },
     })
     expect(response.status).toBe(201)
-    const dispatch = fake.callsTo('AgentDispatchService/CreateDispatch').at(-1)
+    const { data: call } = await response.json()
+    // The dial is answered, then the agent is dispatched to the call's room.
+    const dispatch = await vi.waitFor(
+      () => {
+        const found = fake
+          .callsTo('AgentDispatchService/CreateDispatch')
+          .find((request) => String(request.body.metadata).includes(call.id))
+        expect(found).toBeDefined()
+        return found
+      },
+      { timeout: 15_000 },
+    )
     const metadata = ZDispatchMetadata.parse(JSON.parse(String(dispatch?.body.metadata)))
     expect(metadata.direction).toBe('outbound')
     expect(metadata.agent.voicemail).toEqual({

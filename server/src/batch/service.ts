@@ -90,7 +90,14 @@ export const listBatchContacts = async (
     ...(query.status ? { status: query.status } : {}),
     ...pageWindow(query),
   })
-  return { data: contacts.map(toBatchContact), pagination: paginationOf(query, total) }
+  const tries = await store.listTriesOfContacts(
+    ctx.db,
+    contacts.map((contact) => contact.id),
+  )
+  return {
+    data: contacts.map((contact) => toBatchContact(contact, tries.get(contact.id) ?? [])),
+    pagination: paginationOf(query, total),
+  }
 }
 
 const CANCELLABLE: BatchJobStatus[] = ['pending', 'scheduled', 'running', 'paused']

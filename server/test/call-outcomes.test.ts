@@ -317,4 +317,44 @@ describe('call outcomes and retries by outcome', () => {
     })
     await server.request(`/batch/${batchJobId}/cancel`, { method: 'POST', token: tenant.key })
   })
+
+  it('counts outcomes per day and agent in analytics, and exports them with each call', async () => {
+    // The calls above started at the database's time (today), whatever the fake clock says.
+    const today = new Date().toISOString().slice(0, 10)
+    const response = await server.request(`/v1/analytics?from=${today}&to=${today}`, { token: tenant.key })
+    expect(response.status).toBe(200)
+    const { data } = await response.json()
+    const row = data.find((day: { agentId: string }) => day.agentId === tenant.agent.id)
+    expect(row.callOutcomes).toMatchObject({
+      voicemail_left: 2,
+      voicemail_hung_up: 5,
+      rejected: 1,
+      completed: 1,
+    })
+    // The policy test's campaign may have dialled its busy contact once before its cancel.
+    expect(row.callOutcomes.busy).toBeGreaterThanOrEqual(2)
+    const theirs = await (
+      await server.request(`/v1/analytics?from=${today}&to=${today}`, { token: other.key })
+    ).json()
+    expect(theirs.data).toEqual([])
+
+    const studio = (path: string, init: { method?: string; json?: unknown } = {}) =>
+      server.request(path, { ...init, token: tenant.team.owner.session.token })
+    const created = await studio('/api/export', { method: 'POST', json: { kind: 'calls', format: 'ndjson' } })
+    expect(created.status).toBe(202)
+    const { id } = await created.json()
+    await expect
+      .poll(async () => (await (await studio(`/api/export/${id}`)).json()).status, { timeout: 30_000 })
+      .toBe('completed')
+    const lines = (await (await studio(`/api/export/${id}/download`)).text())
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.length).toBeGreaterThan(0)
+    const declined = lines.find((line) => line.outcome === 'rejected')
+    expect(declined).toMatchObject({ status: 'failed', sip_status: 603, amd_verdict: null })
+    expect(lines.some((line) => line.outcome === 'voicemail_left' && line.amd_verdict === 'voicemail')).toBe(
+      true,
+    )
+  })
 })

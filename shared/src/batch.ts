@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ZAgentArchitecture, ZPageQuery } from './agents.ts'
+import { ZCallOutcome } from './calls.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const batchJobStatuses = [
@@ -56,7 +57,7 @@ export type CallingWindow = z.infer<typeof ZCallingWindow>
  * How many more tries a contact gets after a try that ended with an outcome, and how long after
  * it (then inside the calling window, in the contact's zone). `voicemail` covers voicemail_left
  * and voicemail_hung_up. Completed, transferred, opted-out and rejected calls are never retried;
- * failed dials and calls no agent took follow maxAttempts with back-off.
+ * failed dials and calls no agent took follow the back-off. maxAttempts caps every contact's tries.
  */
 export const retryableOutcomes = ['busy', 'no_answer', 'voicemail', 'phone_menu'] as const
 export type RetryableOutcome = (typeof retryableOutcomes)[number]
@@ -224,6 +225,9 @@ export const ZBatchJob = z
     totalContacts: z.number().int(),
     estimatedCost: z.string(),
     counters: ZBatchCounters,
+    outcomes: z.partialRecord(ZCallOutcome, z.number().int()).meta({
+      description: 'The campaign’s finished tries by outcome (completed, voicemail_left, busy, …)',
+    }),
     failureReason: z.string().nullable(),
     unknownPlaceholders: z.array(z.string()),
     createdAt: ZIsoDateTime,

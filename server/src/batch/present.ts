@@ -7,9 +7,9 @@ import {
   resolveRetryPolicy,
 } from '@parley/shared'
 import { formatUsd } from './estimate.ts'
-import type { BatchContactRow, BatchJobRow } from './store.ts'
+import type { BatchContactRow, BatchJobRow, OutcomeCounts } from './store.ts'
 
-export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob => ({
+export const toBatchJob = (job: BatchJobRow, counters: BatchCounters, outcomes: OutcomeCounts): BatchJob => ({
   id: job.id,
   name: job.name,
   description: job.description,
@@ -25,6 +25,7 @@ export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob 
   totalContacts: job.totalContacts,
   estimatedCost: formatUsd(job.estimatedCostMicros),
   counters,
+  outcomes,
   failureReason: job.failureReason,
   unknownPlaceholders: job.unknownPlaceholders,
   createdAt: job.createdAt.toISOString(),

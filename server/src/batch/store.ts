@@ -4,6 +4,7 @@ import type {
   BatchCounters,
   BatchJobStatus,
   CallingWindow,
+  CallOutcome,
   RetryPolicy,
 } from '@parley/shared'
 import { type Selectable, sql } from 'kysely'
@@ -242,6 +243,30 @@ export const countContactsByJob = async (db: Executor, batchJobIds: string[]) =>
   }
   return counters
 }
+
+export type OutcomeCounts = Partial<Record<CallOutcome, number>>
+
+/** Each job's finished tries by outcome (the campaign's breakdown), one grouped statement. */
+export const countOutcomesByJob = async (db: Executor, batchJobIds: string[]) => {
+  const counts = new Map<string, OutcomeCounts>(batchJobIds.map((id) => [id, {}]))
+  if (batchJobIds.length === 0) return counts
+  const rows = await db
+    .selectFrom('batch_attempts')
+    .select(['batch_job_id', 'outcome', sql<number>`count(*)::int`.as('count')])
+    .where('batch_job_id', 'in', batchJobIds)
+    .where('outcome', 'is not', null)
+    .where('outcome', '<>', 'answered')
+    .groupBy(['batch_job_id', 'outcome'])
+    .execute()
+  for (const row of rows) {
+    const count = counts.get(row.batch_job_id)
+    if (count && row.outcome && row.outcome !== 'answered') count[row.outcome] = row.count
+  }
+  return counts
+}
+
+export const countOutcomes = async (db: Executor, batchJobId: string): Promise<OutcomeCounts> =>
+  (await countOutcomesByJob(db, [batchJobId])).get(batchJobId) ?? {}
 
 export const countContacts = async (db: Executor, batchJobId: string): Promise<BatchCounters> =>
   (await countContactsByJob(db, [batchJobId])).get(batchJobId) ?? emptyCounters()

@@ -13,7 +13,7 @@ import { nextWindowOpening } from './calling-window.ts'
  * Retries by outcome (README "Call outcomes and retries"): the campaign's retry policy says how
  * many more tries a busy line, an unanswered phone, a voicemail box or a phone menu gets and how
  * long after; a completed, transferred, opted-out or rejected call is never retried; a failed dial
- * or a call no agent took follows maxAttempts with back-off. A retry lands inside the calling
+ * or a call no agent took follows the back-off. No contact is tried more than the job's maxAttempts. A retry lands inside the calling
  * window in the contact's zone (else the job's).
  */
 
@@ -55,7 +55,8 @@ export const retryAtFor = (
   context: RetryContext,
   { outcome, now, baseMs }: { outcome: AttemptOutcome; now: Date; baseMs: number },
 ): Date | null => {
-  if (neverRetried.has(outcome)) return null
+  // maxAttempts caps every contact's tries, whatever the policy allows.
+  if (neverRetried.has(outcome) || context.attemptNumber >= context.maxAttempts) return null
   const group = groupOf(outcome)
   let at: Date | null
   if (group) {

@@ -259,6 +259,7 @@ export const ZBatchContactTry = z
     attemptNumber: z.number().int(),
     outcome: z.string().nullable().meta({
       description: 'A call outcome, `answered` while the call is live, null while it rings',
+      example: 'voicemail_left',
     }),
     sipStatus: z.number().int().nullable(),
     callId: z.string().nullable(),

@@ -29,7 +29,7 @@ beforeAll(async () => {
   server = await startTestServer({ env: { ...fake.env, BATCH_TICK_MS: '3600000', WORKER_TOKEN }, clock })
   tenant = await setUpBatchTenant(server)
   other = await setUpBatchTenant(server, { number: '+14155550199' })
-})
+}, 180_000)
 afterAll(async () => {
   fake?.releaseSip()
   await server?.destroy()

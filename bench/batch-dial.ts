@@ -88,7 +88,7 @@ const measureBookkeepingPerContact = async (
     await attemptStore.tieAttemptsToCalls(db, [{ attemptId: claim.attemptId, callId }])
     await attemptStore.recordAnswers(db, { answers: [{ attemptId: claim.attemptId, callId }], now })
     await attemptStore.completeAttemptsOfClosedCalls(db, {
-      calls: [{ callId, contactId: claim.contactId }],
+      calls: [{ callId, contactId: claim.contactId, outcome: 'completed' }],
       now,
       aliveAfter: aliveAfter(server.ctx),
     })

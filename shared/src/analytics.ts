@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ZCallOutcome } from './calls.ts'
 
 /**
  * GET /v1/analytics: per agent and per day (UTC), computed from the conversations and calls.
@@ -31,6 +32,9 @@ const ZAnalyticsRow = z.object({
   averageCallSeconds: z.number().nullable(),
   outcomes: z.record(z.string(), z.number().int()).meta({
     description: 'Calls by how they ended (end reason), and conversations by status',
+  }),
+  callOutcomes: z.partialRecord(ZCallOutcome, z.number().int()).meta({
+    description: 'Closed calls by outcome (completed, voicemail_left, busy, …); outcomes with none left out',
   }),
 })
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ZAgentArchitecture, ZPageQuery } from './agents.ts'
+import { ZCallOutcome } from './calls.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
 
 export const batchJobStatuses = [
@@ -51,6 +52,57 @@ export const ZCallingWindow = z
   .refine((window) => window.start !== window.end, 'callingWindow start and end must differ')
   .meta({ id: 'CallingWindow' })
 export type CallingWindow = z.infer<typeof ZCallingWindow>
+
+/**
+ * How many more tries a contact gets after a try that ended with an outcome, and how long after
+ * it (then inside the calling window, in the contact's zone). `voicemail` covers voicemail_left
+ * and voicemail_hung_up. Completed, transferred, opted-out and rejected calls are never retried;
+ * failed dials and calls no agent took follow the back-off. maxAttempts caps every contact's tries.
+ */
+export const retryableOutcomes = ['busy', 'no_answer', 'voicemail', 'phone_menu'] as const
+export type RetryableOutcome = (typeof retryableOutcomes)[number]
+
+export const ZRetryRule = z
+  .strictObject({
+    tries: z.number().int().min(0).max(10).meta({ description: 'More tries after this outcome (0: none)' }),
+    afterMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 60)
+      .meta({ description: 'Wait this long after the try before the next one' }),
+  })
+  .meta({ id: 'RetryRule' })
+export type RetryRule = z.infer<typeof ZRetryRule>
+
+/** Busy: 2 more tries after 10 minutes; no answer: 2 after 2 hours; voicemail: 1 the next day. */
+export const defaultRetryPolicy: Record<RetryableOutcome, RetryRule> = {
+  busy: { tries: 2, afterMinutes: 10 },
+  no_answer: { tries: 2, afterMinutes: 120 },
+  voicemail: { tries: 1, afterMinutes: 24 * 60 },
+  phone_menu: { tries: 0, afterMinutes: 24 * 60 },
+}
+
+export const ZRetryPolicy = z
+  .strictObject({
+    busy: ZRetryRule.optional(),
+    no_answer: ZRetryRule.optional(),
+    voicemail: ZRetryRule.optional(),
+    phone_menu: ZRetryRule.optional(),
+  })
+  .meta({
+    id: 'RetryPolicy',
+    description: 'Per outcome, how many more tries and after how long; an outcome left out keeps its default',
+  })
+export type RetryPolicy = z.infer<typeof ZRetryPolicy>
+
+/** The policy a job dials by: the defaults with the job's own rules over them. */
+export const resolveRetryPolicy = (
+  policy: RetryPolicy | null | undefined,
+): Record<RetryableOutcome, RetryRule> => ({
+  ...defaultRetryPolicy,
+  ...Object.fromEntries(Object.entries(policy ?? {}).filter(([, rule]) => rule !== undefined)),
+})
 
 /** A multipart form sends every field as text: numbers are coerced, the window arrives as JSON. */
 const fromJsonText = (value: unknown) => {
@@ -108,6 +160,7 @@ export const ZBatchCreateFields = z.object({
     z.string().max(64).default('UTC').meta({ description: 'IANA time zone, e.g. America/New_York' }),
   ),
   callingWindow: z.preprocess(fromJsonText, ZCallingWindow.nullable().optional()),
+  retryPolicy: z.preprocess(fromJsonText, ZRetryPolicy.optional()),
 })
 export type BatchCreateFields = z.infer<typeof ZBatchCreateFields>
 
@@ -166,9 +219,15 @@ export const ZBatchJob = z
     scheduledStartTime: ZIsoDateTime.nullable(),
     timezone: z.string(),
     callingWindow: ZCallingWindow.nullable(),
+    retryPolicy: z
+      .object({ busy: ZRetryRule, no_answer: ZRetryRule, voicemail: ZRetryRule, phone_menu: ZRetryRule })
+      .meta({ description: 'The retry policy in force: the defaults with the job’s own rules over them' }),
     totalContacts: z.number().int(),
     estimatedCost: z.string(),
     counters: ZBatchCounters,
+    outcomes: z.partialRecord(ZCallOutcome, z.number().int()).meta({
+      description: 'The campaign’s finished tries by outcome (completed, voicemail_left, busy, …)',
+    }),
     failureReason: z.string().nullable(),
     unknownPlaceholders: z.array(z.string()),
     createdAt: ZIsoDateTime,
@@ -194,6 +253,22 @@ export const ZBatchJobList = z
 
 export const ZBatchJobIdParams = z.object({ batchJobId: z.string().min(1).max(100) })
 
+/** One try of a contact: its outcome (`answered` while its call is live), SIP status and times. */
+export const ZBatchContactTry = z
+  .object({
+    attemptNumber: z.number().int(),
+    outcome: z.string().nullable().meta({
+      description: 'A call outcome, `answered` while the call is live, null while it rings',
+      example: 'voicemail_left',
+    }),
+    sipStatus: z.number().int().nullable(),
+    callId: z.string().nullable(),
+    startedAt: ZIsoDateTime,
+    finishedAt: ZIsoDateTime.nullable(),
+  })
+  .meta({ id: 'BatchContactTry' })
+export type BatchContactTry = z.infer<typeof ZBatchContactTry>
+
 export const ZBatchContact = z
   .object({
     id: z.string(),
@@ -208,6 +283,7 @@ export const ZBatchContact = z
     lastError: z.string().nullable(),
     lastOutcome: z.string().nullable(),
     callId: z.string().nullable(),
+    tries: z.array(ZBatchContactTry).meta({ description: 'Each try so far, oldest first' }),
     updatedAt: ZIsoDateTime,
   })
   .meta({ id: 'BatchContact' })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ZAmdVerdict } from './agent-worker.ts'
 import { ZPageQuery } from './agents.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
 import { recordFilters, ZAnalysis } from './conversations.ts'
@@ -6,6 +7,26 @@ import { recordFilters, ZAnalysis } from './conversations.ts'
 export const callStatuses = ['active', 'ended', 'failed'] as const
 export const ZCallStatus = z.enum(callStatuses)
 export type CallStatus = z.infer<typeof ZCallStatus>
+
+/**
+ * How a call ended, from the caller's side: what a campaign's retry policy, the exports and the
+ * analytics go by. Phone calls carry the SIP status beside it where there is one.
+ */
+export const callOutcomes = [
+  'completed',
+  'voicemail_left',
+  'voicemail_hung_up',
+  'no_answer',
+  'busy',
+  'rejected',
+  'failed',
+  'phone_menu',
+  'opted_out',
+  'transferred',
+  'agent_unavailable',
+] as const
+export const ZCallOutcome = z.enum(callOutcomes)
+export type CallOutcome = z.infer<typeof ZCallOutcome>
 
 /** A voice session (direction `web`) or an outbound phone call of a batch (`outbound`). */
 export const ZCall = z
@@ -22,6 +43,15 @@ export const ZCall = z
     durationSeconds: z.number().int().nullable(),
     costUsd: z.number(),
     endReason: z.string().nullable(),
+    outcome: ZCallOutcome.nullable().meta({
+      description: 'How the call ended from the caller’s side; null while it is active',
+    }),
+    sipStatus: z.number().int().nullable().meta({
+      description: 'The SIP final status of an unanswered dial (486 busy, 603 declined, …)',
+    }),
+    amdVerdict: ZAmdVerdict.nullable().meta({
+      description: 'What answering-machine detection decided on an outbound call, when it ran',
+    }),
     phoneNumber: z.string().nullable(),
     batchJobId: z.string().nullable(),
     batchContactId: z.string().nullable(),
@@ -90,6 +120,7 @@ export const ZListCallsQuery = ZPageQuery.extend({
   batchJobId: z.string().min(1).max(100).optional(),
   conversationId: z.string().min(1).max(100).optional(),
   phoneNumber: z.string().min(1).max(32).optional(),
+  outcome: ZCallOutcome.optional(),
   ...recordFilters('the call’s transcript'),
 })
 export type ListCallsQuery = z.infer<typeof ZListCallsQuery>
@@ -258,26 +289,6 @@ export const callEventTypes = [
   'ended',
 ] as const
 export const ZCallEventType = z.enum(callEventTypes)
-
-/**
- * How a call ended, from the caller's side: what a campaign's retry policy, the exports and the
- * analytics go by. Phone calls carry the SIP status beside it where there is one.
- */
-export const callOutcomes = [
-  'completed',
-  'voicemail_left',
-  'voicemail_hung_up',
-  'no_answer',
-  'busy',
-  'rejected',
-  'failed',
-  'phone_menu',
-  'opted_out',
-  'transferred',
-  'agent_unavailable',
-] as const
-export const ZCallOutcome = z.enum(callOutcomes)
-export type CallOutcome = z.infer<typeof ZCallOutcome>
 
 export type CallEventType = z.infer<typeof ZCallEventType>
 

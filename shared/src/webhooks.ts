@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { ZAmdVerdict } from './agent-worker.ts'
+import { ZCallOutcome } from './calls.ts'
 import { ZIsoDateTime } from './common.ts'
 import { ZAnalysis } from './conversations.ts'
 
@@ -37,6 +39,9 @@ export const ZCallEndedEvent = envelope(
     direction: z.enum(['web', 'outbound']),
     status: z.enum(['active', 'ended', 'failed']),
     reason: z.string().nullable(),
+    outcome: ZCallOutcome.nullable().meta({ description: 'How the call ended from the caller’s side' }),
+    sip_status: z.number().int().nullable().meta({ description: 'The SIP status of an unanswered dial' }),
+    amd_verdict: ZAmdVerdict.nullable().meta({ description: 'What answering-machine detection decided' }),
     started_at: ZIsoDateTime,
     ended_at: ZIsoDateTime.nullable(),
     duration: z.number().int(),

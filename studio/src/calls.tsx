@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { t } from './i18n.tsx'
 import { ExportButton } from './records/export.tsx'
-import { AnalysisCard, seconds, usd, when } from './records/format.tsx'
+import { AnalysisCard, callOutcomeName, seconds, usd, when } from './records/format.tsx'
 import {
   agentChoice,
   analysisChoice,
@@ -69,6 +69,7 @@ export const CallsPage = () => {
           { label: t('Kind'), cell: directionName },
           { label: t('Length'), cell: (call) => seconds(call.durationSeconds) },
           { label: t('Status'), cell: (call) => statusName(call.status) },
+          { label: t('Outcome'), cell: (call) => callOutcomeName(call.outcome) },
           { label: t('Cost'), cell: (call) => usd(call.costUsd) },
         ]}
       />
@@ -96,6 +97,8 @@ export const CallPage = ({ id }: { id: string }) => {
       </h1>
       <p class="muted">
         {statusName(call.status)} · {seconds(call.durationSeconds)} · {usd(call.costUsd)}
+        {call.outcome ? ` · ${callOutcomeName(call.outcome)}` : ''}
+        {call.sipStatus ? ` · SIP ${call.sipStatus}` : ''}
         {call.endReason ? ` · ${call.endReason}` : ''}
       </p>
       <p>

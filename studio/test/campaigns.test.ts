@@ -191,11 +191,23 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     )
     await waitForText(page, '3 of 3 contacts done')
     const outcomes = await rowsOf(page, 'table.contacts')
+    // Each contact's tries, with the outcome and SIP status of each.
     expect(outcomes).toEqual([
-      ['1', ada, 'Ada', 'Completed', '1', 'Call finished'],
-      ['2', grace, 'Grace', 'Completed', '1', 'Call finished'],
-      ['3', busy, 'Busy Bee', 'Failed', '1', expect.stringMatching(/^Busy/)],
+      ['1', ada, 'Ada', 'Completed', expect.stringMatching(/^1\s+Call finished · /), 'Call finished'],
+      ['2', grace, 'Grace', 'Completed', expect.stringMatching(/^1\s+Call finished · /), 'Call finished'],
+      [
+        '3',
+        busy,
+        'Busy Bee',
+        'Failed',
+        expect.stringMatching(/^1\s+Busy \(SIP 486\) · /),
+        expect.stringMatching(/^Busy/),
+      ],
     ])
+    // The breakdown: how the campaign's tries ended.
+    await page.reload()
+    await page.waitForSelector('#outcomes-title')
+    expect(await textOf(page, '.counters.outcomes')).toMatch(/Call finished\s*2\s*Busy\s*1/)
     expect(await page.$('.live-dot')).toBeNull()
     // The busy contact had its one try: retrying re-queues nobody, and says so.
     await clickText(page, 'button', 'Retry failed')
@@ -206,6 +218,10 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     await waitForText(page, 'Spring renewals')
     expect(await textOf(page, '.campaigns')).toContain('3 of 3 contacts done')
     await expectGoodPage(page, 'campaigns')
+    // The calls list says how each call ended.
+    await page.click('nav a[href="/studio/calls"]')
+    await waitForText(page, 'Busy')
+    expect(await textOf(page, 'body')).toContain('Call finished')
     await context.close()
   })
 })

@@ -11,7 +11,7 @@ const refused = (action: string, status: string) =>
   AppError.conflict(`A ${status} batch job cannot be ${action}`, 'invalid_job_state')
 
 const withCounters = async (ctx: AppContext, job: store.BatchJobRow) =>
-  toBatchJob(job, await store.countContacts(ctx.db, job.id))
+  toBatchJob(job, await store.countContacts(ctx.db, job.id), await store.countOutcomes(ctx.db, job.id))
 
 /** No new dials from now on; calls in flight finish. */
 export const pauseBatchJob = async (ctx: AppContext, ref: JobRef) => {

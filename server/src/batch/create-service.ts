@@ -62,6 +62,7 @@ export const createBatchJob = async (
       scheduledStartTime,
       timezone,
       callingWindow: fields.callingWindow ?? null,
+      retryPolicy: fields.retryPolicy ?? null,
       totalContacts: newContacts.length,
       estimatedCostMicros: costMicros,
     })

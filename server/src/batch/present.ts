@@ -1,8 +1,15 @@
-import type { BatchContact, BatchCounters, BatchJob, BatchProgressEvent } from '@parley/shared'
+import {
+  type BatchContact,
+  type BatchContactTry,
+  type BatchCounters,
+  type BatchJob,
+  type BatchProgressEvent,
+  resolveRetryPolicy,
+} from '@parley/shared'
 import { formatUsd } from './estimate.ts'
-import type { BatchContactRow, BatchJobRow } from './store.ts'
+import type { BatchContactRow, BatchJobRow, OutcomeCounts } from './store.ts'
 
-export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob => ({
+export const toBatchJob = (job: BatchJobRow, counters: BatchCounters, outcomes: OutcomeCounts): BatchJob => ({
   id: job.id,
   name: job.name,
   description: job.description,
@@ -14,9 +21,11 @@ export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob 
   scheduledStartTime: job.scheduledStartTime?.toISOString() ?? null,
   timezone: job.timezone,
   callingWindow: job.callingWindow,
+  retryPolicy: resolveRetryPolicy(job.retryPolicy),
   totalContacts: job.totalContacts,
   estimatedCost: formatUsd(job.estimatedCostMicros),
   counters,
+  outcomes,
   failureReason: job.failureReason,
   unknownPlaceholders: job.unknownPlaceholders,
   createdAt: job.createdAt.toISOString(),
@@ -25,7 +34,7 @@ export const toBatchJob = (job: BatchJobRow, counters: BatchCounters): BatchJob 
   updatedAt: job.updatedAt.toISOString(),
 })
 
-export const toBatchContact = (contact: BatchContactRow): BatchContact => ({
+export const toBatchContact = (contact: BatchContactRow, tries: BatchContactTry[] = []): BatchContact => ({
   id: contact.id,
   position: contact.position,
   phone: contact.phone,
@@ -38,6 +47,7 @@ export const toBatchContact = (contact: BatchContactRow): BatchContact => ({
   lastError: contact.lastError,
   lastOutcome: contact.lastOutcome,
   callId: contact.callId,
+  tries,
   updatedAt: contact.updatedAt.toISOString(),
 })
 

@@ -64,19 +64,22 @@ export const listBatchJobs = async (ctx: AppContext, organizationId: string, que
     ...(query.status ? { status: query.status } : {}),
     ...pageWindow(query),
   })
-  const counters = await store.countContactsByJob(
-    ctx.db,
-    jobs.map((job) => job.id),
-  )
+  const ids = jobs.map((job) => job.id)
+  const [counters, outcomes] = await Promise.all([
+    store.countContactsByJob(ctx.db, ids),
+    store.countOutcomesByJob(ctx.db, ids),
+  ])
   return {
-    data: jobs.map((job) => toBatchJob(job, counters.get(job.id) ?? store.emptyCounters())),
+    data: jobs.map((job) =>
+      toBatchJob(job, counters.get(job.id) ?? store.emptyCounters(), outcomes.get(job.id) ?? {}),
+    ),
     pagination: paginationOf(query, total),
   }
 }
 
 export const getBatchJob = async (ctx: AppContext, organizationId: string, batchJobId: string) => {
   const job = await requireJob(ctx, organizationId, batchJobId)
-  return toBatchJob(job, await store.countContacts(ctx.db, job.id))
+  return toBatchJob(job, await store.countContacts(ctx.db, job.id), await store.countOutcomes(ctx.db, job.id))
 }
 
 export const listBatchContacts = async (
@@ -90,7 +93,14 @@ export const listBatchContacts = async (
     ...(query.status ? { status: query.status } : {}),
     ...pageWindow(query),
   })
-  return { data: contacts.map(toBatchContact), pagination: paginationOf(query, total) }
+  const tries = await store.listTriesOfContacts(
+    ctx.db,
+    contacts.map((contact) => contact.id),
+  )
+  return {
+    data: contacts.map((contact) => toBatchContact(contact, tries.get(contact.id) ?? [])),
+    pagination: paginationOf(query, total),
+  }
 }
 
 const CANCELLABLE: BatchJobStatus[] = ['pending', 'scheduled', 'running', 'paused']
@@ -113,5 +123,9 @@ export const cancelBatchJob = async (ctx: AppContext, organizationId: string, ba
   }
   // Progress streams end at once; dialers stop claiming anyway (they claim only for running jobs).
   await announceJobChange(ctx, cancelled.id)
-  return toBatchJob(cancelled, await store.countContacts(ctx.db, cancelled.id))
+  return toBatchJob(
+    cancelled,
+    await store.countContacts(ctx.db, cancelled.id),
+    await store.countOutcomes(ctx.db, cancelled.id),
+  )
 }

@@ -27,6 +27,7 @@ const newJob = (overrides: Partial<store.NewBatchJob> = {}): store.NewBatchJob =
   scheduledStartTime: null,
   timezone: 'UTC',
   callingWindow: { start: '09:00', end: '17:00', days: ['mon', 'tue'] },
+  retryPolicy: null,
   totalContacts: 3,
   estimatedCostMicros: 105_000,
   ...overrides,

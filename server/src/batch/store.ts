@@ -1,4 +1,12 @@
-import type { BatchContactStatus, BatchCounters, BatchJobStatus, CallingWindow } from '@parley/shared'
+import type {
+  BatchContactStatus,
+  BatchContactTry,
+  BatchCounters,
+  BatchJobStatus,
+  CallingWindow,
+  CallOutcome,
+  RetryPolicy,
+} from '@parley/shared'
 import { type Selectable, sql } from 'kysely'
 import type { Database, Executor } from '../db/index.ts'
 import { countRows, newestFirstPage } from '../db/page-store.ts'
@@ -17,6 +25,8 @@ export type BatchJobRow = {
   scheduledStartTime: Date | null
   timezone: string
   callingWindow: CallingWindow | null
+  /** Its own retry rules as given; null: the defaults. */
+  retryPolicy: RetryPolicy | null
   totalContacts: number
   estimatedCostMicros: number
   failureReason: string | null
@@ -70,6 +80,7 @@ export const toJobRow = (row: Selectable<Database['batch_jobs']>): BatchJobRow =
   scheduledStartTime: row.scheduled_start_time,
   timezone: row.timezone,
   callingWindow: row.calling_window,
+  retryPolicy: row.retry_policy,
   totalContacts: row.total_contacts,
   estimatedCostMicros: row.estimated_cost_micros,
   failureReason: row.failure_reason,
@@ -115,6 +126,7 @@ export const insertJob = async (db: Executor, job: NewBatchJob): Promise<BatchJo
       scheduled_start_time: job.scheduledStartTime,
       timezone: job.timezone,
       calling_window: job.callingWindow ? JSON.stringify(job.callingWindow) : null,
+      retry_policy: job.retryPolicy ? JSON.stringify(job.retryPolicy) : null,
       total_contacts: job.totalContacts,
       estimated_cost_micros: job.estimatedCostMicros,
     })
@@ -232,6 +244,30 @@ export const countContactsByJob = async (db: Executor, batchJobIds: string[]) =>
   return counters
 }
 
+export type OutcomeCounts = Partial<Record<CallOutcome, number>>
+
+/** Each job's finished tries by outcome (the campaign's breakdown), one grouped statement. */
+export const countOutcomesByJob = async (db: Executor, batchJobIds: string[]) => {
+  const counts = new Map<string, OutcomeCounts>(batchJobIds.map((id) => [id, {}]))
+  if (batchJobIds.length === 0) return counts
+  const rows = await db
+    .selectFrom('batch_attempts')
+    .select(['batch_job_id', 'outcome', sql<number>`count(*)::int`.as('count')])
+    .where('batch_job_id', 'in', batchJobIds)
+    .where('outcome', 'is not', null)
+    .where('outcome', '<>', 'answered')
+    .groupBy(['batch_job_id', 'outcome'])
+    .execute()
+  for (const row of rows) {
+    const count = counts.get(row.batch_job_id)
+    if (count && row.outcome && row.outcome !== 'answered') count[row.outcome] = row.count
+  }
+  return counts
+}
+
+export const countOutcomes = async (db: Executor, batchJobId: string): Promise<OutcomeCounts> =>
+  (await countOutcomesByJob(db, [batchJobId])).get(batchJobId) ?? {}
+
 export const countContacts = async (db: Executor, batchJobId: string): Promise<BatchCounters> =>
   (await countContactsByJob(db, [batchJobId])).get(batchJobId) ?? emptyCounters()
 
@@ -248,6 +284,37 @@ export const listContacts = async (
     countRows(base),
   ])
   return { contacts: rows.map(toContactRow), total }
+}
+
+/** The tries of these contacts, oldest first, grouped by contact (one statement for a page). */
+export const listTriesOfContacts = async (db: Executor, contactIds: string[]) => {
+  const tries = new Map<string, BatchContactTry[]>()
+  if (contactIds.length === 0) return tries
+  const rows = await db
+    .selectFrom('batch_attempts')
+    .select([
+      'batch_contact_id as contactId',
+      'attempt_number as attemptNumber',
+      'outcome',
+      'sip_status as sipStatus',
+      'call_id as callId',
+      'started_at as startedAt',
+      'finished_at as finishedAt',
+    ])
+    .where('batch_contact_id', 'in', contactIds)
+    .orderBy('batch_contact_id')
+    .orderBy('attempt_number')
+    .execute()
+  for (const { contactId, startedAt, finishedAt, ...row } of rows) {
+    const list = tries.get(contactId) ?? []
+    list.push({
+      ...row,
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: finishedAt ? new Date(finishedAt).toISOString() : null,
+    })
+    tries.set(contactId, list)
+  }
+  return tries
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { AmdVerdict, CallOutcome } from '@parley/shared'
 import * as agentStore from '../agents/index.ts'
 import { queueAnalysis } from '../analysis/index.ts'
 import { debitUsages, releaseHoldsOf, toUsd } from '../billing/index.ts'
@@ -6,6 +7,7 @@ import type { Executor } from '../db/index.ts'
 import { createWriteBatcher } from '../db/write-batcher.ts'
 import { notifyAgent, type WebhookSubscriber } from '../webhooks/index.ts'
 import { announceCallEvents, endedEvents, insertCallEvents } from './events.ts'
+import { type CloseDetails, outcomeOfClose, refinableReasons } from './outcome.ts'
 import { costUpTo } from './pricing.ts'
 import * as store from './store.ts'
 
@@ -22,9 +24,19 @@ export type CallsClosingStep = (
   calls: store.CallRow[],
 ) => Promise<(() => Promise<void>) | undefined>
 
+/**
+ * Work of another domain done inside the transaction that refines a closed call's outcome (the
+ * batch dialer re-settles the contact of a call that turned out to be a voicemail).
+ */
+export type CallRefiningStep = (
+  tx: Executor,
+  call: store.CallRow,
+) => Promise<(() => Promise<void>) | undefined>
+
 // Per server instance (tests run several in one process).
 const listeners = new WeakMap<AppContext, Set<CallClosedListener>>()
 const closingSteps = new WeakMap<AppContext, Set<CallsClosingStep>>()
+const refiningSteps = new WeakMap<AppContext, Set<CallRefiningStep>>()
 
 const subscribe = <T>(registry: WeakMap<AppContext, Set<T>>, ctx: AppContext, entry: T) => {
   const set = registry.get(ctx) ?? new Set<T>()
@@ -42,6 +54,41 @@ export const onCallClosed = (ctx: AppContext, listener: CallClosedListener) =>
 
 /** Runs `step` inside every transaction of this instance that closes calls. Returns an unsubscribe. */
 export const onCallsClosing = (ctx: AppContext, step: CallsClosingStep) => subscribe(closingSteps, ctx, step)
+
+/** Runs `step` inside every transaction of this instance that refines a closed call's outcome. */
+export const onCallRefining = (ctx: AppContext, step: CallRefiningStep) => subscribe(refiningSteps, ctx, step)
+
+/**
+ * The worker ended a call with a decisive reason (a voicemail, a phone menu, an opt-out) after a
+ * webhook closed it as `completed` (the machine hung up first, say): the outcome becomes the
+ * worker's, with its verdict, and other domains re-settle in the same transaction. The close's
+ * `ended` event and `call.ended` stay as sent. Answers the call refined, or null.
+ */
+export const refineCallOutcome = async (
+  ctx: AppContext,
+  { callId, outcome, amdVerdict }: { callId: string; outcome: CallOutcome; amdVerdict: AmdVerdict | null },
+) => {
+  const { call, after } = await ctx.db.transaction().execute(async (tx) => {
+    const refined = await store.refineClosedOutcome(tx, {
+      id: callId,
+      outcome,
+      amdVerdict,
+      refinable: refinableReasons,
+    })
+    const then: Array<() => Promise<void>> = []
+    if (!refined) return { call: null, after: then }
+    for (const step of refiningSteps.get(ctx) ?? []) {
+      const next = await step(tx, refined)
+      if (next) then.push(next)
+    }
+    return { call: refined, after: then }
+  })
+  for (const next of after)
+    await next().catch((error: unknown) =>
+      ctx.logger.error({ err: error, callId }, 'a call-refining step failed'),
+    )
+  return call
+}
 
 /** A failed call (unanswered dial, failed dispatch, no agent) costs nothing; others their billed time. */
 const priceOf = (call: store.CallRow) =>
@@ -135,6 +182,9 @@ const sendCallEnded = (ctx: AppContext, call: store.CallRow, agent: WebhookSubsc
     direction: call.direction,
     status: call.status,
     reason: call.endReason,
+    outcome: call.outcome,
+    sip_status: call.sipStatus,
+    amd_verdict: call.amdVerdict,
     started_at: call.startedAt.toISOString(),
     ended_at: call.endedAt?.toISOString() ?? null,
     duration: call.durationSeconds ?? 0,
@@ -191,12 +241,25 @@ const closers = new WeakMap<AppContext, (request: store.CloseRequest) => Promise
  */
 export const closeCall = (
   ctx: AppContext,
-  { roomName, reason, status = 'ended' }: { roomName: string; reason: string; status?: 'ended' | 'failed' },
+  {
+    roomName,
+    reason,
+    status = 'ended',
+    sipStatus = null,
+    amdVerdict = null,
+  }: { roomName: string; reason: string; status?: 'ended' | 'failed' } & CloseDetails,
 ): Promise<store.CallRow | null> => {
   let close = closers.get(ctx)
   if (!close) {
     close = createWriteBatcher((requests: readonly store.CloseRequest[]) => closeCalls(ctx, requests))
     closers.set(ctx, close)
   }
-  return close({ roomName, reason, status })
+  return close({
+    roomName,
+    reason,
+    status,
+    outcome: outcomeOfClose({ reason, status }),
+    sipStatus,
+    amdVerdict,
+  })
 }

@@ -165,11 +165,16 @@ export const dialCall = async (
   }
 }
 
-/** Closes a call nobody answered (failed, with the dial's outcome) and deletes its room. */
+/** Closes a call nobody answered (failed, with the dial's outcome and SIP status) and deletes its room. */
 export const closeUnansweredCall = async (
   ctx: AppContext,
-  { roomName, outcome }: { roomName: string; outcome: string },
+  { roomName, failure }: { roomName: string; failure: SipDialError },
 ) => {
-  await closeCall(ctx, { roomName, reason: outcome, status: 'failed' })
+  await closeCall(ctx, {
+    roomName,
+    reason: failure.outcome,
+    status: 'failed',
+    sipStatus: failure.sipStatus,
+  })
   await deleteCallRoom(ctx, { roomName, why: 'an unanswered dial' })
 }

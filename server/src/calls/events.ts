@@ -44,31 +44,20 @@ export const recordCallEvent = async (ctx: AppContext, event: NewCallEvent) => {
   await announceCallEvents(ctx, [event.callId])
 }
 
-/**
- * The SIP status of an unanswered dial, kept from the dial until its close writes the `ended`
- * event (the same instance, a moment later): the calls table has no column for it.
- */
-const dialStatuses = new Map<string, number | null>()
-export const rememberDialStatus = (callId: string, sipStatus: number | null) => {
-  dialStatuses.set(callId, sipStatus)
-}
-
 /** The `ended` events of calls that just closed, written in their closing transaction. */
 export const endedEvents = (calls: store.CallRow[]): NewCallEvent[] =>
-  calls.map((call) => {
-    const sipStatus = dialStatuses.get(call.id) ?? null
-    dialStatuses.delete(call.id)
-    return {
-      callId: call.id,
-      type: 'ended',
-      data: {
-        status: call.status,
-        outcome: call.endReason,
-        sipStatus,
-        durationSeconds: call.durationSeconds,
-      },
-    }
-  })
+  calls.map((call) => ({
+    callId: call.id,
+    type: 'ended',
+    data: {
+      status: call.status,
+      outcome: call.outcome,
+      reason: call.endReason,
+      sipStatus: call.sipStatus,
+      amdVerdict: call.amdVerdict,
+      durationSeconds: call.durationSeconds,
+    },
+  }))
 
 const readEvents = (ctx: AppContext, { callId, after }: { callId: string; after: string }) =>
   ctx.db

@@ -38,10 +38,12 @@ export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } f
 export { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 export { registerCallRoutes } from './routes.ts'
 export {
+  type CallRefiningStep,
   type CallRow,
   type CallsClosingStep,
   closeCall,
   onCallClosed,
+  onCallRefining,
   onCallsClosing,
   openCall,
   openCalls,

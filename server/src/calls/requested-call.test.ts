@@ -180,7 +180,7 @@ describe('POST /v1/calls', () => {
     const ended = await stream.next()
     expect(ended).toMatchObject({
       event: 'ended',
-      data: { data: { status: 'ended', outcome: 'ended_by_request' } },
+      data: { data: { status: 'ended', outcome: 'completed', reason: 'ended_by_request' } },
     })
     expect(await stream.next()).toBeNull()
     expect((await resumed.next())?.event).toBe('ended')
@@ -200,6 +200,36 @@ describe('POST /v1/calls', () => {
     for (let event = await stream.next(); event; event = await stream.next()) seen.push(event)
     expect(seen.map((event) => event.event)).toEqual(['queued', 'dialing', 'ended'])
     expect(seen.at(-1)?.data).toMatchObject({ data: { status: 'failed', outcome: 'busy', sipStatus: 486 } })
+  })
+
+  it('stores the outcome and SIP status of busy, declined and unanswered dials on the call', async () => {
+    const cases = [
+      { to: '+14155550130', result: 'busy', outcome: 'busy', sipStatus: 486 },
+      { to: '+14155550131', result: 'declined', outcome: 'rejected', sipStatus: 603 },
+      { to: '+14155550132', result: 'timeout', outcome: 'no_answer', sipStatus: 408 },
+    ] as const
+    for (const { to, result, outcome, sipStatus } of cases) {
+      fake.scriptSip(to, { result })
+      const { data: call } = await (await placeCall({ fromPhoneNumberId: phoneNumberId, to })).json()
+      const stream = readEvents(await openEvents(call.id))
+      let ended: { event: string; data: unknown } | null = null
+      for (let event = await stream.next(); event; event = await stream.next()) ended = event
+      expect(ended).toMatchObject({
+        event: 'ended',
+        data: { data: { status: 'failed', outcome, sipStatus } },
+      })
+      const record = await (await server.request(`/v1/calls/${call.id}`, { token: key })).json()
+      expect(record.data).toMatchObject({
+        status: 'failed',
+        outcome,
+        sipStatus,
+        amdVerdict: null,
+        costUsd: 0,
+      })
+      const listed = await (await server.request(`/v1/calls?outcome=${outcome}`, { token: key })).json()
+      expect(listed.data.map((c: { id: string }) => c.id)).toContain(call.id)
+      expect(listed.data.every((c: { outcome: string }) => c.outcome === outcome)).toBe(true)
+    }
   })
 
   it('places one call per Idempotency-Key', async () => {

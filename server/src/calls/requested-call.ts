@@ -7,7 +7,7 @@ import { AppError } from '../http/app-error.ts'
 import { checkE164, findPhoneNumber } from '../phone-numbers/index.ts'
 import { closeUnansweredCall, dialCall } from './dialled-call.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
-import { recordCallEvent, rememberDialStatus } from './events.ts'
+import { recordCallEvent } from './events.ts'
 import { recordPersonJoined } from './presence.ts'
 import { estimateCallMicros } from './pricing.ts'
 import { presentCall } from './records.ts'
@@ -122,8 +122,7 @@ const dialRequested = async (
   await recordCallEvent(ctx, { callId, type: 'dialing', data: {} })
   const failure = await dialCall(ctx, { trunkId, number: to, contactId: callId, roomName, metadata })
   if (failure) {
-    rememberDialStatus(callId, failure.sipStatus)
-    await closeUnansweredCall(ctx, { roomName, outcome: failure.outcome })
+    await closeUnansweredCall(ctx, { roomName, failure })
     return
   }
   // Billing starts at the answer, not at the ringing (LiveKit's participant_joined may say so too).

@@ -4,9 +4,11 @@ import * as store from './store.ts'
 
 export {
   type CallClosedListener,
+  type CallRefiningStep,
   type CallsClosingStep,
   closeCall,
   onCallClosed,
+  onCallRefining,
   onCallsClosing,
 } from './close.ts'
 export type { CallRow } from './store.ts'

@@ -1,3 +1,4 @@
+import type { AmdVerdict, CallOutcome } from '@parley/shared'
 import { type RawBuilder, sql, type UpdateObject } from 'kysely'
 import { atExactTime, exactTime } from '../db/exact-time.ts'
 import type { Database, Executor } from '../db/index.ts'
@@ -35,6 +36,12 @@ export type CallRow = {
   liveAgentId: string | null
   /** The chat conversation this call continues; null: a call of its own. */
   conversationId: string | null
+  /** How it ended from the caller's side (calls/outcome.ts); null while active. */
+  outcome: CallOutcome | null
+  /** The SIP final status of an unanswered dial; null: none. */
+  sipStatus: number | null
+  /** What answering-machine detection decided, when the worker said. */
+  amdVerdict: AmdVerdict | null
 }
 
 export type NewCall = Pick<
@@ -78,6 +85,9 @@ const callColumns = [
   'accrued_micros as accruedMicros',
   'live_agent_id as liveAgentId',
   'conversation_id as conversationId',
+  'outcome',
+  'sip_status as sipStatus',
+  'amd_verdict as amdVerdict',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -137,11 +147,20 @@ export const findCall = (
     .where('organization_id', '=', organizationId)
     .executeTakeFirst()
 
-export type CloseRequest = { roomName: string; status: 'ended' | 'failed'; reason: string }
+export type CloseRequest = {
+  roomName: string
+  status: 'ended' | 'failed'
+  reason: string
+  outcome: CallOutcome
+  sipStatus: number | null
+  amdVerdict: AmdVerdict | null
+}
 
 /**
- * Moves the active calls of these rooms to ended/failed, each with its own status and reason, and
- * fixes their durations from the database clock, in one statement. The status condition makes
+ * Moves the active calls of these rooms to ended/failed, each with its own status, reason and
+ * outcome, and fixes their durations from the database clock, in one statement. A `completed`
+ * call whose phone caller was handed to a person (a transfer that went through) ends
+ * `transferred`. The status condition makes
  * exactly one closer of a call the winner: the calls it answers are those this statement closed
  * (a room listed twice is closed once, with its first request). The rows are locked in room
  * order, as the batch dialer's answers lock them, so two batches never wait for each other in a cycle.
@@ -155,8 +174,9 @@ export const markCallsClosed = async (db: Executor, requests: CloseRequest[]): P
     with closing as (
       select * from unnest(
         ${ordered.map((r) => r.roomName)}::text[], ${ordered.map((r) => r.status)}::text[],
-        ${ordered.map((r) => r.reason)}::text[]
-      ) as closing(room_name, status, reason)
+        ${ordered.map((r) => r.reason)}::text[], ${ordered.map((r) => r.outcome)}::text[],
+        ${ordered.map((r) => r.sipStatus)}::integer[], ${ordered.map((r) => r.amdVerdict)}::text[]
+      ) as closing(room_name, status, reason, outcome, sip_status, amd_verdict)
     ),
     locked as (
       select id from calls where room_name in (select room_name from closing) and status = 'active'
@@ -165,6 +185,10 @@ export const markCallsClosed = async (db: Executor, requests: CloseRequest[]): P
     )
     update calls
     set status = closing.status, end_reason = closing.reason, ended_at = now(),
+      outcome = case when closing.outcome = 'completed' and exists (select 1 from call_transfers t
+          where t.call_id = calls.id and t.status = 'transferred') then 'transferred'
+        else closing.outcome end,
+      sip_status = closing.sip_status, amd_verdict = coalesce(closing.amd_verdict, calls.amd_verdict),
       duration_seconds = greatest(0, ceil(extract(epoch from (now() - calls.started_at))))::integer
     from closing
     where calls.room_name = closing.room_name and calls.id in (select id from locked)
@@ -335,6 +359,7 @@ export type CallFilter = {
   batchJobId?: string | undefined
   conversationId?: string | undefined
   phoneNumber?: string | undefined
+  outcome?: CallOutcome | undefined
   createdFrom?: Date | undefined
   createdTo?: Date | undefined
   hasAnalysis?: boolean | undefined
@@ -371,6 +396,7 @@ const filtered = (db: Executor, filter: CallFilter) => {
   if (filter.batchJobId) query = query.where('batch_job_id', '=', filter.batchJobId)
   if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId)
   if (filter.phoneNumber) query = query.where('phone_number', '=', filter.phoneNumber)
+  if (filter.outcome) query = query.where('outcome', '=', filter.outcome)
   if (filter.createdFrom) query = query.where('created_at', '>=', filter.createdFrom)
   if (filter.createdTo) query = query.where('created_at', '<', filter.createdTo)
   if (filter.hasAnalysis !== undefined)
@@ -558,3 +584,27 @@ export const lockCall = (db: Executor, id: string): Promise<CallRow | undefined>
 
 export const findCallById = (db: Executor, id: string): Promise<CallRow | undefined> =>
   db.selectFrom('calls').select(callColumns).where('id', '=', id).executeTakeFirst()
+
+/**
+ * A worker's decisive end (a voicemail, a phone menu, an opt-out) that came after a webhook's
+ * close: the call's `completed` becomes what the worker saw, once, and only when the close that
+ * won only knew the room emptied. Answers the call refined, or undefined.
+ */
+export const refineClosedOutcome = (
+  db: Executor,
+  {
+    id,
+    outcome,
+    amdVerdict,
+    refinable,
+  }: { id: string; outcome: CallOutcome; amdVerdict: AmdVerdict | null; refinable: readonly string[] },
+): Promise<CallRow | undefined> =>
+  db
+    .updateTable('calls')
+    .set({ outcome, end_reason: outcome, amd_verdict: sql`coalesce(${amdVerdict}, amd_verdict)` })
+    .where('id', '=', id)
+    .where('status', '=', 'ended')
+    .where('outcome', '=', 'completed')
+    .where('end_reason', 'in', [...refinable])
+    .returning(callColumns)
+    .executeTakeFirst()

@@ -120,7 +120,10 @@ const sendTransferred = async (ctx: AppContext, call: CallRow, agent: AgentRow, 
 const resultOfFailure = (error: unknown) => {
   const sip = error instanceof SipDialError ? error : null
   return {
-    status: sip && sip.outcome !== 'failed' ? ('no_answer' as const) : ('failed' as const),
+    status:
+      sip && (sip.outcome === 'busy' || sip.outcome === 'no_answer' || sip.outcome === 'rejected')
+        ? ('no_answer' as const)
+        : ('failed' as const),
     sipStatus: sip?.sipStatus ?? null,
   }
 }

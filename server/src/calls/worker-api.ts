@@ -1,12 +1,14 @@
-import type { CallSetup, WorkerEndReason } from '@parley/shared'
+import type { AmdVerdict, CallSetup, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
+import { refineCallOutcome } from './close.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
+import { decisiveWorkerReasons, outcomeOfClose } from './outcome.ts'
 import { switchLiveAgent } from './presence.ts'
 import { deleteCallRoom } from './rooms.ts'
 import { type CallRow, closeCall } from './service.ts'
@@ -177,16 +179,29 @@ export const handOffCall = async (
 }
 
 /**
- * POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, an error). Closed
- * through closeCall with that reason, and its room deleted, which hangs up a SIP callee. Asked
+ * POST /v1/calls/{callId}/end: the agent ended the call (end_call, inactivity, an error, what
+ * answering-machine detection heard, an opt-out). Closed through closeCall with that reason (the
+ * call's outcome, calls/outcome.ts) and the detector's verdict, and its room deleted, which hangs up a SIP callee. Asked
  * again, nothing more closes (`ended: false`); the room is asked to go again, in case it stayed.
  */
 export const endCallByWorker = async (
   ctx: AppContext,
-  { callId, reason }: { callId: string; reason: WorkerEndReason },
+  {
+    callId,
+    reason,
+    amdVerdict,
+  }: { callId: string; reason: WorkerEndReason; amdVerdict?: AmdVerdict | undefined },
 ) => {
   const call = await findCall(ctx, callId)
-  const closed = await closeCall(ctx, { roomName: call.roomName, reason })
+  const verdict = amdVerdict ?? null
+  const closed = await closeCall(ctx, { roomName: call.roomName, reason, amdVerdict: verdict })
+  // A webhook closed it first (the machine hung up while the agent spoke): the worker knows better.
+  if (!closed && decisiveWorkerReasons.has(reason))
+    await refineCallOutcome(ctx, {
+      callId,
+      outcome: outcomeOfClose({ reason, status: 'ended' }),
+      amdVerdict: verdict,
+    })
   await deleteCallRoom(ctx, { roomName: call.roomName, why: 'a call its agent ended' })
   return { success: true as const, data: { ended: closed !== null } }
 }

@@ -1,4 +1,4 @@
-import type { Analytics, AnalyticsQuery } from '@parley/shared'
+import type { Analytics, AnalyticsQuery, CallOutcome } from '@parley/shared'
 import { sql } from 'kysely'
 import { toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
@@ -30,7 +30,7 @@ const number = (value: string | number | null) => (value === null ? 0 : Number(v
 const rounded = (value: number) => Math.round(value * 100) / 100
 
 /**
- * GET /v1/analytics: per agent and per UTC day, three grouped SQL reads over the same tables the
+ * GET /v1/analytics: per agent and per UTC day, four grouped SQL reads over the same tables the
  * API shows (conversations, whose message counters a trigger keeps, and calls), served by their
  * organization-and-time indexes; the rows are merged here.
  */
@@ -45,7 +45,7 @@ export const getAnalytics = async (
   if ((until.getTime() - from.getTime()) / DAY_MS > MAX_DAYS)
     throw AppError.badRequest(`to: at most ${MAX_DAYS} days after from`)
   const agent = (column: string) => (query.agentId ? sql`and ${sql.ref(column)} = ${query.agentId}` : sql``)
-  const [conversations, calls, outcomes] = await Promise.all([
+  const [conversations, calls, outcomes, callOutcomes] = await Promise.all([
     sql<ConversationDay>`
       select agent_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
         count(*) as conversations, sum(message_count) as messages, sum(cost_micros) as cost,
@@ -73,6 +73,12 @@ export const getAnalytics = async (
           and created_at < ${until} ${agent('agent_id')}
       ) o
       group by 1, 2, 3`.execute(ctx.db),
+    sql<OutcomeDay>`
+      select agent_id, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, outcome, count(*) as count
+      from calls
+      where organization_id = ${organizationId} and started_at >= ${from} and started_at < ${until}
+        and outcome is not null ${agent('agent_id')}
+      group by 1, 2, 3`.execute(ctx.db),
   ])
   const rows = new Map<string, Analytics['data'][number]>()
   const rowOf = (agentId: string, date: string) => {
@@ -91,6 +97,7 @@ export const getAnalytics = async (
         callCostUsd: 0,
         averageCallSeconds: null,
         outcomes: {},
+        callOutcomes: {},
       }
       rows.set(id, row)
     }
@@ -112,6 +119,8 @@ export const getAnalytics = async (
   }
   for (const outcome of outcomes.rows)
     rowOf(outcome.agent_id, outcome.day).outcomes[outcome.outcome] = number(outcome.count)
+  for (const outcome of callOutcomes.rows)
+    rowOf(outcome.agent_id, outcome.day).callOutcomes[outcome.outcome as CallOutcome] = number(outcome.count)
   const data = [...rows.values()].sort(
     (a, b) => a.date.localeCompare(b.date) || a.agentId.localeCompare(b.agentId),
   )

@@ -1,4 +1,11 @@
-import type { BatchContactStatus, BatchJobStatus, CallingWindow } from '@parley/shared'
+import type {
+  AmdVerdict,
+  BatchContactStatus,
+  BatchJobStatus,
+  CallingWindow,
+  CallOutcome,
+  RetryPolicy,
+} from '@parley/shared'
 import type { ColumnType, Generated } from 'kysely'
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
@@ -335,6 +342,10 @@ export interface CallsTable {
   analyzed_at: Timestamp | null
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
+  /** How it ended from the caller's side, set by its close (migration 0068). */
+  outcome: CallOutcome | null
+  sip_status: number | null
+  amd_verdict: AmdVerdict | null
 }
 
 /** What happened on a call, in order (GET /v1/calls/{id}/events; migration 0045). */
@@ -441,6 +452,8 @@ export interface BatchJobsTable {
   scheduled_start_time: Timestamp | null
   timezone: Generated<string>
   calling_window: ColumnType<CallingWindow | null, string | null, string | null>
+  /** Its own retry rules by outcome (migration 0069); null: the defaults. */
+  retry_policy: ColumnType<RetryPolicy | null, string | null | undefined, string | null>
   total_contacts: number
   estimated_cost_micros: number
   failure_reason: string | null
@@ -476,7 +489,7 @@ export interface BatchAttemptsTable {
   attempt_number: number
   started_at: Timestamp
   finished_at: Timestamp | null
-  outcome: 'answered' | 'busy' | 'no_answer' | 'failed' | 'completed' | 'agent_unavailable' | null
+  outcome: 'answered' | CallOutcome | null
   sip_status: number | null
   call_id: string | null
   error: string | null

@@ -215,6 +215,9 @@ type CallRow = {
   duration_seconds: number | null
   cost_micros: string | number
   end_reason: string | null
+  outcome: string | null
+  sip_status: number | null
+  amd_verdict: string | null
   created_at: Date
 } & AnalysisRow
 
@@ -232,6 +235,9 @@ const calls: Source = {
     'duration_seconds',
     'cost_usd',
     'end_reason',
+    'outcome',
+    'sip_status',
+    'amd_verdict',
     'transcript',
     ...analysisColumns,
   ],
@@ -239,7 +245,8 @@ const calls: Source = {
   page: async (db, { scope, after, limit }) => {
     const { rows } = await sql<CallRow>`
       select id, agent_id, direction, status, phone_number, batch_job_id, conversation_id, started_at,
-        ended_at, duration_seconds, cost_micros, end_reason, created_at, ${exactTime('created_at')} as cursor_at,
+        ended_at, duration_seconds, cost_micros, end_reason, outcome, sip_status, amd_verdict, created_at,
+        ${exactTime('created_at')} as cursor_at,
         analysis_summary,
         analysis_sentiment, analysis_outcome, analysis_data
       from calls
@@ -271,6 +278,9 @@ const calls: Source = {
         duration_seconds: row.duration_seconds,
         cost_usd: toUsd(Number(row.cost_micros)),
         end_reason: row.end_reason,
+        outcome: row.outcome,
+        sip_status: row.sip_status,
+        amd_verdict: row.amd_verdict,
         analysis: analysisOf(row),
         transcript: (byCall.get(row.id) ?? []).map((line) => ({
           role: line.role,
@@ -293,6 +303,9 @@ const calls: Source = {
     record.duration_seconds,
     record.cost_usd,
     record.end_reason,
+    record.outcome,
+    record.sip_status,
+    record.amd_verdict,
     transcriptCell(record.transcript as Array<{ role: string; content: string }>),
     ...analysisCells(record),
   ],

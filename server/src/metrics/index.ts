@@ -101,8 +101,9 @@ export const measurePoolWaits = (pool: pg.Pool, database: 'postgres' | 'embedded
   }
 }
 
-/** Counts one outbound SIP dial by how it ended: answered, busy, no_answer or failed. */
-export const recordDial = (result: 'answered' | 'busy' | 'no_answer' | 'failed') => dials.inc({ result })
+/** Counts one outbound SIP dial by how it ended: answered, busy, no_answer, rejected or failed. */
+export const recordDial = (result: 'answered' | 'busy' | 'no_answer' | 'rejected' | 'failed') =>
+  dials.inc({ result })
 
 export const recordHolds = ({ kind, placed, refused }: { kind: string; placed: number; refused: number }) => {
   if (placed > 0) creditHolds.inc({ kind, outcome: 'placed' }, placed)

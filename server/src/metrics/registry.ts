@@ -122,7 +122,7 @@ export const llmErrors = new Counter({
 
 export const dials = new Counter({
   name: 'parley_dials_total',
-  help: 'Outbound SIP dials asked of LiveKit, by how they ended (answered, busy, no_answer, failed)',
+  help: 'Outbound SIP dials asked of LiveKit, by how they ended (answered, busy, no_answer, rejected, failed)',
   labelNames: ['result'] as const,
   registers: [registry],
 })

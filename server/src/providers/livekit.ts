@@ -16,7 +16,7 @@ export type { WebhookEvent } from 'livekit-server-sdk'
 /** Participant tokens (spec "Limits": voice participant token validity). */
 export const PARTICIPANT_TOKEN_TTL_SECONDS = 60 * 60
 
-export type SipDialOutcome = 'busy' | 'no_answer' | 'failed'
+export type SipDialOutcome = 'busy' | 'no_answer' | 'rejected' | 'failed'
 
 /** An outbound SIP call that was not answered, with the SIP status the far end gave. */
 export class SipDialError extends Error {
@@ -67,23 +67,28 @@ export type LiveKit = {
   receiveWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent>
 }
 
-const BUSY_STATUSES = new Set([486, 600, 603])
+// SIP final responses to an INVITE: busy here/everywhere; declined (603) and undesired (607);
+// request timeout, temporarily unavailable and cancelled at the ringing time-out: nobody picked up.
+const BUSY_STATUSES = new Set([486, 600])
+const REJECTED_STATUSES = new Set([603, 607])
 const NO_ANSWER_STATUSES = new Set([408, 480, 487])
 
 /** The Twirp clients want http(s); browsers get the ws(s) form of the same host. */
 const apiHostOf = (url: string) => url.replace(/^ws(s?):\/\//i, 'http$1://')
 const clientUrlOf = (url: string) => url.replace(/^http(s?):\/\//i, 'ws$1://')
 
-/** Maps the SDK's failure of CreateSIPParticipant to the dialer's three outcomes. */
+/** Maps the SDK's failure of CreateSIPParticipant to the dial's outcome (README "Call outcomes"). */
 export const toSipDialError = (error: unknown): SipDialError => {
   if (error instanceof SipDialError) return error
   if (error instanceof SipCallError && error.sipStatusCode !== undefined) {
     const status = error.sipStatusCode
     const outcome = BUSY_STATUSES.has(status)
       ? 'busy'
-      : NO_ANSWER_STATUSES.has(status)
-        ? 'no_answer'
-        : 'failed'
+      : REJECTED_STATUSES.has(status)
+        ? 'rejected'
+        : NO_ANSWER_STATUSES.has(status)
+          ? 'no_answer'
+          : 'failed'
     return new SipDialError(outcome, status, { cause: error })
   }
   if (error instanceof TwirpError && error.code === 'deadline_exceeded')

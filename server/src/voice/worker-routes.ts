@@ -52,7 +52,8 @@ export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
     body: ZCallEndRequest,
     response: ZCallEndResponse,
     errors: [400, 404],
-    handle: ({ params, body }) => endCallByWorker(ctx, { callId: params.callId, reason: body.reason }),
+    handle: ({ params, body }) =>
+      endCallByWorker(ctx, { callId: params.callId, reason: body.reason, amdVerdict: body.amdVerdict }),
   })
 
   routes.add({

@@ -1,4 +1,4 @@
-import type { BatchCounters, CallingWindow } from '@parley/shared'
+import type { BatchCounters, CallingWindow, RetryPolicy } from '@parley/shared'
 import { ulid } from 'ulid'
 import { BATCH_START_JOB } from '../../src/batch/job-names.ts'
 import * as batchStore from '../../src/batch/store.ts'
@@ -43,6 +43,7 @@ export type JobOptions = {
   concurrentCallLimit?: number
   maxAttempts?: number
   callingWindow?: CallingWindow | null
+  retryPolicy?: RetryPolicy | null
   timezone?: string
   scheduledStartTime?: Date | null
 }
@@ -69,6 +70,7 @@ export const createBatchJob = async (server: TestServer, tenant: BatchTenant, op
       scheduledStartTime: scheduled,
       timezone: options.timezone ?? 'UTC',
       callingWindow: options.callingWindow ?? null,
+      retryPolicy: options.retryPolicy ?? null,
       totalContacts: options.contacts.length,
       estimatedCostMicros: options.contacts.length * 35_000,
     })

@@ -22,7 +22,7 @@ export type TwirpCall = {
  */
 export type SipScript =
   | { result: 'answered'; delayMs?: number; hold?: boolean }
-  | { result: 'busy' | 'no_answer' | 'timeout' | 'error'; delayMs?: number; hold?: boolean }
+  | { result: 'busy' | 'no_answer' | 'declined' | 'timeout' | 'error'; delayMs?: number; hold?: boolean }
 
 type TwirpFailure = { status: number; code: string; msg: string; meta?: Record<string, string> }
 
@@ -39,6 +39,12 @@ const sipFailures: Record<Exclude<SipScript['result'], 'answered'>, TwirpFailure
     code: 'unavailable',
     msg: 'sip call failed',
     meta: { sip_status_code: '480', sip_status: 'Temporarily Unavailable' },
+  },
+  declined: {
+    status: 503,
+    code: 'unavailable',
+    msg: 'sip call failed',
+    meta: { sip_status_code: '603', sip_status: 'Decline' },
   },
   timeout: {
     status: 408,

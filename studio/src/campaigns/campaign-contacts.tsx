@@ -1,10 +1,11 @@
 import type { BatchContactStatus } from '@parley/shared'
 import { t } from '../i18n.tsx'
+import { when } from '../records/format.tsx'
 import type { CampaignModel } from './campaign-model.ts'
 import { Pager } from './parts.tsx'
 import { CONTACT_STATUSES, contactStatusName, outcomeName } from './words.ts'
 
-/** Each contact's outcome: its status, tries, the last call's outcome and error, a page at a time. */
+/** Each contact's outcome: its status, each try with its outcome, the last error, a page at a time. */
 export const CampaignContacts = ({ model }: { model: CampaignModel }) => {
   const contacts = model.contacts.value
   const status = model.statusFilter.value
@@ -52,7 +53,20 @@ export const CampaignContacts = ({ model }: { model: CampaignModel }) => {
                   <td dir="ltr">{contact.phone}</td>
                   <td>{contact.name ?? '—'}</td>
                   <td class={`contact-${contact.status}`}>{contactStatusName(contact.status)}</td>
-                  <td>{contact.attempts}</td>
+                  <td>
+                    {contact.attempts}
+                    {contact.tries.length > 0 ? (
+                      <ol class="tries">
+                        {contact.tries.map((tried) => (
+                          <li>
+                            {outcomeName(tried.outcome)}
+                            {tried.sipStatus && tried.sipStatus !== 200 ? ` (SIP ${tried.sipStatus})` : ''} ·{' '}
+                            {when(tried.startedAt)}
+                          </li>
+                        ))}
+                      </ol>
+                    ) : null}
+                  </td>
                   <td>
                     {outcomeName(contact.lastOutcome)}
                     {contact.lastError ? <small class="muted"> · {contact.lastError}</small> : null}

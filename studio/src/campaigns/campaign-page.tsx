@@ -7,7 +7,7 @@ import { ErrorLine, Loading } from '../ui.tsx'
 import { CampaignContacts } from './campaign-contacts.tsx'
 import { type CampaignModel, createCampaignModel } from './campaign-model.ts'
 import { JobProgress } from './parts.tsx'
-import { allowedActions, jobStatusName } from './words.ts'
+import { allowedActions, jobStatusName, outcomeName } from './words.ts'
 
 const Counters = ({ job }: { job: BatchJob }) => (
   <dl class="counters">
@@ -25,6 +25,28 @@ const Counters = ({ job }: { job: BatchJob }) => (
     ))}
   </dl>
 )
+
+/** How the campaign's finished tries ended: a count per outcome, largest first. */
+const Outcomes = ({ job }: { job: BatchJob }) => {
+  const counted = Object.entries(job.outcomes).sort(([, a], [, b]) => (b ?? 0) - (a ?? 0))
+  return (
+    <section aria-labelledby="outcomes-title">
+      <h2 id="outcomes-title">{t('Outcomes')}</h2>
+      {counted.length === 0 ? (
+        <p class="empty">{t('No call has ended yet.')}</p>
+      ) : (
+        <dl class="counters outcomes">
+          {counted.map(([outcome, count]) => (
+            <div>
+              <dt>{outcomeName(outcome)}</dt>
+              <dd>{count}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  )
+}
 
 /**
  * Pause, resume, cancel (confirmed) and retry failed, each enabled only when the job's state lets
@@ -114,6 +136,7 @@ export const CampaignPage = ({ id }: { id: string }) => {
         {job.scheduledStartTime ? ` · ${t('Starts {time}', { time: when(job.scheduledStartTime) })}` : ''}
       </p>
       <ErrorLine error={model.loadError.value} />
+      <Outcomes job={job} />
       <CampaignContacts model={model} />
     </section>
   )

@@ -1,5 +1,6 @@
 import type { BatchContactStatus, BatchCounters, BatchJobStatus, BatchSkipReason } from '@parley/shared'
 import { t } from '../i18n.tsx'
+import { callOutcomeName } from '../records/format.tsx'
 
 /** The campaigns area's words for the API's codes (each a literal t() phrase, translated). */
 
@@ -40,19 +41,11 @@ export const skipReasonName = (reason: BatchSkipReason, duplicateOfRow: number |
     duplicate: t('Same number as row {row}', { row: duplicateOfRow ?? '?' }),
   })[reason]
 
-/** The dialer's outcomes (free text on the API): the known ones in words, others as given. */
+/** A try's outcome: a call's outcome, or answered while its call is live. */
 export const outcomeName = (outcome: string | null) => {
-  if (outcome === null) return '—'
-  const known: Record<string, string> = {
-    answered: t('Answered'),
-    completed: t('Call finished'),
-    busy: t('Busy'),
-    no_answer: t('No answer'),
-    failed: t('Call failed'),
-    agent_unavailable: t('No agent was free'),
-    cancelled: t('Cancelled'),
-  }
-  return known[outcome] ?? outcome
+  if (outcome === 'answered') return t('Answered')
+  if (outcome === 'cancelled') return t('Cancelled')
+  return callOutcomeName(outcome)
 }
 
 /** Contacts that will not be dialled again unless retried: done, one way or another. */

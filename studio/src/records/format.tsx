@@ -19,6 +19,25 @@ export const seconds = (value: number | null) =>
     ? '—'
     : t('{minutes} min {seconds} s', { minutes: Math.floor(value / 60), seconds: value % 60 })
 
+/** How a call ended (the API's outcome codes) in words; an unknown code as given. */
+export const callOutcomeName = (outcome: string | null) => {
+  if (outcome === null) return '—'
+  const known: Record<string, string> = {
+    completed: t('Call finished'),
+    voicemail_left: t('Voicemail left'),
+    voicemail_hung_up: t('Voicemail, hung up'),
+    no_answer: t('No answer'),
+    busy: t('Busy'),
+    rejected: t('Declined'),
+    failed: t('Call failed'),
+    phone_menu: t('Phone menu'),
+    opted_out: t('Opted out'),
+    transferred: t('Transferred to a person'),
+    agent_unavailable: t('No agent was free'),
+  }
+  return known[outcome] ?? outcome
+}
+
 const sentimentOf = (sentiment: AnalysisResult['sentiment']) =>
   ({ positive: t('positive'), neutral: t('neutral'), negative: t('negative') })[sentiment]
 

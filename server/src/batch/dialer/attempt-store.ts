@@ -1,14 +1,19 @@
+import type { CallingWindow, CallOutcome, RetryPolicy } from '@parley/shared'
 import { sql } from 'kysely'
 import { personJoinBilling } from '../../calls/index.ts'
 import type { Executor } from '../../db/index.ts'
+import type { RetryContext } from './retry.ts'
 
 /**
  * SQL of one attempt's life after its claim (store.ts claims): tied to its call, answered or not,
  * completed, released when it never dialled, resolved when its worker was lost.
  */
 
-/** How an attempt ended without a conversation: the dial's outcomes, or no agent came to talk. */
-export type UnansweredOutcome = 'busy' | 'no_answer' | 'failed' | 'agent_unavailable'
+/**
+ * How an attempt ended without a plain conversation: the dial's outcomes, no agent came to talk,
+ * or what the agent found (a voicemail box, a phone menu, an opt-out).
+ */
+export type UnansweredOutcome = Exclude<CallOutcome, 'completed' | 'transferred'>
 
 // The writes below change an attempt and its contact together. Each is one statement (a
 // data-modifying CTE), so both rows move atomically in one round trip instead of a transaction's four.
@@ -136,8 +141,9 @@ export const recordAnswers = async (
 }
 
 /**
- * A dial ended without a conversation. The contact waits until `retryAt` for its next attempt, or
- * fails when there is none left; a job cancelled meanwhile cancels it instead.
+ * A dial ended without a conversation (or the agent found a machine, or the person opted out). The
+ * contact waits until `retryAt` for its next attempt, or ends `finalStatus` (failed unless the
+ * outcome reached the person) when there is none left; a job cancelled meanwhile cancels it instead.
  */
 export const recordUnanswered = async (
   db: Executor,
@@ -148,24 +154,27 @@ export const recordUnanswered = async (
     error,
     now,
     retryAt,
+    finalStatus = 'failed',
   }: {
     attemptId: string
     outcome: UnansweredOutcome
     sipStatus: number | null
-    error: string
+    error: string | null
     now: Date
     retryAt: Date | null
+    finalStatus?: 'completed' | 'failed'
   },
 ) => {
   await sql`
     with finished as (
       update batch_attempts
-      set outcome = ${outcome}, sip_status = ${sipStatus}, error = ${error}, finished_at = ${now}
+      set outcome = ${outcome}, sip_status = coalesce(${sipStatus}::integer, sip_status), error = ${error},
+        finished_at = ${now}
       where id = ${attemptId} and finished_at is null
       returning batch_contact_id
     )
     update batch_contacts
-    set status = ${unlessCancelled(retryAt ? 'pending' : 'failed')}, last_outcome = ${outcome},
+    set status = ${unlessCancelled(retryAt ? 'pending' : finalStatus)}, last_outcome = ${outcome},
       last_error = ${error}, next_attempt_at = ${retryAt ?? now}, updated_at = ${now}
     where id in (select batch_contact_id from finished) and status = 'in_progress'
   `.execute(db)
@@ -173,9 +182,46 @@ export const recordUnanswered = async (
 
 export type UnfinishedAttempt = {
   attemptId: string
+  callId: string
   jobId: string
   attemptNumber: number
   maxAttempts: number
+}
+
+/**
+ * What the retry policy needs of an attempt (retry.ts): the outcomes of its contact's earlier
+ * finished attempts, the job's policy, window and zone, the contact's zone. One statement.
+ */
+export const retryContextOf = async (db: Executor, attemptId: string): Promise<RetryContext | undefined> => {
+  const { rows } = await sql<{
+    earlierOutcomes: string[] | null
+    attemptNumber: number
+    maxAttempts: number
+    retryPolicy: RetryPolicy | string | null
+    callingWindow: CallingWindow | string | null
+    jobZone: string
+    contactZone: string | null
+  }>`
+    select a.attempt_number as "attemptNumber", j.max_attempts as "maxAttempts",
+      j.retry_policy as "retryPolicy", j.calling_window as "callingWindow", j.timezone as "jobZone",
+      c.time_zone as "contactZone",
+      (select array_agg(e.outcome) from batch_attempts e where e.batch_contact_id = a.batch_contact_id
+        and e.id <> a.id and e.finished_at is not null and e.outcome is not null) as "earlierOutcomes"
+    from batch_attempts a
+    join batch_jobs j on j.id = a.batch_job_id
+    join batch_contacts c on c.id = a.batch_contact_id
+    where a.id = ${attemptId}
+  `.execute(db)
+  const row = rows[0]
+  if (!row) return undefined
+  const json = <T>(value: T | string | null): T | null =>
+    typeof value === 'string' ? (JSON.parse(value) as T) : value
+  return {
+    ...row,
+    earlierOutcomes: row.earlierOutcomes ?? [],
+    retryPolicy: json(row.retryPolicy),
+    callingWindow: json(row.callingWindow),
+  }
 }
 
 /**
@@ -188,8 +234,8 @@ export const listUnfinishedAttempts = async (
 ): Promise<UnfinishedAttempt[]> => {
   if (calls.length === 0) return []
   const { rows } = await sql<UnfinishedAttempt>`
-    select a.id as "attemptId", a.batch_job_id as "jobId", a.attempt_number as "attemptNumber",
-      j.max_attempts as "maxAttempts"
+    select a.id as "attemptId", a.call_id as "callId", a.batch_job_id as "jobId",
+      a.attempt_number as "attemptNumber", j.max_attempts as "maxAttempts"
     from batch_attempts a join batch_jobs j on j.id = a.batch_job_id
     where a.batch_contact_id = any(${calls.map((call) => call.contactId)}::text[])
       and a.call_id = any(${calls.map((call) => call.callId)}::text[]) and a.finished_at is null
@@ -210,7 +256,9 @@ export type AttemptOfClosedCall = {
 }
 
 /**
- * completeAnsweredCall for calls that just closed, in one statement, answering as well the
+ * The answered calls that just closed as plain conversations (completed, transferred, or an agent
+ * error after the answer) complete their attempts, with the call's outcome, and their contacts,
+ * in one statement, answering as well the
  * attempt of each call as it was before: the caller decides from it whether an attempt is a lost
  * dial. Calls that are no batch attempt's are left out. The attempts are found through their
  * contacts (the calls row names its contact), whose index holds few rows each.
@@ -221,25 +269,35 @@ export const completeAttemptsOfClosedCalls = async (
     calls,
     now,
     aliveAfter,
-  }: { calls: Array<{ callId: string; contactId: string }>; now: Date; aliveAfter: Date },
+  }: {
+    calls: Array<{ callId: string; contactId: string; outcome: CallOutcome }>
+    now: Date
+    aliveAfter: Date
+  },
 ): Promise<AttemptOfClosedCall[]> => {
   if (calls.length === 0) return []
   const callIds = calls.map((call) => call.callId)
   const contactIds = calls.map((call) => call.contactId)
   const { rows } = await sql<AttemptOfClosedCall>`
-    with attempt as (
+    with closed as (
+      select * from unnest(${callIds}::text[], ${calls.map((call) => call.outcome)}::text[]) as closed(call_id, outcome)
+    ),
+    attempt as (
       select id, call_id, batch_job_id, outcome, started_at, finished_at, instance_id from batch_attempts
       where batch_contact_id = any(${contactIds}::text[]) and call_id = any(${callIds}::text[])
     ),
     completed as (
-      update batch_attempts set outcome = 'completed', finished_at = ${now}
-      where id in (select id from attempt where outcome = 'answered' and finished_at is null)
-        and outcome = 'answered' and finished_at is null
-      returning id, batch_contact_id
+      update batch_attempts set outcome = closed.outcome, finished_at = ${now}
+      from closed
+      where batch_attempts.call_id = closed.call_id
+        and batch_attempts.id in (select id from attempt where outcome = 'answered' and finished_at is null)
+        and batch_attempts.outcome = 'answered' and batch_attempts.finished_at is null
+      returning batch_attempts.id, batch_attempts.batch_contact_id, batch_attempts.outcome
     ),
     contact as (
-      update batch_contacts set status = 'completed', last_outcome = 'completed', updated_at = ${now}
-      where id in (select batch_contact_id from completed) and status = 'in_progress'
+      update batch_contacts set status = 'completed', last_outcome = completed.outcome, updated_at = ${now}
+      from completed
+      where batch_contacts.id = completed.batch_contact_id and batch_contacts.status = 'in_progress'
     )
     select attempt.call_id as "callId", attempt.id as "attemptId", attempt.batch_job_id as "jobId",
       attempt.outcome, attempt.started_at as "startedAt", attempt.finished_at as "finishedAt",
@@ -320,3 +378,51 @@ export const listStaleAttempts = async (
     .orderBy('started_at')
     .limit(limit)
     .execute()
+
+/**
+ * A call that closed as `completed` turned out otherwise (the worker's decisive end after a
+ * webhook's close, calls/close.ts refineCallOutcome): its attempt takes the outcome, and its
+ * contact, when it ended with this call, waits for `retryAt` (pending) or ends `finalStatus`.
+ * Answers the job, or undefined when the call was no completed attempt's.
+ */
+export const refineAttemptOfCall = async (
+  db: Executor,
+  {
+    callId,
+    outcome,
+    retryAt,
+    finalStatus,
+    now,
+  }: {
+    callId: string
+    outcome: CallOutcome
+    retryAt: (attemptId: string, jobStatus: string) => Promise<Date | null>
+    finalStatus: 'completed' | 'failed'
+    now: Date
+  },
+): Promise<string | undefined> => {
+  const attempt = await db
+    .selectFrom('batch_attempts as a')
+    .innerJoin('batch_jobs as j', 'j.id', 'a.batch_job_id')
+    .select(['a.id', 'a.batch_contact_id as contactId', 'a.batch_job_id as jobId', 'j.status as jobStatus'])
+    .where('a.call_id', '=', callId)
+    .where('a.outcome', '=', 'completed')
+    .where('a.finished_at', 'is not', null)
+    .executeTakeFirst()
+  if (!attempt) return undefined
+  const at = await retryAt(attempt.id, attempt.jobStatus)
+  await db.updateTable('batch_attempts').set({ outcome }).where('id', '=', attempt.id).execute()
+  await db
+    .updateTable('batch_contacts')
+    .set({
+      status: at ? 'pending' : finalStatus,
+      last_outcome: outcome,
+      next_attempt_at: at ?? now,
+      updated_at: now,
+    })
+    .where('id', '=', attempt.contactId)
+    .where('status', '=', 'completed')
+    .where('call_id', '=', callId)
+    .execute()
+  return attempt.jobId
+}

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts'
 import { createWriteBatcher } from '../../db/write-batcher.ts'
 import type { PhoneNumberRow } from '../../phone-numbers/index.ts'
 import * as attemptStore from './attempt-store.ts'
-import { nextAttemptAt } from './backoff.ts'
+import { retryAtFor } from './retry.ts'
 import * as store from './store.ts'
 
 /** Everything a dial needs beyond the contact, looked up once per claim round. */
@@ -132,7 +132,7 @@ export const dialContact = async (
   ctx: AppContext,
   { target, contact, callId, roomName, metadata }: TiedDial,
 ): Promise<boolean> => {
-  const { job, phoneNumber } = target
+  const { phoneNumber } = target
   const failure = await dialCall(ctx, {
     trunkId: phoneNumber.sipTrunkId,
     number: contact.phone,
@@ -142,20 +142,18 @@ export const dialContact = async (
   })
   if (failure) {
     const now = ctx.clock.now()
+    const context = await attemptStore.retryContextOf(ctx.db, contact.attemptId)
     await attemptStore.recordUnanswered(ctx.db, {
       ...contact,
       outcome: failure.outcome,
       sipStatus: failure.sipStatus,
       error: failure.message,
       now,
-      retryAt: nextAttemptAt({
-        attemptNumber: contact.attemptNumber,
-        maxAttempts: job.maxAttempts,
-        now,
-        baseMs: ctx.config.batchRetryBaseMs,
-      }),
+      retryAt: context
+        ? retryAtFor(context, { outcome: failure.outcome, now, baseMs: ctx.config.batchRetryBaseMs })
+        : null,
     })
-    await closeUnansweredCall(ctx, { roomName, outcome: failure.outcome })
+    await closeUnansweredCall(ctx, { roomName, failure })
     return true
   }
 

@@ -1,9 +1,9 @@
-import { onCallsClosing, registerContactReader } from '../../calls/index.ts'
+import { onCallRefining, onCallsClosing, registerContactReader } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import { readContactOfCall } from '../contact-of-call.ts'
 import { BATCH_START_JOB, type BatchStartData } from '../job-names.ts'
 import { announceJobChange } from '../service.ts'
-import { settleClosingCalls } from './recover.ts'
+import { settleClosingCalls, settleRefinedCall } from './recover.ts'
 import * as store from './store.ts'
 
 /**
@@ -17,6 +17,7 @@ export const registerBatchJobs = (ctx: AppContext) => {
       await announceJobChange(ctx, batchJobId)
   })
   onCallsClosing(ctx, settleClosingCalls(ctx))
+  onCallRefining(ctx, settleRefinedCall(ctx))
   // calls/ reads a dialled call's contact through this reader, not batch's store.
   registerContactReader(ctx, readContactOfCall)
 }

@@ -1,11 +1,12 @@
-import { type CallRow, type CallsClosingStep, closeCall } from '../../calls/index.ts'
+import type { CallOutcome } from '@parley/shared'
+import { type CallRefiningStep, type CallRow, type CallsClosingStep, closeCall } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import type { Executor } from '../../db/index.ts'
 import { aliveAfter } from '../../instances/liveness.ts'
 import { announceJobChange } from '../service.ts'
 import * as store from './attempt-store.ts'
-import { nextAttemptAt } from './backoff.ts'
 import { roomNameFor } from './dial-contact.ts'
+import { finalStatusOf, retryAtFor } from './retry.ts'
 
 const STALE_ROWS_PER_TICK = 100
 
@@ -61,46 +62,80 @@ export const recoverStaleClaims = async (ctx: AppContext) => {
 
 export const AGENT_UNAVAILABLE_ERROR = 'No voice agent joined the call; the contact is dialled again'
 
-/**
- * A call no agent took is a failed dial, not a conversation: its attempt (ringing or answered)
- * ends `agent_unavailable` and counts, and the contact waits for its next attempt after the
- * back-off, or fails when none is left. Answers the jobs whose contacts changed.
- */
-const retryCallsWithoutAgent = async (
+/** The closes settled by the retry policy rather than completed: no conversation took place. */
+const settledByPolicy = new Set<string>([
+  'voicemail_left',
+  'voicemail_hung_up',
+  'phone_menu',
+  'opted_out',
+  'agent_unavailable',
+])
+
+const errorOf = (outcome: string) => (outcome === 'agent_unavailable' ? AGENT_UNAVAILABLE_ERROR : null)
+
+/** When the attempt's contact is tried next after `outcome` (retry.ts); null: never. */
+const retryAtOf = async (
   ctx: AppContext,
-  { tx, calls, now }: { tx: Executor; calls: Array<{ callId: string; contactId: string }>; now: Date },
+  { tx, attemptId, outcome, now }: { tx: Executor; attemptId: string; outcome: CallOutcome; now: Date },
 ) => {
-  const attempts = await store.listUnfinishedAttempts(tx, { calls })
-  for (const attempt of attempts)
+  const context = await store.retryContextOf(tx, attemptId)
+  return context ? retryAtFor(context, { outcome, now, baseMs: ctx.config.batchRetryBaseMs }) : null
+}
+
+/**
+ * A call that ended without a conversation (a voicemail box, a phone menu, an opt-out, no agent
+ * came) ends its attempt (ringing or answered) with the call's outcome, and the contact waits for
+ * its next try by the retry policy, or ends (completed when the person was reached, else failed).
+ * Answers the jobs whose contacts changed.
+ */
+const settleByPolicy = async (
+  ctx: AppContext,
+  { tx, calls, now }: { tx: Executor; calls: CallRow[]; now: Date },
+) => {
+  const outcomes = new Map(calls.map((call) => [call.id, call]))
+  const attempts = await store.listUnfinishedAttempts(tx, {
+    calls: calls.flatMap((call) =>
+      call.batchContactId ? [{ callId: call.id, contactId: call.batchContactId }] : [],
+    ),
+  })
+  for (const attempt of attempts) {
+    const call = outcomes.get(attempt.callId)
+    const outcome = call?.outcome
+    if (!call || !outcome || outcome === 'completed' || outcome === 'transferred') continue
     await store.recordUnanswered(tx, {
       attemptId: attempt.attemptId,
-      outcome: 'agent_unavailable',
-      sipStatus: null,
-      error: AGENT_UNAVAILABLE_ERROR,
+      outcome,
+      sipStatus: call.sipStatus,
+      error: errorOf(outcome),
       now,
-      retryAt: nextAttemptAt({ ...attempt, now, baseMs: ctx.config.batchRetryBaseMs }),
+      retryAt: await retryAtOf(ctx, { tx, attemptId: attempt.attemptId, outcome, now }),
+      finalStatus: finalStatusOf(outcome),
     })
+  }
   return attempts.map((attempt) => attempt.jobId)
 }
 
 /**
  * Settles calls of batch contacts as they close (on this instance, whatever closed them: LiveKit's
  * webhook, the sweeper, the dialer), inside the closing transaction: an answered attempt completes
- * its contact there, so the close and the completion commit together, and a call no agent took
- * is retried instead. After the commit, a lost dial whose call is over resolves (its contact
- * fails, never redialled), and every job whose contacts changed is announced once.
+ * its contact there with its call's outcome, so the close and the completion commit together; a
+ * call that reached a machine, an opt-out or no agent is settled by the retry policy instead.
+ * After the commit, a lost dial whose call is over resolves (its contact fails, never redialled),
+ * and every job whose contacts changed is announced once.
  */
 export const settleClosingCalls =
   (ctx: AppContext): CallsClosingStep =>
   async (tx, calls) => {
     const ofContact = (call: CallRow) =>
-      call.batchJobId && call.batchContactId ? [{ callId: call.id, contactId: call.batchContactId }] : []
+      call.batchJobId && call.batchContactId
+        ? [{ callId: call.id, contactId: call.batchContactId, outcome: call.outcome ?? 'completed' }]
+        : []
     const ofContacts = calls.flatMap(ofContact)
     if (ofContacts.length === 0) return undefined
     const now = ctx.clock.now()
-    const retried = await retryCallsWithoutAgent(ctx, {
+    const retried = await settleByPolicy(ctx, {
       tx,
-      calls: calls.filter((call) => call.endReason === 'agent_unavailable').flatMap(ofContact),
+      calls: calls.filter((call) => call.batchJobId && settledByPolicy.has(call.outcome ?? '')),
       now,
     })
     const attempts = await store.completeAttemptsOfClosedCalls(tx, {
@@ -132,4 +167,28 @@ export const settleClosingCalls =
       }
       for (const jobId of changed) await announceJobChange(ctx, jobId)
     }
+  }
+
+/**
+ * A call closed `completed` by a webhook turned out to be a voicemail, a phone menu or an opt-out
+ * (the worker said so after): its attempt takes the outcome and its contact is re-settled by the
+ * retry policy, while its job still runs. The job hears of it after the commit.
+ */
+export const settleRefinedCall =
+  (ctx: AppContext): CallRefiningStep =>
+  async (tx, call) => {
+    const outcome = call.outcome
+    if (!call.batchJobId || !outcome) return undefined
+    const now = ctx.clock.now()
+    const jobId = await store.refineAttemptOfCall(tx, {
+      callId: call.id,
+      outcome,
+      now,
+      finalStatus: finalStatusOf(outcome),
+      retryAt: (attemptId, jobStatus) =>
+        jobStatus === 'running' || jobStatus === 'paused'
+          ? retryAtOf(ctx, { tx, attemptId, outcome, now })
+          : Promise.resolve(null),
+    })
+    return jobId ? () => announceJobChange(ctx, jobId) : undefined
   }

@@ -7,7 +7,7 @@ export const callStatuses = ['active', 'ended', 'failed'] as const
 export const ZCallStatus = z.enum(callStatuses)
 export type CallStatus = z.infer<typeof ZCallStatus>
 
-/** A voice session (direction `web`) or an outbound phone call of a batch (`outbound`). */
+/** A voice session (`web`), a call Parley placed (`outbound`) or a call to one of its numbers (`inbound`). */
 export const ZCall = z
   .object({
     id: z.string(),
@@ -15,14 +15,19 @@ export const ZCall = z
     userId: z.string().nullable(),
     roomName: z.string(),
     architecture: z.enum(['pipeline', 'realtime']),
-    direction: z.enum(['web', 'outbound']),
+    direction: z.enum(['web', 'outbound', 'inbound']),
     status: ZCallStatus,
     startedAt: ZIsoDateTime,
     endedAt: ZIsoDateTime.nullable(),
     durationSeconds: z.number().int().nullable(),
     costUsd: z.number(),
     endReason: z.string().nullable(),
-    phoneNumber: z.string().nullable(),
+    phoneNumber: z.string().nullable().meta({
+      description: 'Phone calls: the person’s number (the callee, or the caller of an inbound call)',
+    }),
+    calledNumber: z.string().nullable().meta({
+      description: 'Inbound calls: the organization’s number the caller rang',
+    }),
     batchJobId: z.string().nullable(),
     batchContactId: z.string().nullable(),
     conversationId: z.string().nullable().meta({
@@ -86,7 +91,7 @@ export const ZListCallsQuery = ZPageQuery.extend({
     .meta({ description: 'The nextCursor of the previous page; not with page' }),
   agentId: z.string().min(1).max(100).optional(),
   status: ZCallStatus.optional(),
-  direction: z.enum(['web', 'outbound']).optional(),
+  direction: z.enum(['web', 'outbound', 'inbound']).optional(),
   batchJobId: z.string().min(1).max(100).optional(),
   conversationId: z.string().min(1).max(100).optional(),
   phoneNumber: z.string().min(1).max(32).optional(),

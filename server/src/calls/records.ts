@@ -35,6 +35,7 @@ export const presentCall = (call: store.AnalysedCallRow): Call => ({
   costUsd: toUsd(call.costMicros),
   endReason: call.endReason,
   phoneNumber: call.phoneNumber,
+  calledNumber: call.calledNumber,
   batchJobId: call.batchJobId,
   batchContactId: call.batchContactId,
   conversationId: call.conversationId,

@@ -10,7 +10,7 @@ export type CallRow = {
   keyId: string | null
   roomName: string
   architecture: 'pipeline' | 'realtime'
-  direction: 'web' | 'outbound'
+  direction: 'web' | 'outbound' | 'inbound'
   status: 'active' | 'ended' | 'failed'
   startedAt: Date
   endedAt: Date | null
@@ -18,6 +18,8 @@ export type CallRow = {
   costMicros: number
   endReason: string | null
   phoneNumber: string | null
+  /** Inbound calls: the organization's number the caller rang. */
+  calledNumber: string | null
   batchJobId: string | null
   batchContactId: string | null
   createdAt: Date
@@ -50,7 +52,7 @@ export type NewCall = Pick<
   | 'phoneNumber'
   | 'batchJobId'
   | 'batchContactId'
-> & { conversationId?: string | null }
+> & { conversationId?: string | null; calledNumber?: string | null }
 
 const callColumns = [
   'id',
@@ -68,6 +70,7 @@ const callColumns = [
   'cost_micros as costMicros',
   'end_reason as endReason',
   'phone_number as phoneNumber',
+  'called_number as calledNumber',
   'batch_job_id as batchJobId',
   'batch_contact_id as batchContactId',
   'created_at as createdAt',
@@ -106,6 +109,7 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
       batch_job_id: call.batchJobId,
       batch_contact_id: call.batchContactId,
       conversation_id: call.conversationId ?? null,
+      called_number: call.calledNumber ?? null,
     })
     .returning(callColumns)
     .executeTakeFirstOrThrow()

@@ -302,7 +302,7 @@ export interface CallsTable {
   key_id: string | null
   room_name: string
   architecture: 'pipeline' | 'realtime'
-  direction: 'web' | 'outbound'
+  direction: 'web' | 'outbound' | 'inbound'
   status: Generated<'active' | 'ended' | 'failed'>
   started_at: Timestamp
   ended_at: Timestamp | null
@@ -310,6 +310,8 @@ export interface CallsTable {
   cost_micros: Generated<number>
   end_reason: string | null
   phone_number: string | null
+  /** Inbound calls: the organization's number the caller rang (migration 0073). */
+  called_number: Generated<string | null>
   batch_job_id: string | null
   batch_contact_id: string | null
   created_at: Timestamp
@@ -418,6 +420,12 @@ export interface PhoneNumbersTable {
   sip_trunk_id: string
   created_at: Timestamp
   updated_at: Timestamp
+  /** Calls to the number are answered by this agent (migration 0072). */
+  inbound_agent_id: Generated<string | null>
+  livekit_inbound_trunk_id: Generated<string | null>
+  livekit_dispatch_rule_id: Generated<string | null>
+  inbound_synced_at: Generated<Date | null>
+  inbound_sync_error: Generated<string | null>
 }
 
 export interface BatchJobsTable {

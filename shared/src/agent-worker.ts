@@ -130,14 +130,9 @@ export const ZInboundCallOpenRequest = z
       .optional()
       .meta({ description: 'The SIP participant’s sip.trunkPhoneNumber' }),
     sipParticipantIdentity: z.string().min(1).max(200),
-    agentParticipantSid: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({
-        description: 'The worker’s own participant in the room: the billing clock starts with both present',
-      }),
+    agentParticipantSid: z.string().min(1).max(100).optional().meta({
+      description: 'The worker’s own participant in the room: the billing clock starts with both present',
+    }),
   })
   .strict()
   .meta({ id: 'WorkerInboundCallOpenRequest' })

@@ -21,7 +21,14 @@ export type OpenCallInput = Pick<
   Partial<
     Pick<
       store.NewCall,
-      'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId' | 'conversationId' | 'calledNumber'
+      | 'userId'
+      | 'keyId'
+      | 'phoneNumber'
+      | 'batchJobId'
+      | 'batchContactId'
+      | 'conversationId'
+      | 'calledNumber'
+      | 'sipIdentity'
     >
   >
 

@@ -312,6 +312,8 @@ export interface CallsTable {
   phone_number: string | null
   /** Inbound calls: the organization's number the caller rang (migration 0073). */
   called_number: Generated<string | null>
+  /** Inbound calls: the caller's SIP participant identity in the room (migration 0073). */
+  sip_identity: Generated<string | null>
   batch_job_id: string | null
   batch_contact_id: string | null
   created_at: Timestamp

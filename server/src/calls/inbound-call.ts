@@ -1,11 +1,12 @@
 import type { InboundCallOpen, InboundCallOpenRequest } from '@parley/shared'
 import { INBOUND_ROOM_PREFIX } from '@parley/shared'
-import { findAgent } from '../agents/index.ts'
+import { type AgentRow, findAgent } from '../agents/index.ts'
 import { placeHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { ingestMemory, recallMemory } from '../memory/index.ts'
 import { findPhoneNumberById } from '../phone-numbers/index.ts'
+import { providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
 import { onCallClosed } from './close.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
 import { recordCallEvent } from './events.ts'
@@ -37,11 +38,50 @@ const REFUSALS = {
 /** The memory identity of a caller: their number, as a returning visitor's user_identifier. */
 export const callerIdentityOf = (callerNumber: string) => `user:${callerNumber}`
 
-const refuse = (reason: keyof typeof REFUSALS, callId: string | null): InboundCallOpen => ({
-  accepted: false,
-  callId,
-  reason,
-  message: REFUSALS[reason],
+/**
+ * The voice a refusal is said in: the agent's own TTS and voice for a pipeline agent, else the
+ * catalogue's default TTS and voice. Null when neither can be served (the worker then hangs up
+ * without a word).
+ */
+const refusalSpeech = async (ctx: AppContext, organizationId: string, agent: AgentRow | null) => {
+  const own = agent?.agentArchitecture === 'pipeline' && agent.tts ? agent : null
+  try {
+    const { tts } = await resolveEndpoints(ctx, {
+      organizationId,
+      requests: {
+        llm: null,
+        stt: null,
+        tts: { kind: 'tts', id: own?.tts ?? ctx.catalogue.defaults.tts },
+        realtime: null,
+      },
+    })
+    const voice =
+      (own?.voiceId ? providerVoiceOf(ctx.catalogue, own.voiceId) : null) ??
+      providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId)
+    return tts && voice ? { ...tts, voice } : null
+  } catch (error) {
+    ctx.logger.warn({ err: error }, 'an inbound refusal without a voice')
+    return null
+  }
+}
+
+const refuse = async (
+  ctx: AppContext,
+  {
+    reason,
+    callId,
+    organizationId,
+    agent,
+  }: { reason: keyof typeof REFUSALS; callId: string | null; organizationId: string; agent: AgentRow | null },
+): Promise<{ success: true; data: InboundCallOpen }> => ({
+  success: true,
+  data: {
+    accepted: false,
+    callId,
+    reason,
+    message: REFUSALS[reason],
+    speech: await refusalSpeech(ctx, organizationId, agent),
+  },
 })
 
 export const openInboundCall = async (
@@ -53,10 +93,11 @@ export const openInboundCall = async (
   const phoneNumber = await findPhoneNumberById(ctx.db, body.phoneNumberId)
   if (!phoneNumber) throw AppError.notFound('phone number')
   const organizationId = phoneNumber.organizationId
-  if (!phoneNumber.inboundAgentId) return { success: true, data: refuse('not_answering', null) }
+  if (!phoneNumber.inboundAgentId)
+    return refuse(ctx, { reason: 'not_answering', callId: null, organizationId, agent: null })
   const agent = await findAgent(ctx.db, { organizationId, id: phoneNumber.inboundAgentId })
   if (!agent || agent.agentArchitecture === 'text')
-    return { success: true, data: refuse('agent_unavailable', null) }
+    return refuse(ctx, { reason: 'agent_unavailable', callId: null, organizationId, agent: null })
   const architecture = agent.agentArchitecture
   const calledNumber = body.calledNumber ?? phoneNumber.number
 
@@ -75,12 +116,18 @@ export const openInboundCall = async (
       sipIdentity: body.sipParticipantIdentity,
     }))
   if (existing && existing.organizationId !== organizationId) throw AppError.notFound('phone number')
-  if (call.status !== 'active') return { success: true, data: refuse('agent_unavailable', call.id) }
+  if (call.status !== 'active')
+    return refuse(ctx, {
+      reason: call.endReason === 'insufficient_credits' ? 'insufficient_credits' : 'agent_unavailable',
+      callId: call.id,
+      organizationId,
+      agent,
+    })
 
   if (!existing) {
     if (!agent.active) {
       await closeCall(ctx, { roomName: call.roomName, reason: 'agent_unavailable', status: 'failed' })
-      return { success: true, data: refuse('agent_unavailable', call.id) }
+      return refuse(ctx, { reason: 'agent_unavailable', callId: call.id, organizationId, agent })
     }
     const hold = await placeHold(ctx, {
       organizationId,
@@ -92,7 +139,7 @@ export const openInboundCall = async (
     })
     if (!hold) {
       await closeCall(ctx, { roomName: call.roomName, reason: 'insufficient_credits', status: 'failed' })
-      return { success: true, data: refuse('insufficient_credits', call.id) }
+      return refuse(ctx, { reason: 'insufficient_credits', callId: call.id, organizationId, agent })
     }
   }
 

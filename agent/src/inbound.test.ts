@@ -25,7 +25,7 @@ beforeAll(async () => {
   llm = await startFakeLlm()
   parley = await startParley({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-fake' } })
   api = createWorkerApi({ apiUrl: parley.server.url, workerToken: parley.workerToken })
-})
+}, 180_000)
 
 afterAll(async () => {
   await parley?.close()

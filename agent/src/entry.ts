@@ -6,13 +6,16 @@ import {
   type JobProcess,
   log,
   type VAD,
+  voice,
   waitForParticipantAttribute,
   workflows,
 } from '@livekit/agents'
 import { type RemoteParticipant, RoomEvent } from '@livekit/rtc-node'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
+import { answerInbound, readInboundJob, sayRefusal } from './inbound.ts'
 import { createMetricsReporter } from './job-metrics.ts'
+import { buildSpeech } from './providers.ts'
 import { buildCallSession, type CallSession, type WarmTransfer, type WarmTransferResult } from './session.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import { flushWorkerTraces, startWorkerTracing } from './tracing.ts'
@@ -75,7 +78,45 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
   const api = createWorkerApi({ apiUrl, workerToken })
   const jobLogger = log().child({ jobId: ctx.job.id })
 
-  const dispatch = readDispatch(ctx.job.metadata)
+  // An inbound call exists only once the server opens it: the caller is in the room already.
+  let dispatchText = ctx.job.metadata
+  const inbound = readInboundJob(ctx.job.room?.name ?? '', ctx.job.metadata)
+  if (inbound) {
+    try {
+      await ctx.connect()
+      const caller = await ctx.waitForParticipant()
+      const opened = await answerInbound({
+        api,
+        job: inbound,
+        roomName: ctx.room.name ?? '',
+        caller: { identity: caller.identity, attributes: { ...caller.attributes } },
+        agentParticipantSid: ctx.room.localParticipant?.sid,
+        say: async (refusal) => {
+          if (!refusal.speech) return
+          const session = new voice.AgentSession({ tts: buildSpeech(refusal.speech) })
+          await session.start({
+            agent: new voice.Agent({ instructions: '' }),
+            room: ctx.room,
+            inputOptions: { participantIdentity: caller.identity },
+          })
+          await sayRefusal(session, refusal)
+        },
+        hangUp: async (reason) => {
+          await ctx.deleteRoom().catch(() => undefined)
+          ctx.shutdown(reason)
+        },
+      })
+      if (!opened) return
+      dispatchText = JSON.stringify(opened)
+    } catch (error) {
+      jobLogger.error({ error: String(error) }, 'the inbound call could not open')
+      await ctx.deleteRoom().catch(() => undefined)
+      ctx.shutdown('inbound open failed')
+      return
+    }
+  }
+
+  const dispatch = readDispatch(dispatchText)
   if (!dispatch.ok) {
     jobLogger.error({ problem: dispatch.problem, callId: dispatch.callId }, 'dispatch metadata refused')
     if (dispatch.callId) await api.end(dispatch.callId, 'agent_error').catch(() => undefined)
@@ -126,7 +167,7 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
       },
     })
     reporter.watch(call.session)
-    await ctx.connect()
+    if (!inbound) await ctx.connect()
   } catch (error) {
     logger.error({ error: String(error) }, 'the call could not start')
     await api.end(metadata.callId, 'agent_error').catch(() => undefined)
@@ -140,9 +181,9 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     await flushWorkerTraces()
   })
 
-  // The agent speaks only once its person is in the room: the visitor of a web call, or the SIP
-  // callee of an outbound call, who joins when the phone is answered.
-  const person = metadata.direction === 'outbound' ? metadata.sipParticipantIdentity : metadata.userId
+  // The agent speaks only once its person is in the room: the visitor of a web call, the SIP
+  // callee of an outbound call, who joins when the phone is answered, or the inbound caller.
+  const person = metadata.direction === 'web' ? metadata.userId : metadata.sipParticipantIdentity
   // The caller's key presses reach the agent as their input (a phone caller's only).
   ctx.room.on(RoomEvent.DtmfReceived, (_code: number, digit: string, participant?: RemoteParticipant) => {
     if (metadata.direction !== 'web' && (!person || participant?.identity === person)) call.keyPressed(digit)

@@ -178,3 +178,7 @@ export const buildPipelineModels = (setup: CallSetup, options: Options) => {
 /** The speech-to-speech model of a realtime agent (OpenAI Realtime, Gemini Live). */
 export const buildRealtimeModel = (setup: CallSetup, options: Options) =>
   builderOf('realtime', setup.realtime)(setup.realtime as RealtimeEndpoint, options)
+
+/** A TTS alone, for words said outside a session's agent (an inbound call's refusal). */
+export const buildSpeech = (endpoint: TtsEndpoint, language = 'en') =>
+  builderOf('tts', endpoint)(endpoint, { temperature: 0, language })

@@ -3,12 +3,14 @@ import {
   type AppendTranscriptBody,
   type CallSetup,
   type CallTransferRequest,
+  type InboundCallOpenRequest,
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallKnowledgeResult,
   ZCallSetupResponse,
   ZCallTransferResponse,
+  ZInboundCallOpenResponse,
   ZTranscriptAppended,
 } from '@parley/shared'
 import { type FetchContext, ofetch } from 'ofetch'
@@ -61,6 +63,17 @@ export const createWorkerApi = ({
       ZCallSetupResponse.parse(
         await inClientSpan('worker_api setup', (headers) =>
           request(callPath(callId, 'setup'), { headers, ...retrying(3) }),
+        ),
+      ).data,
+
+    /**
+     * An inbound job: the server opens the call (or refuses it) and answers its dispatch metadata.
+     * Retried: the room names the call, so a second request answers the same one.
+     */
+    openInbound: async (body: InboundCallOpenRequest) =>
+      ZInboundCallOpenResponse.parse(
+        await inClientSpan('worker_api inbound', (headers) =>
+          request('/v1/calls/inbound', { method: 'POST', headers, body, ...retrying(3) }),
         ),
       ).data,
 

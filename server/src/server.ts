@@ -24,6 +24,7 @@ import { createKeyCache } from './keys/index.ts'
 import { startKnowledge } from './knowledge/index.ts'
 import { observeDatabase, recordCallClosed } from './metrics/index.ts'
 import { readProviderKeys } from './orgs/index.ts'
+import { schedulePhoneNumberJobs } from './phone-numbers/index.ts'
 import { createLiveKit } from './providers/livekit.ts'
 import { connectRedis } from './redis.ts'
 import { registerRetentionJob, scheduleRetentionJob } from './retention/index.ts'
@@ -127,6 +128,7 @@ export const start = async ({
     if (config.role !== 'api') await scheduleCallJobs(ctx)
     registerRetentionJob(ctx)
     if (config.role !== 'api') await scheduleRetentionJob(ctx)
+    if (config.role !== 'api') await schedulePhoneNumberJobs(ctx)
     await startKnowledge(ctx)
     // Beating before any work starts: a dial claim or a reply names this instance, and another
     // instance takes them over once its heartbeat stops.

@@ -92,17 +92,20 @@ export const ZDispatchMetadata = z.object({
   callId: z.string(),
   organizationId: z.string(),
   roomName: z.string(),
-  direction: z.enum(['web', 'outbound']),
+  direction: z.enum(['web', 'outbound', 'inbound']),
   /** Web calls: the participant identity of the person (the key creator's user id). */
   userId: z.string().nullable(),
   agent: ZAgentRuntimeConfig,
-  /** Outbound calls: the SIP callee's participant identity, whom the agent waits for. */
+  /** Phone calls: the SIP participant's identity (callee or caller), whom the agent waits for. */
   sipParticipantIdentity: z.string().optional(),
   /** Outbound calls: the contact's fields (placeholders are already filled in the prompt). */
   contact: z.record(z.string(), z.unknown()).optional(),
   batchJobId: z.string().optional(),
   batchContactId: z.string().optional(),
   fromNumber: z.string().optional(),
+  /** Inbound calls: who rang (`{{caller_number}}`) and which of the organization's numbers. */
+  callerNumber: z.string().optional(),
+  calledNumber: z.string().optional(),
 })
 export type DispatchMetadata = z.infer<typeof ZDispatchMetadata>
 
@@ -235,3 +238,64 @@ export const ZCallTransferRequest = z
   })
   .meta({ id: 'WorkerCallTransferRequest' })
 export type CallTransferRequest = z.infer<typeof ZCallTransferRequest>
+
+/** Where a room of an inbound call begins (the SIP dispatch rule's room prefix). */
+export const INBOUND_ROOM_PREFIX = 'call-inbound-'
+
+/**
+ * The job metadata of an inbound call's dispatch, set once on the number's SIP dispatch rule:
+ * which number rang. The worker asks the server to open the call (POST /v1/calls/inbound) and
+ * gets the call's DispatchMetadata back.
+ */
+export const ZInboundJobMetadata = z.object({
+  kind: z.literal('inbound'),
+  phoneNumberId: z.string().min(1),
+})
+export type InboundJobMetadata = z.infer<typeof ZInboundJobMetadata>
+
+/** POST /v1/calls/inbound: the worker took an inbound job; the caller is in the room. */
+export const ZInboundCallOpenRequest = z
+  .object({
+    phoneNumberId: z.string().min(1).max(100),
+    roomName: z.string().min(1).max(200),
+    callerNumber: z.string().min(1).max(64).meta({ description: 'The SIP participant’s sip.phoneNumber' }),
+    calledNumber: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'The SIP participant’s sip.trunkPhoneNumber' }),
+    sipParticipantIdentity: z.string().min(1).max(200),
+    agentParticipantSid: z.string().min(1).max(100).optional().meta({
+      description: 'The worker’s own participant in the room: the billing clock starts with both present',
+    }),
+  })
+  .strict()
+  .meta({ id: 'WorkerInboundCallOpenRequest' })
+export type InboundCallOpenRequest = z.infer<typeof ZInboundCallOpenRequest>
+
+export const inboundRefusals = ['insufficient_credits', 'agent_unavailable', 'not_answering'] as const
+
+export const ZInboundCallOpenResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.discriminatedUnion('accepted', [
+      z.object({
+        accepted: z.literal(true),
+        callId: z.string(),
+        /** The call's dispatch metadata, as a dispatched call's job carries it. */
+        dispatch: ZDispatchMetadata,
+      }),
+      z.object({
+        accepted: z.literal(false),
+        callId: z.string().nullable(),
+        reason: z.enum(inboundRefusals),
+        /** What the agent says to the caller before it hangs up. */
+        message: z.string(),
+        /** The voice it says it with (the agent's TTS, else the catalogue's default); null: none. */
+        speech: ZResolvedEndpoint.extend({ voice: z.string() }).nullable(),
+      }),
+    ]),
+  })
+  .meta({ id: 'WorkerInboundCallOpen' })
+export type InboundCallOpen = z.infer<typeof ZInboundCallOpenResponse>['data']

@@ -28,7 +28,7 @@ export const callOutcomes = [
 export const ZCallOutcome = z.enum(callOutcomes)
 export type CallOutcome = z.infer<typeof ZCallOutcome>
 
-/** A voice session (direction `web`) or an outbound phone call of a batch (`outbound`). */
+/** A voice session (`web`), a call Parley placed (`outbound`) or a call to one of its numbers (`inbound`). */
 export const ZCall = z
   .object({
     id: z.string(),
@@ -36,7 +36,7 @@ export const ZCall = z
     userId: z.string().nullable(),
     roomName: z.string(),
     architecture: z.enum(['pipeline', 'realtime']),
-    direction: z.enum(['web', 'outbound']),
+    direction: z.enum(['web', 'outbound', 'inbound']),
     status: ZCallStatus,
     startedAt: ZIsoDateTime,
     endedAt: ZIsoDateTime.nullable(),
@@ -52,7 +52,12 @@ export const ZCall = z
     amdVerdict: ZAmdVerdict.nullable().meta({
       description: 'What answering-machine detection decided on an outbound call, when it ran',
     }),
-    phoneNumber: z.string().nullable(),
+    phoneNumber: z.string().nullable().meta({
+      description: 'Phone calls: the person’s number (the callee, or the caller of an inbound call)',
+    }),
+    calledNumber: z.string().nullable().meta({
+      description: 'Inbound calls: the organization’s number the caller rang',
+    }),
     batchJobId: z.string().nullable(),
     batchContactId: z.string().nullable(),
     conversationId: z.string().nullable().meta({
@@ -116,7 +121,7 @@ export const ZListCallsQuery = ZPageQuery.extend({
     .meta({ description: 'The nextCursor of the previous page; not with page' }),
   agentId: z.string().min(1).max(100).optional(),
   status: ZCallStatus.optional(),
-  direction: z.enum(['web', 'outbound']).optional(),
+  direction: z.enum(['web', 'outbound', 'inbound']).optional(),
   batchJobId: z.string().min(1).max(100).optional(),
   conversationId: z.string().min(1).max(100).optional(),
   phoneNumber: z.string().min(1).max(32).optional(),

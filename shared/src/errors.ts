@@ -81,6 +81,9 @@ export const errorCodes = [
   'invalid_phone_number',
   'phone_number_taken',
   'invalid_outbound_agent',
+  'invalid_inbound_agent',
+  // another organization's number already answers the same E.164 number through LiveKit
+  'inbound_number_taken',
   // batch create (spec "Batch create errors")
   'invalid_csv',
   'missing_phone_column',

@@ -13,12 +13,36 @@ export const ZE164 = z
   .regex(E164_PATTERN, 'must be E.164: a leading + and digits only, e.g. +14155550123')
   .meta({ example: '+14155550123' })
 
+/**
+ * Whether LiveKit answers the number: the SIP inbound trunk and the dispatch rule Parley keeps for
+ * it (ids as LiveKit gave them), when they were last found in step, and what went wrong last.
+ */
+export const ZPhoneNumberInbound = z
+  .object({
+    status: z.enum(['synced', 'pending', 'error']).meta({
+      description:
+        'synced: LiveKit has the trunk and the rule as they should be; pending: not yet made; error: the last attempt failed (the hourly reconcile job tries again)',
+    }),
+    livekitTrunkId: z.string().nullable(),
+    livekitDispatchRuleId: z.string().nullable(),
+    syncedAt: ZIsoDateTime.nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'PhoneNumberInbound' })
+export type PhoneNumberInbound = z.infer<typeof ZPhoneNumberInbound>
+
 export const ZPhoneNumber = z
   .object({
     id: z.string(),
     number: ZE164,
     label: z.string().nullable(),
     outboundAgentId: z.string().nullable(),
+    inboundAgentId: z.string().nullable().meta({
+      description: 'The voice agent that answers calls to this number; null: the number does not answer',
+    }),
+    inbound: ZPhoneNumberInbound.nullable().meta({
+      description: 'LiveKit’s side of answering the number; null when it has no inbound agent',
+    }),
     sipTrunkId: z.string(),
     createdAt: ZIsoDateTime,
     updatedAt: ZIsoDateTime,
@@ -39,19 +63,30 @@ const ZOutboundAgentId = z
   .max(100)
   .nullable()
   .meta({ description: 'A pipeline or realtime agent of the same organization; text agents are refused' })
+const ZInboundAgentId = z.string().min(1).max(100).nullable().meta({
+  description:
+    'A pipeline or realtime agent of the same organization that answers calls to the number; null stops answering',
+})
 
 export const ZCreatePhoneNumber = z
   .object({
     number: ZE164,
     label: ZLabel.optional(),
     outboundAgentId: ZOutboundAgentId.optional(),
+    inboundAgentId: ZInboundAgentId.optional(),
     sipTrunkId: ZSipTrunkId,
   })
   .meta({ id: 'CreatePhoneNumberRequest' })
 export type CreatePhoneNumber = z.infer<typeof ZCreatePhoneNumber>
 
 export const ZPatchPhoneNumber = z
-  .object({ number: ZE164, label: ZLabel, outboundAgentId: ZOutboundAgentId, sipTrunkId: ZSipTrunkId })
+  .object({
+    number: ZE164,
+    label: ZLabel,
+    outboundAgentId: ZOutboundAgentId,
+    inboundAgentId: ZInboundAgentId,
+    sipTrunkId: ZSipTrunkId,
+  })
   .partial()
   .meta({ id: 'PatchPhoneNumberRequest' })
 export type PatchPhoneNumber = z.infer<typeof ZPatchPhoneNumber>

@@ -21,7 +21,9 @@ const statusName = (status: Call['status']) =>
 const directionName = (call: Call) =>
   call.direction === 'web'
     ? t('from the website')
-    : t('phone call to {number}', { number: call.phoneNumber ?? '—' })
+    : call.direction === 'inbound'
+      ? t('phone call from {number}', { number: call.phoneNumber ?? '—' })
+      : t('phone call to {number}', { number: call.phoneNumber ?? '—' })
 
 /** Voice calls, from the website's microphone and the campaigns' phone calls: searchable, paged. */
 export const CallsPage = () => {
@@ -36,6 +38,7 @@ export const CallsPage = () => {
       options: [
         ['web', t('from the website')],
         ['outbound', t('phone calls')],
+        ['inbound', t('calls to our numbers')],
       ],
     },
     {

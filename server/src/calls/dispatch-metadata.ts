@@ -151,6 +151,40 @@ export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: Con
 export type CallParty =
   | { direction: 'web'; userId: string }
   | { direction: 'outbound'; contact: ContactOfCall; batchJobId?: string; fromNumber: string }
+  | {
+      direction: 'inbound'
+      callerNumber: string
+      calledNumber: string
+      sipParticipantIdentity: string
+      /** What the agent remembers of this caller's number from earlier calls or chats. */
+      memory: string | null
+    }
+
+/**
+ * An inbound call's configuration: `{{caller_number}}` and `{{called_number}}` filled, and what
+ * the agent remembers of the caller after the prompt (as a returning visitor's chat has it).
+ */
+const configForCaller = (
+  runtimeConfig: AgentRuntimeConfig,
+  {
+    callerNumber,
+    calledNumber,
+    memory,
+  }: { callerNumber: string; calledNumber: string; memory: string | null },
+) => {
+  const { filled, unknown } = fillAll(
+    {
+      prompt: runtimeConfig.prompt,
+      greeting: runtimeConfig.greeting,
+      lastMessage: runtimeConfig.lastMessage,
+    },
+    { caller_number: callerNumber, called_number: calledNumber },
+  )
+  const prompt = memory
+    ? `${filled.prompt ?? ''}\n\nWhat you remember of this caller from earlier conversations:\n${memory}`.trim()
+    : filled.prompt
+  return { agent: { ...runtimeConfig, ...filled, prompt }, unknownPlaceholders: unknown }
+}
 
 /**
  * The one dispatch-metadata builder, for every way a call opens: the agent's configuration (filled
@@ -181,6 +215,23 @@ export const buildDispatchMetadata = ({
       agent: runtimeConfig,
     })
     return { metadata, unknownPlaceholders: [] }
+  }
+  if (party.direction === 'inbound') {
+    const { agent, unknownPlaceholders } = configForCaller(runtimeConfig, party)
+    const metadata = serializeDispatchMetadata({
+      version: DISPATCH_METADATA_VERSION,
+      callId,
+      organizationId,
+      roomName,
+      direction: 'inbound',
+      userId: null,
+      agent,
+      sipParticipantIdentity: party.sipParticipantIdentity,
+      contact: { phone: party.callerNumber, name: null },
+      callerNumber: party.callerNumber,
+      calledNumber: party.calledNumber,
+    })
+    return { metadata, unknownPlaceholders }
   }
   const { contact, batchJobId, fromNumber } = party
   const { agent, unknownPlaceholders } = configForContact(runtimeConfig, contact)

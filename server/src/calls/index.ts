@@ -32,6 +32,7 @@ export {
   configForContact,
   sipIdentityOf,
 } from './dispatch-metadata.ts'
+export { openInboundCall } from './inbound-call.ts'
 export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
 export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
 export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'

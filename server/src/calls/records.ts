@@ -38,6 +38,7 @@ export const presentCall = (call: store.AnalysedCallRow): Call => ({
   sipStatus: call.sipStatus,
   amdVerdict: call.amdVerdict,
   phoneNumber: call.phoneNumber,
+  calledNumber: call.calledNumber,
   batchJobId: call.batchJobId,
   batchContactId: call.batchContactId,
   conversationId: call.conversationId,

@@ -25,7 +25,9 @@ import { mediaServerError } from './web-call.ts'
 /** The hold of a call on request stops counting after this long should its close never come. */
 const REQUESTED_HOLD_TTL_MS = 6 * 60 * 60 * 1000
 
-export const requestedRoomName = () => `call-request-${randomUUID()}`
+/** Where the room of one call on request begins; its callee's SIP identity is `contact-<callId>`. */
+export const REQUESTED_ROOM_PREFIX = 'call-request-'
+export const requestedRoomName = () => `${REQUESTED_ROOM_PREFIX}${randomUUID()}`
 
 export const placeRequestedCall = async (
   ctx: AppContext,

@@ -23,7 +23,14 @@ export type OpenCallInput = Pick<
   Partial<
     Pick<
       store.NewCall,
-      'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId' | 'conversationId'
+      | 'userId'
+      | 'keyId'
+      | 'phoneNumber'
+      | 'batchJobId'
+      | 'batchContactId'
+      | 'conversationId'
+      | 'calledNumber'
+      | 'sipIdentity'
     >
   >
 

@@ -11,7 +11,7 @@ export type CallRow = {
   keyId: string | null
   roomName: string
   architecture: 'pipeline' | 'realtime'
-  direction: 'web' | 'outbound'
+  direction: 'web' | 'outbound' | 'inbound'
   status: 'active' | 'ended' | 'failed'
   startedAt: Date
   endedAt: Date | null
@@ -19,6 +19,10 @@ export type CallRow = {
   costMicros: number
   endReason: string | null
   phoneNumber: string | null
+  /** Inbound calls: the organization's number the caller rang. */
+  calledNumber: string | null
+  /** Inbound calls: the caller's SIP participant identity (LiveKit's). */
+  sipIdentity: string | null
   batchJobId: string | null
   batchContactId: string | null
   createdAt: Date
@@ -57,7 +61,7 @@ export type NewCall = Pick<
   | 'phoneNumber'
   | 'batchJobId'
   | 'batchContactId'
-> & { conversationId?: string | null }
+> & { conversationId?: string | null; calledNumber?: string | null; sipIdentity?: string | null }
 
 const callColumns = [
   'id',
@@ -75,6 +79,8 @@ const callColumns = [
   'cost_micros as costMicros',
   'end_reason as endReason',
   'phone_number as phoneNumber',
+  'called_number as calledNumber',
+  'sip_identity as sipIdentity',
   'batch_job_id as batchJobId',
   'batch_contact_id as batchContactId',
   'created_at as createdAt',
@@ -116,6 +122,8 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
       batch_job_id: call.batchJobId,
       batch_contact_id: call.batchContactId,
       conversation_id: call.conversationId ?? null,
+      called_number: call.calledNumber ?? null,
+      sip_identity: call.sipIdentity ?? null,
     })
     .returning(callColumns)
     .executeTakeFirstOrThrow()
@@ -581,6 +589,9 @@ export const listCallToolCalls = (db: Executor, callId: string) =>
 /** Takes the call row's lock for the rest of the transaction. */
 export const lockCall = (db: Executor, id: string): Promise<CallRow | undefined> =>
   db.selectFrom('calls').select(callColumns).where('id', '=', id).forUpdate().executeTakeFirst()
+
+export const findCallByRoom = (db: Executor, roomName: string): Promise<CallRow | undefined> =>
+  db.selectFrom('calls').select(callColumns).where('room_name', '=', roomName).executeTakeFirst()
 
 export const findCallById = (db: Executor, id: string): Promise<CallRow | undefined> =>
   db.selectFrom('calls').select(callColumns).where('id', '=', id).executeTakeFirst()

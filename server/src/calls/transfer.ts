@@ -9,6 +9,8 @@ import { SipDialError } from '../providers/livekit.ts'
 import { notifyAgent } from '../webhooks/index.ts'
 import { closeCall } from './close.ts'
 import { sipIdentityOf } from './dispatch-metadata.ts'
+import { recordCallEvent } from './events.ts'
+import { REQUESTED_ROOM_PREFIX } from './requested-call.ts'
 import { deleteCallRoom } from './rooms.ts'
 import type { CallRow } from './service.ts'
 import * as callStore from './store.ts'
@@ -69,11 +71,16 @@ const referTarget = (destination: string) =>
   destination.startsWith('+') ? `tel:${destination}` : destination
 
 /**
- * The caller's SIP participant, when the caller is on the phone: a dialled contact's identity (the
- * one the dialer gave LiveKit). Null for a web visitor.
+ * The caller's SIP participant, when the caller is on the phone: an inbound caller's identity (as
+ * LiveKit named it), a dialled contact's, or a call on request's (the dialer gave LiveKit both,
+ * the latter from the call id). Null for a web visitor.
  */
-const sipCallerIdentityOf = (call: CallRow) =>
-  call.direction !== 'web' && call.batchContactId ? sipIdentityOf(call.batchContactId) : null
+const sipCallerIdentityOf = (call: CallRow) => {
+  if (call.direction === 'web') return null
+  if (call.sipIdentity) return call.sipIdentity
+  if (call.batchContactId) return sipIdentityOf(call.batchContactId)
+  return call.roomName.startsWith(REQUESTED_ROOM_PREFIX) ? sipIdentityOf(call.id) : null
+}
 
 const requireLiveKit = (ctx: AppContext) => {
   if (!ctx.livekit) throw AppError.unavailable('LiveKit is not configured')
@@ -115,6 +122,22 @@ const sendTransferred = async (ctx: AppContext, call: CallRow, agent: AgentRow, 
     )
   }
 }
+
+/** The call's `transferred` event (GET /v1/calls/{id}/events): each transfer's result, once. */
+const recordTransferEvent = (ctx: AppContext, transfer: CallTransfer, callId: string) =>
+  recordCallEvent(ctx, {
+    callId,
+    type: 'transferred',
+    data: {
+      transferId: transfer.id,
+      destinationName: transfer.destinationName,
+      destination: transfer.destination,
+      mode: transfer.mode,
+      method: transfer.method,
+      result: transfer.status,
+      sipStatus: transfer.sipStatus,
+    },
+  })
 
 /** A SIP failure as a transfer's result: busy or no answer is `no_answer`, anything else `failed`. */
 const resultOfFailure = (error: unknown) => {
@@ -172,6 +195,8 @@ const coldTransfer = async (
     ...outcome,
     finished: true,
   })
+  // Before the close a REFER brings, so the stream reads `transferred` then `ended`.
+  await recordTransferEvent(ctx, transfer, call.id)
   if (outcome.status === 'transferred' && method === 'refer') {
     // The carrier has the caller now: Parley's call is over.
     await closeCall(ctx, { roomName: call.roomName, reason: 'transferred' })
@@ -231,6 +256,7 @@ export const transferCall = async (
       organizationId: call.organizationId,
       id: reported.agentId,
     })
+    await recordTransferEvent(ctx, reported, call.id)
     if (agent) await sendTransferred(ctx, call, agent, reported)
     return { success: true as const, data: { transfer: reported, line: null } }
   }

@@ -316,7 +316,7 @@ export interface CallsTable {
   key_id: string | null
   room_name: string
   architecture: 'pipeline' | 'realtime'
-  direction: 'web' | 'outbound'
+  direction: 'web' | 'outbound' | 'inbound'
   status: Generated<'active' | 'ended' | 'failed'>
   started_at: Timestamp
   ended_at: Timestamp | null
@@ -324,6 +324,10 @@ export interface CallsTable {
   cost_micros: Generated<number>
   end_reason: string | null
   phone_number: string | null
+  /** Inbound calls: the organization's number the caller rang (migration 0073). */
+  called_number: Generated<string | null>
+  /** Inbound calls: the caller's SIP participant identity in the room (migration 0073). */
+  sip_identity: Generated<string | null>
   batch_job_id: string | null
   batch_contact_id: string | null
   created_at: Timestamp
@@ -436,6 +440,12 @@ export interface PhoneNumbersTable {
   sip_trunk_id: string
   created_at: Timestamp
   updated_at: Timestamp
+  /** Calls to the number are answered by this agent (migration 0072). */
+  inbound_agent_id: Generated<string | null>
+  livekit_inbound_trunk_id: Generated<string | null>
+  livekit_dispatch_rule_id: Generated<string | null>
+  inbound_synced_at: Generated<Date | null>
+  inbound_sync_error: Generated<string | null>
 }
 
 export interface BatchJobsTable {

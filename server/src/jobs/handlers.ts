@@ -6,6 +6,7 @@ import { registerChatJobs } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { registerExportJobs } from '../export/index.ts'
 import { registerKnowledgeJobs } from '../knowledge/index.ts'
+import { registerPhoneNumberJobs } from '../phone-numbers/index.ts'
 import { registerWebhookJobs } from '../webhooks/index.ts'
 
 /** Every job type the workers run; each domain registers its own. */
@@ -18,4 +19,5 @@ export const registerJobHandlers = (ctx: AppContext) => {
   registerExportJobs(ctx)
   registerKnowledgeJobs(ctx)
   registerAgentTestJobs(ctx)
+  registerPhoneNumberJobs(ctx)
 }

@@ -45,6 +45,8 @@ describe('/v1/phone-numbers', () => {
       number: '+14155550123',
       label: 'Sales line',
       outboundAgentId: pipelineAgentId,
+      inboundAgentId: null,
+      inbound: null,
       sipTrunkId: 'ST_sales',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { isValidE164 } from './e164.ts'
+import { inboundOf, removeInbound, syncInbound } from './inbound.ts'
 import * as store from './store.ts'
 
 export const toPhoneNumber = (row: store.PhoneNumberRow): PhoneNumber => ({
@@ -14,6 +15,8 @@ export const toPhoneNumber = (row: store.PhoneNumberRow): PhoneNumber => ({
   number: row.number,
   label: row.label,
   outboundAgentId: row.outboundAgentId,
+  inboundAgentId: row.inboundAgentId,
+  inbound: inboundOf(row),
   sipTrunkId: row.sipTrunkId,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -42,6 +45,29 @@ const requireOutboundAgent = async (ctx: AppContext, organizationId: string, age
   if (!agent.active) throw AppError.agentInactive()
 }
 
+/**
+ * The inbound agent must be a voice agent of the same organization, active; LiveKit must be there
+ * to answer; and no other organization's number may answer the same E.164 number (LiveKit routes
+ * a called number to one trunk).
+ */
+const requireInbound = async (
+  ctx: AppContext,
+  { organizationId, agentId, number }: { organizationId: string; agentId: string; number: string },
+) => {
+  const agent = await findAgent(ctx.db, { organizationId, id: agentId })
+  if (!agent) throw AppError.notFound('inbound agent')
+  if (agent.agentArchitecture === 'text')
+    throw AppError.badRequest(
+      'Text agents cannot answer phone calls; choose a pipeline or realtime agent',
+      'invalid_inbound_agent',
+    )
+  if (!agent.active) throw AppError.agentInactive()
+  if (!ctx.livekit)
+    throw AppError.unavailable('LiveKit is not configured: this deployment cannot answer calls')
+  if (await store.findAnsweringElsewhere(ctx.db, { number, organizationId }))
+    throw AppError.conflict(`${number} already answers calls in another organization`, 'inbound_number_taken')
+}
+
 const numberTaken = (number: string) =>
   AppError.conflict(`${number} is already registered in this organization`, 'phone_number_taken')
 
@@ -49,14 +75,22 @@ export const createPhoneNumber = async (ctx: AppContext, actor: AgentActor, inpu
   requireManager(actor)
   requireValidNumber(input.number)
   if (input.outboundAgentId) await requireOutboundAgent(ctx, actor.organizationId, input.outboundAgentId)
+  if (input.inboundAgentId)
+    await requireInbound(ctx, {
+      organizationId: actor.organizationId,
+      agentId: input.inboundAgentId,
+      number: input.number,
+    })
+  let row: store.PhoneNumberRow
   try {
-    return await store.insertPhoneNumber(ctx.db, {
+    row = await store.insertPhoneNumber(ctx.db, {
       id: ulid(),
       organizationId: actor.organizationId,
       fields: {
         number: input.number,
         label: input.label ?? null,
         outboundAgentId: input.outboundAgentId ?? null,
+        inboundAgentId: input.inboundAgentId ?? null,
         sipTrunkId: input.sipTrunkId,
       },
     })
@@ -64,6 +98,7 @@ export const createPhoneNumber = async (ctx: AppContext, actor: AgentActor, inpu
     if (isUniqueViolation(error)) throw numberTaken(input.number)
     throw error
   }
+  return row.inboundAgentId ? syncInbound(ctx, row) : row
 }
 
 export const listPhoneNumbers = async (ctx: AppContext, actor: AgentActor, query: ListPhoneNumbersQuery) => {
@@ -86,9 +121,13 @@ export const updatePhoneNumber = async (
   { id, changes }: { id: string; changes: PatchPhoneNumber },
 ) => {
   requireManager(actor)
-  await getPhoneNumber(ctx, actor, id)
+  const before = await getPhoneNumber(ctx, actor, id)
   if (changes.number !== undefined) requireValidNumber(changes.number)
   if (changes.outboundAgentId) await requireOutboundAgent(ctx, actor.organizationId, changes.outboundAgentId)
+  const inboundAgentId = changes.inboundAgentId === undefined ? before.inboundAgentId : changes.inboundAgentId
+  const number = changes.number ?? before.number
+  if (inboundAgentId && (changes.inboundAgentId !== undefined || changes.number !== undefined))
+    await requireInbound(ctx, { organizationId: actor.organizationId, agentId: inboundAgentId, number })
   try {
     const row = await store.updatePhoneNumber(ctx.db, {
       organizationId: actor.organizationId,
@@ -96,7 +135,13 @@ export const updatePhoneNumber = async (
       fields: changes,
     })
     if (!row) throw AppError.notFound('phone number')
-    return row
+    // LiveKit follows every change that touches it: answering on or off, or another number.
+    const touchesLiveKit =
+      row.inboundAgentId !== null ||
+      before.inboundAgentId !== null ||
+      row.livekitTrunkId !== null ||
+      row.livekitDispatchRuleId !== null
+    return touchesLiveKit ? await syncInbound(ctx, row) : row
   } catch (error) {
     if (isUniqueViolation(error)) throw numberTaken(changes.number ?? '')
     throw error
@@ -110,6 +155,10 @@ export const updatePhoneNumber = async (
  */
 export const deletePhoneNumber = async (ctx: AppContext, actor: AgentActor, id: string) => {
   requireManager(actor)
-  const deleted = await store.deletePhoneNumber(ctx.db, { organizationId: actor.organizationId, id })
+  const deleted = await store.deletePhoneNumberReturning(ctx.db, { organizationId: actor.organizationId, id })
   if (!deleted) throw AppError.notFound('phone number')
+  // The number is gone either way; a trunk or rule LiveKit kept is the reconcile job's to delete.
+  await removeInbound(ctx, deleted).catch((error: unknown) =>
+    ctx.logger.warn({ err: error, phoneNumberId: id }, 'could not delete an inbound number from LiveKit'),
+  )
 }

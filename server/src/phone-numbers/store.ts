@@ -11,9 +11,17 @@ export type PhoneNumberRow = {
   sipTrunkId: string
   createdAt: Date
   updatedAt: Date
+  inboundAgentId: string | null
+  livekitTrunkId: string | null
+  livekitDispatchRuleId: string | null
+  inboundSyncedAt: Date | null
+  inboundSyncError: string | null
 }
 
-export type PhoneNumberFields = Pick<PhoneNumberRow, 'number' | 'label' | 'outboundAgentId' | 'sipTrunkId'>
+export type PhoneNumberFields = Pick<
+  PhoneNumberRow,
+  'number' | 'label' | 'outboundAgentId' | 'sipTrunkId' | 'inboundAgentId'
+>
 
 const toRow = (row: Selectable<Database['phone_numbers']>): PhoneNumberRow => ({
   id: row.id,
@@ -24,6 +32,11 @@ const toRow = (row: Selectable<Database['phone_numbers']>): PhoneNumberRow => ({
   sipTrunkId: row.sip_trunk_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  inboundAgentId: row.inbound_agent_id,
+  livekitTrunkId: row.livekit_inbound_trunk_id,
+  livekitDispatchRuleId: row.livekit_dispatch_rule_id,
+  inboundSyncedAt: row.inbound_synced_at,
+  inboundSyncError: row.inbound_sync_error,
 })
 
 const toColumns = (fields: Partial<PhoneNumberFields>) => {
@@ -32,6 +45,7 @@ const toColumns = (fields: Partial<PhoneNumberFields>) => {
     label: fields.label,
     outbound_agent_id: fields.outboundAgentId,
     sip_trunk_id: fields.sipTrunkId,
+    inbound_agent_id: fields.inboundAgentId,
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }
@@ -39,7 +53,15 @@ const toColumns = (fields: Partial<PhoneNumberFields>) => {
 /** Throws PostgreSQL's unique_violation when the organization already has the number. */
 export const insertPhoneNumber = async (
   db: Executor,
-  { id, organizationId, fields }: { id: string; organizationId: string; fields: PhoneNumberFields },
+  {
+    id,
+    organizationId,
+    fields,
+  }: {
+    id: string
+    organizationId: string
+    fields: Omit<PhoneNumberFields, 'inboundAgentId'> & { inboundAgentId?: string | null }
+  },
 ) => {
   const row = await db
     .insertInto('phone_numbers')
@@ -50,6 +72,7 @@ export const insertPhoneNumber = async (
       label: fields.label,
       outbound_agent_id: fields.outboundAgentId,
       sip_trunk_id: fields.sipTrunkId,
+      inbound_agent_id: fields.inboundAgentId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow()
@@ -126,4 +149,89 @@ export const findTransferLine = async (
     .limit(1)
     .executeTakeFirst()
   return row ? toRow(row) : undefined
+}
+
+/** Deletes the number and answers it as it was (its LiveKit ids go with it), or undefined. */
+export const deletePhoneNumberReturning = async (
+  db: Executor,
+  { organizationId, id }: { organizationId: string; id: string },
+) => {
+  const row = await db
+    .deleteFrom('phone_numbers')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+/** A number by id alone: the worker's inbound open names it (from LiveKit's dispatch metadata). */
+export const findPhoneNumberById = async (db: Executor, id: string) => {
+  const row = await db.selectFrom('phone_numbers').selectAll().where('id', '=', id).executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+/** Another organization's number that already answers `number` (LiveKit routes a number once). */
+export const findAnsweringElsewhere = async (
+  db: Executor,
+  { number, organizationId }: { number: string; organizationId: string },
+) =>
+  db
+    .selectFrom('phone_numbers')
+    .select('id')
+    .where('number', '=', number)
+    .where('organization_id', '<>', organizationId)
+    .where('inbound_agent_id', 'is not', null)
+    .executeTakeFirst()
+
+/** Every number that answers calls, oldest first (the reconcile job), or one page of them. */
+export const listAnsweringNumbers = async (db: Executor) =>
+  (
+    await db
+      .selectFrom('phone_numbers')
+      .selectAll()
+      .where('inbound_agent_id', 'is not', null)
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute()
+  ).map(toRow)
+
+/** Which of these numbers exist at all. */
+export const existingNumberIds = async (db: Executor, ids: string[]) =>
+  ids.length === 0
+    ? new Set<string>()
+    : new Set(
+        (await db.selectFrom('phone_numbers').select('id').where('id', 'in', ids).execute()).map(
+          (row) => row.id,
+        ),
+      )
+
+/** What the last sync of the number's LiveKit trunk and rule found or made. */
+export const setInboundSync = async (
+  db: Executor,
+  input: {
+    id: string
+    trunkId: string | null
+    ruleId: string | null
+    syncedAt: Date | null
+    error: string | null
+  },
+) => {
+  const row = await db
+    .updateTable('phone_numbers')
+    .set({
+      livekit_inbound_trunk_id: input.trunkId,
+      livekit_dispatch_rule_id: input.ruleId,
+      inbound_synced_at: input.syncedAt,
+      inbound_sync_error: input.error,
+    })
+    .where('id', '=', input.id)
+    .returningAll()
+    .executeTakeFirst()
+  return row ? toRow(row) : undefined
+}
+
+/** Records a failed sync, keeping the ids known so far. */
+export const setInboundSyncError = async (db: Executor, { id, error }: { id: string; error: string }) => {
+  await db.updateTable('phone_numbers').set({ inbound_sync_error: error }).where('id', '=', id).execute()
 }

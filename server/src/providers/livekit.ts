@@ -1,7 +1,10 @@
 import {
   AccessToken,
   AgentDispatchClient,
+  RoomAgentDispatch,
+  RoomConfiguration,
   RoomServiceClient,
+  SIPInboundTrunkInfo,
   SipCallError,
   SipClient,
   TwirpError,
@@ -29,6 +32,46 @@ export class SipDialError extends Error {
     this.outcome = outcome
     this.sipStatus = sipStatus
   }
+}
+
+/** A SIP inbound trunk as LiveKit lists it (the fields Parley sets). */
+export type SipInboundTrunk = { id: string; name: string; numbers: string[]; metadata: string }
+
+/** A SIP dispatch rule as LiveKit lists it (the fields Parley sets). */
+export type SipDispatchRule = {
+  id: string
+  name: string
+  trunkIds: string[]
+  /** The room prefix of an `individual` rule (a room per caller); null for another kind of rule. */
+  roomPrefix: string | null
+  /** The agents its rooms dispatch, with the metadata each job gets. */
+  agents: Array<{ agentName: string; metadata: string }>
+  metadata: string
+}
+
+/** The inbound trunk and dispatch rule of one number, as Parley wants them in LiveKit. */
+export type SipInboundWanted = {
+  name: string
+  number: string
+  metadata: string
+  roomPrefix: string
+  /** The job metadata the dispatched worker reads (no secrets: LiveKit shows it). */
+  agentMetadata: string
+}
+
+/** SIP inbound: the trunks and dispatch rules that make numbers answer (SipClient). */
+export type LiveKitSipInbound = {
+  listTrunks(): Promise<SipInboundTrunk[]>
+  createTrunk(wanted: SipInboundWanted): Promise<string>
+  /** Replaces the trunk's name, numbers and metadata. */
+  updateTrunk(id: string, wanted: SipInboundWanted): Promise<void>
+  /** A trunk that is already gone counts as deleted. */
+  deleteTrunk(id: string): Promise<void>
+  listRules(): Promise<SipDispatchRule[]>
+  /** A rule that puts each caller in a room of their own and dispatches the agent worker. */
+  createRule(input: SipInboundWanted & { trunkId: string }): Promise<string>
+  /** A rule that is already gone counts as deleted. */
+  deleteRule(id: string): Promise<void>
 }
 
 /** The one way the server talks to LiveKit (rooms, agent dispatch, SIP, tokens, webhooks). */
@@ -65,6 +108,7 @@ export type LiveKit = {
   }): Promise<void>
   /** Verifies with the SDK's WebhookReceiver; throws on a bad signature. */
   receiveWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent>
+  sipInbound: LiveKitSipInbound
 }
 
 // SIP final responses to an INVITE: busy here/everywhere; declined (603) and undesired (607);
@@ -97,6 +141,65 @@ export const toSipDialError = (error: unknown): SipDialError => {
   if (error instanceof Error && error.name === 'TimeoutError')
     return new SipDialError('no_answer', null, { cause: error })
   return new SipDialError('failed', null, { cause: error })
+}
+
+const isNotFound = (error: unknown) => error instanceof TwirpError && error.code === 'not_found'
+
+const ignoreNotFound = async (action: () => Promise<unknown>) => {
+  try {
+    await action()
+  } catch (error) {
+    if (!isNotFound(error)) throw error
+  }
+}
+
+const sipInboundOf = (sip: SipClient, agentName: string): LiveKitSipInbound => {
+  const trunkInfo = (wanted: SipInboundWanted) =>
+    new SIPInboundTrunkInfo({ name: wanted.name, numbers: [wanted.number], metadata: wanted.metadata })
+  return {
+    listTrunks: async () =>
+      (await sip.listSipInboundTrunk()).map((trunk) => ({
+        id: trunk.sipTrunkId,
+        name: trunk.name,
+        numbers: [...trunk.numbers],
+        metadata: trunk.metadata,
+      })),
+    createTrunk: async (wanted) =>
+      (await sip.createSipInboundTrunk(wanted.name, [wanted.number], { metadata: wanted.metadata }))
+        .sipTrunkId,
+    updateTrunk: async (id, wanted) => {
+      await sip.updateSipInboundTrunk(id, trunkInfo(wanted))
+    },
+    deleteTrunk: (id) => ignoreNotFound(() => sip.deleteSipTrunk(id)),
+    listRules: async () =>
+      (await sip.listSipDispatchRule()).map((rule) => ({
+        id: rule.sipDispatchRuleId,
+        name: rule.name,
+        trunkIds: [...rule.trunkIds],
+        roomPrefix:
+          rule.rule?.rule.case === 'dispatchRuleIndividual' ? rule.rule.rule.value.roomPrefix : null,
+        agents: (rule.roomConfig?.agents ?? []).map((agent) => ({
+          agentName: agent.agentName,
+          metadata: agent.metadata,
+        })),
+        metadata: rule.metadata,
+      })),
+    createRule: async ({ name, trunkId, roomPrefix, metadata, agentMetadata }) =>
+      (
+        await sip.createSipDispatchRule(
+          { type: 'individual', roomPrefix },
+          {
+            name,
+            trunkIds: [trunkId],
+            metadata,
+            roomConfig: new RoomConfiguration({
+              agents: [new RoomAgentDispatch({ agentName, metadata: agentMetadata })],
+            }),
+          },
+        )
+      ).sipDispatchRuleId,
+    deleteRule: (id) => ignoreNotFound(() => sip.deleteSipDispatchRule(id)),
+  }
 }
 
 export const createLiveKit = (config: Config): LiveKit | null => {
@@ -173,5 +276,6 @@ export const createLiveKit = (config: Config): LiveKit | null => {
     receiveWebhook: (rawBody, authorization) =>
       // LiveKit sends the bare JWT; accept a Bearer prefix too.
       webhooks.receive(rawBody, authorization?.replace(/^Bearer\s+/i, '')),
+    sipInbound: sipInboundOf(sip, agentName),
   }
 }

@@ -7,8 +7,10 @@ import {
   ZCallSetupResponse,
   ZCallTransferRequest,
   ZCallTransferResponse,
+  ZInboundCallOpenRequest,
+  ZInboundCallOpenResponse,
 } from '@parley/shared'
-import { endCallByWorker, getCallSetup, handOffCall, transferCall } from '../calls/index.ts'
+import { endCallByWorker, getCallSetup, handOffCall, openInboundCall, transferCall } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 
@@ -16,6 +18,19 @@ const TAG = 'Calls'
 
 /** The voice agent worker's endpoints (Authorization: Bearer WORKER_TOKEN); see worker.ts. */
 export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/inbound',
+    summary:
+      'Open an inbound call the worker took (a caller rang a number with an inbound agent): the call record, its hold and its dispatch metadata, or a refusal the agent says before hanging up (the worker only)',
+    tag: TAG,
+    auth: 'worker',
+    body: ZInboundCallOpenRequest,
+    response: ZInboundCallOpenResponse,
+    errors: [400, 404],
+    handle: ({ body }) => openInboundCall(ctx, body),
+  })
+
   routes.add({
     method: 'get',
     path: '/v1/calls/{callId}/setup',

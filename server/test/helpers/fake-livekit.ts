@@ -65,6 +65,22 @@ export type TransferScript = 'accepted' | Exclude<SipScript['result'], 'answered
 
 type Room = { sid: string; name: string; metadata: string; creationTime: number; emptyTimeout: number }
 
+/** A SIP inbound trunk or dispatch rule as LiveKit stores it (proto field names, snake_case). */
+export type SipRecord = Record<string, unknown>
+
+/**
+ * What LiveKit does with one call to a number: the room its dispatch rule makes, the agent job it
+ * dispatches, and the SIP participant (with LiveKit's `sip.*` attributes) that joins the room.
+ */
+export type InboundRing = {
+  roomName: string
+  agentName: string
+  jobMetadata: string
+  trunkId: string
+  ruleId: string
+  participant: { identity: string; kind: 'SIP'; attributes: Record<string, string> }
+}
+
 export type FakeLiveKit = {
   /** `ws://127.0.0.1:<port>`: the form LIVEKIT_URL takes; the SDK's clients get the http form. */
   url: string
@@ -92,6 +108,20 @@ export type FakeLiveKit = {
   scriptTransfer: (transferTo: string, result: TransferScript) => void
   /** The REFERs requested, in LiveKit's wire form (phone transfers). */
   transfers: () => Array<{ roomName: string; participantIdentity: string; transferTo: string }>
+  /** SIP inbound trunks and dispatch rules LiveKit has now, as its List methods answer them. */
+  sipTrunks: () => SipRecord[]
+  sipRules: () => SipRecord[]
+  /** Removes a trunk or rule without any API call, as when LiveKit loses it. */
+  loseSipTrunk: (id: string) => void
+  loseSipRule: (id: string) => void
+  /** Changes a stored rule in place (proto field names), as a hand edit in LiveKit's console would. */
+  driftSipRule: (id: string, change: SipRecord) => void
+  /**
+   * A caller rings `number` from `callerNumber`: the trunk with that number and the rule on it
+   * decide the room (`<prefix>_<caller>_<random>`, an individual rule) and the agent job; throws
+   * when LiveKit would refuse the call (no trunk or no rule).
+   */
+  ringInbound: (number: string, callerNumber: string) => InboundRing
   /** Lets held dials finish (all, or those to one number). */
   releaseSip: (number?: string) => void
   /** SIP dials still ringing, for room names starting with `prefix` (all when absent). */
@@ -121,6 +151,26 @@ const sendTwirpError = (response: ServerResponse, failure: TwirpFailure) =>
     msg: failure.msg,
     ...(failure.meta ? { meta: failure.meta } : {}),
   })
+
+const snakeOf = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/** Map fields keep their keys (they are data, not field names). */
+const MAP_FIELDS = new Set(['attributes', 'headers', 'headers_to_attributes', 'attributes_to_headers'])
+
+/**
+ * The SDK sends protobuf JSON with lowerCamelCase names; LiveKit (Twirp Go, protojson) reads both
+ * and answers with the proto names. Stored and answered here in the proto (snake_case) form.
+ */
+const toProtoNames = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(toProtoNames)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => {
+      const name = snakeOf(key)
+      return [name, MAP_FIELDS.has(name) ? item : toProtoNames(item)]
+    }),
+  )
+}
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -205,7 +255,133 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
     return sendJson(response, 200, {})
   }
 
+  // SIP inbound trunks and dispatch rules (livekit.SIP), stored in the proto JSON form.
+  const sipTrunks = new Map<string, SipRecord>()
+  const sipRules = new Map<string, SipRecord>()
+  const notFound = (response: ServerResponse, what: string) =>
+    sendTwirpError(response, { status: 404, code: 'not_found', msg: `${what} not found` })
+  const numbersOf = (trunk: SipRecord) => (Array.isArray(trunk.numbers) ? trunk.numbers.map(String) : [])
+
+  const handleSip = (method: string, raw: Record<string, unknown>, response: ServerResponse) => {
+    const body = toProtoNames(raw) as Record<string, unknown>
+    switch (method) {
+      case 'SIP/CreateSIPInboundTrunk': {
+        const trunk = (body.trunk ?? {}) as SipRecord
+        // LiveKit refuses a second trunk that would take the same number from any address.
+        const clash = [...sipTrunks.values()].find((other) =>
+          numbersOf(other).some((number) => numbersOf(trunk).includes(number)),
+        )
+        if (clash)
+          return sendTwirpError(response, {
+            status: 400,
+            code: 'invalid_argument',
+            msg: `conflicting inbound SIP Trunks: "${String(clash.sip_trunk_id)}" and new`,
+          })
+        const stored = { ...trunk, sip_trunk_id: `ST_${randomBytes(6).toString('hex')}` }
+        sipTrunks.set(String(stored.sip_trunk_id), stored)
+        return sendJson(response, 200, stored)
+      }
+      case 'SIP/ListSIPInboundTrunk':
+        return sendJson(response, 200, { items: [...sipTrunks.values()] })
+      case 'SIP/UpdateSIPInboundTrunk': {
+        const id = String(body.sip_trunk_id ?? '')
+        const current = sipTrunks.get(id)
+        if (!current) return notFound(response, 'SIP trunk')
+        const replace = body.replace as SipRecord | undefined
+        const update = body.update as SipRecord | undefined
+        const next: SipRecord = replace ? { ...replace, sip_trunk_id: id } : { ...current }
+        if (update) {
+          for (const [key, value] of Object.entries(update)) {
+            // A ListUpdate ({set: [...]}) or an optional scalar.
+            const set = (value as { set?: unknown })?.set
+            next[key] = Array.isArray(set) ? set : value
+          }
+        }
+        sipTrunks.set(id, next)
+        return sendJson(response, 200, next)
+      }
+      case 'SIP/DeleteSIPTrunk': {
+        const id = String(body.sip_trunk_id ?? '')
+        const trunk = sipTrunks.get(id)
+        if (!trunk) return notFound(response, 'SIP trunk')
+        sipTrunks.delete(id)
+        return sendJson(response, 200, { sip_trunk_id: id, kind: 'TRUNK_INBOUND', numbers: numbersOf(trunk) })
+      }
+      case 'SIP/CreateSIPDispatchRule': {
+        // Older SDKs send the fields at the top level; newer ones in dispatch_rule.
+        const fields = (body.dispatch_rule ?? body) as SipRecord
+        const trunkIds = Array.isArray(fields.trunk_ids) ? fields.trunk_ids.map(String) : []
+        const unknownTrunk = trunkIds.find((id) => !sipTrunks.has(id))
+        if (unknownTrunk) return notFound(response, `SIP trunk ${unknownTrunk}`)
+        const stored: SipRecord = {
+          sip_dispatch_rule_id: `SDR_${randomBytes(6).toString('hex')}`,
+          rule: fields.rule,
+          trunk_ids: trunkIds,
+          hide_phone_number: fields.hide_phone_number ?? false,
+          name: fields.name ?? '',
+          metadata: fields.metadata ?? '',
+          attributes: fields.attributes ?? {},
+          ...(fields.room_config ? { room_config: fields.room_config } : {}),
+        }
+        sipRules.set(String(stored.sip_dispatch_rule_id), stored)
+        return sendJson(response, 200, stored)
+      }
+      case 'SIP/ListSIPDispatchRule':
+        return sendJson(response, 200, { items: [...sipRules.values()] })
+      case 'SIP/DeleteSIPDispatchRule': {
+        const id = String(body.sip_dispatch_rule_id ?? '')
+        const rule = sipRules.get(id)
+        if (!rule) return notFound(response, 'SIP dispatch rule')
+        sipRules.delete(id)
+        return sendJson(response, 200, rule)
+      }
+      default:
+        return sendTwirpError(response, { status: 404, code: 'bad_route', msg: `no handler for ${method}` })
+    }
+  }
+
+  const ringInbound = (number: string, callerNumber: string): InboundRing => {
+    const trunk = [...sipTrunks.values()].find((item) => numbersOf(item).includes(number))
+    if (!trunk) throw new Error(`LiveKit has no inbound trunk for ${number}`)
+    const trunkId = String(trunk.sip_trunk_id)
+    const rule = [...sipRules.values()].find(
+      (item) => Array.isArray(item.trunk_ids) && item.trunk_ids.includes(trunkId),
+    )
+    if (!rule) throw new Error(`LiveKit has no dispatch rule for trunk ${trunkId}`)
+    const individual = (rule.rule as SipRecord | undefined)?.dispatch_rule_individual as SipRecord | undefined
+    if (!individual) throw new Error('only individual dispatch rules are faked')
+    const roomName = `${String(individual.room_prefix ?? '')}_${callerNumber}_${randomBytes(4).toString('hex')}`
+    ensureRoom(roomName)
+    const agents = ((rule.room_config as SipRecord | undefined)?.agents ?? []) as SipRecord[]
+    const ruleId = String(rule.sip_dispatch_rule_id)
+    return {
+      roomName,
+      agentName: String(agents[0]?.agent_name ?? ''),
+      jobMetadata: String(agents[0]?.metadata ?? ''),
+      trunkId,
+      ruleId,
+      participant: {
+        identity: `sip_${callerNumber}`,
+        kind: 'SIP',
+        attributes: {
+          'sip.callID': `SCL_${randomBytes(6).toString('hex')}`,
+          'sip.callStatus': 'active',
+          'sip.phoneNumber': callerNumber,
+          'sip.trunkPhoneNumber': number,
+          'sip.trunkID': trunkId,
+          'sip.ruleID': ruleId,
+        },
+      },
+    }
+  }
+
   const handle = async (method: string, body: Record<string, unknown>, response: ServerResponse) => {
+    if (
+      method.startsWith('SIP/') &&
+      method !== 'SIP/CreateSIPParticipant' &&
+      method !== 'SIP/TransferSIPParticipant'
+    )
+      return handleSip(method, body, response)
     switch (method) {
       case 'RoomService/CreateRoom': {
         const name = String(body.name ?? '')
@@ -311,6 +487,16 @@ export const startFakeLiveKit = async (): Promise<FakeLiveKit> => {
           participantIdentity: String(body.participant_identity ?? body.participantIdentity ?? ''),
           transferTo: String(body.transfer_to ?? body.transferTo ?? ''),
         })),
+    sipTrunks: () => [...sipTrunks.values()],
+    sipRules: () => [...sipRules.values()],
+    loseSipTrunk: (id) => void sipTrunks.delete(id),
+    loseSipRule: (id) => void sipRules.delete(id),
+    driftSipRule: (id, change) => {
+      const rule = sipRules.get(id)
+      if (!rule) throw new Error(`no dispatch rule ${id}`)
+      sipRules.set(id, { ...rule, ...change })
+    },
+    ringInbound,
     releaseSip: (number) => {
       for (const [heldNumber, resolvers] of held) {
         if (number !== undefined && heldNumber !== number) continue

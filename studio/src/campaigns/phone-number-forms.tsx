@@ -131,6 +131,7 @@ export const EditPhoneNumber = ({
 }) => {
   const [label, setLabel] = useState(phoneNumber.label ?? '')
   const [agentId, setAgentId] = useState(phoneNumber.outboundAgentId ?? '')
+  const [inboundAgentId, setInboundAgentId] = useState(phoneNumber.inboundAgentId ?? '')
   const [error, setError] = useState<unknown>(null)
   const submit = async (event: SubmitEvent) => {
     event.preventDefault()
@@ -139,6 +140,7 @@ export const EditPhoneNumber = ({
       await updatePhoneNumber(phoneNumber.id, {
         label: label.trim() || null,
         outboundAgentId: agentId || null,
+        inboundAgentId: inboundAgentId || null,
       })
       await onDone(true)
     } catch (caught) {
@@ -167,6 +169,19 @@ export const EditPhoneNumber = ({
           value={agentId}
           onChange={setAgentId}
           problem={problemOf(error, 'outboundAgentId')}
+        />
+      </Field>
+      <Field
+        label={t('Agent that answers calls to it')}
+        name="editInboundAgent"
+        problem={problemOf(error, 'inboundAgentId')}
+      >
+        <AgentSelect
+          name="editInboundAgent"
+          agents={agents}
+          value={inboundAgentId}
+          onChange={setInboundAgentId}
+          problem={problemOf(error, 'inboundAgentId')}
         />
       </Field>
       <ErrorLine error={error} />

@@ -110,6 +110,22 @@ export const PhoneNumbersPage = () => {
                   <span class="muted">
                     {t('Calls with: {agent}', { agent: agentName(phoneNumber.outboundAgentId) })}
                   </span>
+                  {phoneNumber.inbound ? (
+                    <>
+                      <br />
+                      <span class="muted">
+                        {t('Answered by: {agent}', { agent: agentName(phoneNumber.inboundAgentId) })}
+                        {' · '}
+                        {phoneNumber.inbound.status === 'synced'
+                          ? t('LiveKit has its trunk and rule')
+                          : phoneNumber.inbound.status === 'pending'
+                            ? t('LiveKit trunk and rule not made yet')
+                            : t('LiveKit trunk or rule failed: {error}', {
+                                error: phoneNumber.inbound.error ?? '',
+                              })}
+                      </span>
+                    </>
+                  ) : null}
                 </span>
                 {isManager ? (
                   <span class="row">

@@ -46,6 +46,8 @@ const sd: Record<string, string> = {
   neutral: 'غير جانبدار',
   'not analysed': 'تجزيو نه ٿيو',
   'phone call to {number}': '{number} ڏانهن فون ڪال',
+  'phone call from {number}': '{number} کان فون ڪال',
+  'calls to our numbers': 'اسان جي نمبرن تي ايندڙ ڪالون',
   'phone calls': 'فون ڪالون',
   positive: 'مثبت',
   spoken: 'ڳالهايل',

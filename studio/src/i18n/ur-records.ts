@@ -46,6 +46,8 @@ const ur: Record<string, string> = {
   neutral: 'غیر جانبدار',
   'not analysed': 'تجزیہ نہیں ہوا',
   'phone call to {number}': '{number} کو فون کال',
+  'phone call from {number}': '{number} سے فون کال',
+  'calls to our numbers': 'ہمارے نمبروں پر آنے والی کالیں',
   'phone calls': 'فون کالیں',
   positive: 'مثبت',
   spoken: 'بولا گیا',

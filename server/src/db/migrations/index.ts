@@ -39,6 +39,8 @@ import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 import * as callOutcomes from './0068-call-outcomes.ts'
 import * as retryPolicy from './0069-retry-policy.ts'
 import * as agentVoicemail from './0071-agent-voicemail.ts'
+import * as inboundNumbers from './0072-inbound-numbers.ts'
+import * as inboundCalls from './0073-inbound-calls.ts'
 import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -83,5 +85,7 @@ export const migrations: Record<string, Migration> = {
   '0068-call-outcomes': callOutcomes,
   '0069-retry-policy': retryPolicy,
   '0071-agent-voicemail': agentVoicemail,
+  '0072-inbound-numbers': inboundNumbers,
+  '0073-inbound-calls': inboundCalls,
   '0080-knowledge-tenant-index': knowledgeTenantIndex,
 }

@@ -42,6 +42,16 @@ export interface AuditLogTable {
   created_at: Timestamp
 }
 
+export interface DoNotCallTable {
+  organization_id: string
+  phone_number: string
+  id: string
+  source_kind: 'api' | 'import' | 'call' | 'conversation'
+  source: string
+  note: string | null
+  created_at: Timestamp
+}
+
 export interface MembershipsTable {
   organization_id: string
   user_id: string
@@ -564,4 +574,5 @@ export interface Database {
   batch_contacts: BatchContactsTable
   batch_attempts: BatchAttemptsTable
   audit_log: AuditLogTable
+  do_not_call: DoNotCallTable
 }

@@ -38,6 +38,7 @@ export const skipReasonName = (reason: BatchSkipReason, duplicateOfRow: number |
     invalid_phone: t('Not a valid phone number (E.164, like +14155550123)'),
     wrong_column_count: t('The row has more or fewer cells than the header'),
     duplicate: t('Same number as row {row}', { row: duplicateOfRow ?? '?' }),
+    do_not_call: t('The number is on the do-not-call list'),
   })[reason]
 
 /** The dialer's outcomes (free text on the API): the known ones in words, others as given. */

@@ -127,10 +127,22 @@ export const buildCallSession = ({
   }
 
   let ending: Promise<void> | undefined
-  /** Says the current agent's last message, then ends the call on the server and the job. Once. */
-  const hangUp = (reason: EndReason) => {
+  /** Says `closing` word for word (opt_out's confirmation), when the session can still speak. */
+  const sayClosing = async (closing: string) => {
+    try {
+      await (session.currentAgent as ParleyAgent).speak(closing).waitForPlayout()
+    } catch (error) {
+      logger.warn({ callId, error: String(error) }, 'closing sentence not said')
+    }
+  }
+
+  /**
+   * Says the current agent's last message (or `closing` instead, when given), then ends the call
+   * on the server and the job. Once.
+   */
+  const hangUp = (reason: EndReason, closing?: string) => {
     ending ??= (async () => {
-      await sayLastMessage()
+      await (closing === undefined ? sayLastMessage() : sayClosing(closing))
       await transcript.flush()
       await api.end(callId, reason).catch((error: unknown) => {
         logger.error({ callId, reason, error: String(error) }, 'the server did not end the call')
@@ -242,7 +254,18 @@ export const buildCallSession = ({
         hangUp: () => void hangUp('agent_ended'),
         transfer,
         knowledge: { api, callId },
-        phone: { keypad: services.keypad ?? null, transferToPerson, leave },
+        phone: {
+          keypad: services.keypad ?? null,
+          transferToPerson,
+          leave,
+          optOut:
+            metadata.direction === 'web'
+              ? null
+              : {
+                  list: () => api.optOut(callId),
+                  endOptedOut: (confirmation) => void hangUp('opted_out', confirmation),
+                },
+        },
       }),
     })
   }

@@ -6,6 +6,7 @@ import {
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallKnowledgeResult,
+  ZCallOptOutResponse,
   ZCallSetupResponse,
   ZCallTransferResponse,
   ZTranscriptAppended,
@@ -81,6 +82,14 @@ export const createWorkerApi = ({
       ZCallEndResponse.parse(
         await inClientSpan('worker_api end', (headers) =>
           request(callPath(callId, 'end'), { method: 'POST', headers, body: { reason }, ...retrying(3) }),
+        ),
+      ).data,
+
+    /** opt_out: the server lists the call's other party on the do-not-call list (a retry adds nothing twice). */
+    optOut: async (callId: string) =>
+      ZCallOptOutResponse.parse(
+        await inClientSpan('worker_api opt_out', (headers) =>
+          request(callPath(callId, 'opt-out'), { method: 'POST', headers, body: {}, ...retrying(2) }),
         ),
       ).data,
 

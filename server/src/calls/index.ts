@@ -33,6 +33,7 @@ export {
   sipIdentityOf,
 } from './dispatch-metadata.ts'
 export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
+export { optOutOfCall } from './opt-out.ts'
 export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
 export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'
 export { deleteCallRoom, endCallsOfKey } from './rooms.ts'

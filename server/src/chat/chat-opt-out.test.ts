@@ -100,7 +100,11 @@ describe('the opt_out built-in in a chat', () => {
     const agent = await makeAgent(server, team.owner)
     const session = await createChatSession(server, { key, agentId: agent.id })
     llm.queue({ text: ['Hello.'] })
-    await sendChat(server, session, 'Hi')
-    expect(offeredTools(0)).not.toContain('opt_out')
+    await sendChat(server, session, 'Hi there, plain agent')
+    const asked = llm.requests.find((request) =>
+      request.messages.some((message) => message.content === 'Hi there, plain agent'),
+    )
+    expect(asked).toBeDefined()
+    expect((asked?.tools ?? []).map((tool) => tool.function.name)).not.toContain('opt_out')
   })
 })

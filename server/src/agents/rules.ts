@@ -1,4 +1,4 @@
-import type { AgentArchitecture, Catalogue } from '@parley/shared'
+import { type AgentArchitecture, type Catalogue, defaultVoicemailSetting } from '@parley/shared'
 import type { Config } from '../config.ts'
 import { AppError } from '../http/app-error.ts'
 import {
@@ -22,6 +22,7 @@ type Settings = Pick<
   | 'enabledFunctions'
   | 'fallbackModel'
   | 'transferDestinations'
+  | 'voicemail'
 >
 
 /** Fields an architecture does not use are stored as null, whatever was sent. */
@@ -40,6 +41,7 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
         voiceId: null,
         realtimeProvider: null,
         transferDestinations: [],
+        voicemail: defaultVoicemailSetting,
       }
   }
 }

@@ -38,6 +38,8 @@ import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 import * as doNotCall from './0066-do-not-call.ts'
 import * as optedOutWebhook from './0067-opted-out-webhook.ts'
+import * as agentVoicemail from './0071-agent-voicemail.ts'
+import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +82,6 @@ export const migrations: Record<string, Migration> = {
   '0065-batch-failed-webhook': batchFailedWebhook,
   '0066-do-not-call': doNotCall,
   '0067-opted-out-webhook': optedOutWebhook,
+  '0071-agent-voicemail': agentVoicemail,
+  '0080-knowledge-tenant-index': knowledgeTenantIndex,
 }

@@ -137,13 +137,26 @@ export const buildCallSession = ({
   /** What answering-machine detection decided: every end of the call tells the server. */
   let amdVerdict: AmdVerdict | undefined
   let ending: Promise<void> | undefined
+  /** Says `closing` word for word (opt_out's confirmation), when the session can still speak. */
+  const sayClosing = async (closing: string) => {
+    try {
+      await (session.currentAgent as ParleyAgent).speak(closing).waitForPlayout()
+    } catch (error) {
+      logger.warn({ callId, error: String(error) }, 'closing sentence not said')
+    }
+  }
+
   /**
-   * Says the current agent's last message (unless `silent`: a machine is not said goodbye to),
-   * then ends the call on the server and the job. Once.
+   * Says the current agent's last message (or `closing` instead, when given; nothing when
+   * `silent`: a machine is not said goodbye to), then ends the call on the server and the job. Once.
    */
-  const hangUp = (reason: EndReason, { silent = false }: { silent?: boolean } = {}) => {
+  const hangUp = (
+    reason: EndReason,
+    { silent = false, closing }: { silent?: boolean; closing?: string } = {},
+  ) => {
     ending ??= (async () => {
-      if (!silent) await sayLastMessage()
+      if (closing !== undefined) await sayClosing(closing)
+      else if (!silent) await sayLastMessage()
       await transcript.flush()
       await api.end(callId, reason, amdVerdict).catch((error: unknown) => {
         logger.error({ callId, reason, error: String(error) }, 'the server did not end the call')
@@ -258,7 +271,18 @@ export const buildCallSession = ({
         hangUp: () => void hangUp('agent_ended'),
         transfer,
         knowledge: { api, callId },
-        phone: { keypad: services.keypad ?? null, transferToPerson, leave },
+        phone: {
+          keypad: services.keypad ?? null,
+          transferToPerson,
+          leave,
+          optOut:
+            metadata.direction === 'web'
+              ? null
+              : {
+                  list: () => api.optOut(callId),
+                  endOptedOut: (confirmation) => void hangUp('opted_out', { closing: confirmation }),
+                },
+        },
       }),
     })
   }

@@ -8,6 +8,7 @@ import {
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallKnowledgeResult,
+  ZCallOptOutResponse,
   ZCallSetupResponse,
   ZCallTransferResponse,
   ZInboundCallOpenResponse,
@@ -103,6 +104,14 @@ export const createWorkerApi = ({
             body: amdVerdict === undefined ? { reason } : { reason, amdVerdict },
             ...retrying(3),
           }),
+        ),
+      ).data,
+
+    /** opt_out: the server lists the call's other party on the do-not-call list (a retry adds nothing twice). */
+    optOut: async (callId: string) =>
+      ZCallOptOutResponse.parse(
+        await inClientSpan('worker_api opt_out', (headers) =>
+          request(callPath(callId, 'opt-out'), { method: 'POST', headers, body: {}, ...retrying(2) }),
         ),
       ).data,
 

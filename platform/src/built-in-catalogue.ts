@@ -122,6 +122,13 @@ export const builtInCatalogue: Catalogue = {
       available: true,
     },
     {
+      id: 'opt_out',
+      name: 'Opt out',
+      description:
+        "Puts the caller's or visitor's number on the do-not-call list, confirms in one sentence and ends the call or chat",
+      available: true,
+    },
+    {
       id: 'web_search',
       name: 'Web search',
       description: 'Searches the web (needs a search provider)',

@@ -16,6 +16,7 @@ import { registerCallRoutes } from './calls/index.ts'
 import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
 import type { AppContext } from './context.ts'
 import { registerConversationRoutes } from './conversations/index.ts'
+import { registerDoNotCallRoutes } from './do-not-call/index.ts'
 import { registerExportRoutes } from './export/index.ts'
 import { registerFunctionRoutes } from './functions/index.ts'
 import { createAuthentication } from './http/authentication.ts'
@@ -142,6 +143,7 @@ export const createApp = (
   registerChatRoutes(routes, ctx)
   registerBatchControlRoutes(routes, ctx)
   registerPhoneNumberRoutes(routes, ctx)
+  registerDoNotCallRoutes(routes, ctx)
   registerVoiceRoutes(routes, ctx)
   registerCallRoutes(routes, ctx)
   registerConversationRoutes(routes, ctx)

@@ -481,6 +481,29 @@ describe('the OpenAPI document and the server', () => {
     await call(`/v1/calls/${placedId}/hangup`, { method: 'POST', headers: asKey })
     await call(`/v1/calls/${NO_SUCH_ID}/hangup`, { method: 'POST', headers: asKey })
     await call(`/v1/calls/${NO_SUCH_ID}/events`, { headers: asKey })
+    // --- do-not-call (opt_out of the placed call: listed, or call_ended once it is hung up)
+    await call(`/v1/calls/${placedId}/opt-out`, { method: 'POST', headers: asWorker, json: {} })
+    await call(`/v1/calls/${NO_SUCH_ID}/opt-out`, { method: 'POST', headers: asWorker, json: {} })
+    await call('/v1/do-not-call', {
+      method: 'POST',
+      headers: asKey,
+      json: { phoneNumber: '+14155552681', note: 'Asked by email' },
+    })
+    await call('/v1/do-not-call', { method: 'POST', headers: asKey, json: { phoneNumber: '+10005550000' } })
+    await call('/v1/do-not-call?phoneNumber=%2B14155552681', { headers: asKey })
+    await call('/v1/do-not-call/import', {
+      method: 'POST',
+      headers: asKey,
+      json: { phoneNumbers: ['+14155552682', 'not a number'] },
+    })
+    const dncForm = new FormData()
+    dncForm.append('file', new Blob(['phone\n+14155552683\n'], { type: 'text/csv' }), 'dnc.csv')
+    expect(
+      (await server.request('/v1/do-not-call/import', { method: 'POST', headers: asKey, body: dncForm }))
+        .status,
+    ).toBe(200)
+    await call('/v1/do-not-call/+14155552681', { method: 'DELETE', headers: asKey })
+    await call('/v1/do-not-call/+14155552681', { method: 'DELETE', headers: asKey })
     await call(`/v1/phone-numbers/${numberId}`, { method: 'DELETE', headers: asKey })
 
     // --- exports

@@ -45,6 +45,7 @@ beforeAll(async () => {
     orgId: session.organization.id,
     agentId,
     version: '1',
+    phoneNumber: '+14155550123',
   }
 })
 afterAll(async () => {

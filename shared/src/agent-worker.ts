@@ -209,6 +209,15 @@ export const ZCallEndResponse = z
   .object({ success: z.literal(true), data: z.object({ ended: z.boolean() }) })
   .meta({ id: 'WorkerCallEnded' })
 
+/** opt_out on a call: the server lists the call's other party (no body: the call says who). */
+export const ZCallOptOutRequest = z.object({}).strict()
+export const ZCallOptOutResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({ phoneNumber: z.string(), alreadyListed: z.boolean() }),
+  })
+  .meta({ id: 'WorkerCallOptedOut' })
+
 /** How a warm transfer the worker ran ended (a cold one's result is the server's own). */
 export const warmTransferResults = ['transferred', 'no_answer', 'declined', 'failed'] as const
 

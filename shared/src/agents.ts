@@ -109,6 +109,7 @@ export const webhookEventNames = [
   'batch.completed',
   'batch.failed',
   'call.transferred',
+  'contact.opted_out',
 ] as const
 export const ZWebhookEventName = z.enum(webhookEventNames)
 export type WebhookEventName = z.infer<typeof ZWebhookEventName>

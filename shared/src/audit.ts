@@ -26,6 +26,9 @@ export const auditActions = [
   'conversation.deleted',
   'call.deleted',
   'retention.deleted',
+  'do_not_call.added',
+  'do_not_call.removed',
+  'do_not_call.imported',
 ] as const
 export const ZAuditAction = z.enum(auditActions)
 export type AuditAction = z.infer<typeof ZAuditAction>

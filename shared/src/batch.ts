@@ -190,6 +190,11 @@ export const ZBatchCreated = z
     status: z.enum(['pending', 'scheduled']),
     scheduledStartTime: ZIsoDateTime.nullable(),
     message: z.string(),
+    skippedDoNotCall: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Contacts left out: their numbers are on the organization's do-not-call list" }),
   })
   .meta({ id: 'BatchCreated' })
 export type BatchCreated = z.infer<typeof ZBatchCreated>
@@ -323,9 +328,16 @@ export type BatchProgressEvent = z.infer<typeof ZBatchProgressEvent>
 
 /**
  * Why a row of the file is not among the contacts: no phone, a phone that is not a valid E.164
- * number, a row whose width differs from the header's, or a phone an earlier row already holds.
+ * number, a row whose width differs from the header's, a phone an earlier row already holds, or
+ * a phone on the organization's do-not-call list.
  */
-export const batchSkipReasons = ['missing_phone', 'invalid_phone', 'wrong_column_count', 'duplicate'] as const
+export const batchSkipReasons = [
+  'missing_phone',
+  'invalid_phone',
+  'wrong_column_count',
+  'duplicate',
+  'do_not_call',
+] as const
 export const ZBatchSkipReason = z.enum(batchSkipReasons)
 export type BatchSkipReason = z.infer<typeof ZBatchSkipReason>
 
@@ -377,6 +389,8 @@ export const ZBatchPreview = z
       invalidPhone: count(1),
       wrongColumnCount: count(1),
       duplicates: count(1),
+      /** Numbers on the organization's do-not-call list (create leaves them out: skippedDoNotCall). */
+      doNotCall: count(0),
       /** The first skipped rows, in file order. */
       rows: z.array(ZBatchSkippedRow),
     }),

@@ -126,5 +126,7 @@ export const errorCodes = [
   'knowledge_source_not_ready',
   // agent tests: a publish refused because the agent's tests failed on the draft (the run's id beside)
   'tests_failed',
+  // do-not-call: the number is on the organization's do-not-call list (POST /v1/calls)
+  'do_not_call',
 ] as const
 export type ErrorCode = (typeof errorCodes)[number]

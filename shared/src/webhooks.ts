@@ -128,6 +128,24 @@ export const ZBatchFailedEvent = envelope(
   'BatchFailedEvent',
 )
 
+export const ZContactOptedOutEvent = envelope(
+  'contact.opted_out',
+  {
+    phone_number: z.string().meta({ description: 'The E.164 number now on the do-not-call list' }),
+    agent_id: z.string(),
+    agent_name: z.string(),
+    channel: z.enum(['voice', 'text']),
+    call_id: z.string().nullable().meta({ description: 'The call whose opt_out added it (voice)' }),
+    conversation_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The chat conversation whose opt_out added it (text)' }),
+    already_listed: z.boolean().meta({ description: 'The number was on the list already' }),
+    opted_out_at: ZIsoDateTime,
+  },
+  'ContactOptedOutEvent',
+)
+
 export const ZPingEvent = envelope(
   'ping',
   { agent_id: z.string(), agent_name: z.string(), message: z.string() },
@@ -152,6 +170,11 @@ export const webhookEventSchemas = [
   {
     schema: ZCallTransferredEvent,
     summary: 'The agent transferred a call to a person (transfer_call), or tried: the result says which',
+  },
+  {
+    schema: ZContactOptedOutEvent,
+    summary:
+      "A caller or chat visitor asked not to be called again (opt_out): their number is on the organization's do-not-call list",
   },
   { schema: ZPingEvent, summary: 'A test ping (POST /v1/agents/{agentId}/webhook/test)' },
 ] as const

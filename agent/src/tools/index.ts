@@ -3,6 +3,7 @@ import type { AgentRuntimeConfig, CallSetup, HandoffTarget, RuntimeTransferDesti
 import type { WorkerApi } from '../worker-api.ts'
 import { customFunctionTool } from './custom-function.ts'
 import { endCallTool } from './end-call.ts'
+import { optOutTool } from './opt-out.ts'
 import { searchKnowledgeTool } from './search-knowledge.ts'
 import { type Keypad, sendDtmfTool } from './send-dtmf.ts'
 import { transferTools } from './transfer.ts'
@@ -15,11 +16,16 @@ export type PhoneTools = {
   keypad: Keypad | null
   transferToPerson: (destination: RuntimeTransferDestination) => Promise<{ connected: boolean; why: string }>
   leave: () => void
+  /**
+   * opt_out: lists the call's other party on the do-not-call list (the server knows who), then
+   * says the confirmation and ends the call. Null on a web call: there is no number to list.
+   */
+  optOut: { list: () => Promise<unknown>; endOptedOut: (confirmation: string) => void } | null
 }
 
 /**
  * An agent's tools: end_call and web_search when it enables them (web_search only when the
- * deployment has a search endpoint), send_dtmf when it enables it and the call is on the phone,
+ * deployment has a search endpoint), send_dtmf and opt_out when it enables them and the call is on the phone,
  * transfer_call when it has transferDestinations, search_knowledge when it has knowledge sources
  * (whether or not function calling is on: the sources are its own), a transfer per handoff target, and its custom functions with
  * their headers from the call setup. A custom function named like a built-in is left out: the
@@ -52,6 +58,9 @@ export const buildTools = ({
       : []),
     ...(runtime.builtInFunctions.includes('send_dtmf') && phone.keypad
       ? [sendDtmfTool({ keypad: phone.keypad })]
+      : []),
+    ...(runtime.builtInFunctions.includes('opt_out') && phone.optOut
+      ? [optOutTool({ optOut: phone.optOut.list, endOptedOut: phone.optOut.endOptedOut })]
       : []),
     ...(runtime.transferDestinations.length > 0
       ? [

@@ -386,7 +386,12 @@ describe('tenant isolation', () => {
   it('serves the catalogue', async () => {
     const { data } = await (await v1('/v1/catalogue')).json()
     expect(data.models.map((m: { id: string }) => m.id)).toContain('gpt-4o-mini')
-    expect(data.functions.map((f: { id: string }) => f.id)).toEqual(['end_call', 'send_dtmf', 'web_search'])
+    expect(data.functions.map((f: { id: string }) => f.id)).toEqual([
+      'end_call',
+      'send_dtmf',
+      'opt_out',
+      'web_search',
+    ])
   })
 })
 

@@ -83,6 +83,7 @@ describe('agent settings', () => {
       'batch.completed',
       'batch.failed',
       'call.transferred',
+      'contact.opted_out',
     ])
   })
 })

@@ -3,6 +3,7 @@ import { batchLimits } from '@parley/shared'
 import { findAgent } from '../agents/index.ts'
 import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
+import { listedAmong } from '../do-not-call/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { findPhoneNumber } from '../phone-numbers/index.ts'
 import {
@@ -90,9 +91,20 @@ export const checkBatchRequest = async (
       'no_valid_contacts',
     )
   const { phoneNumber, agent } = await resolveNumberAndAgent(ctx, organizationId, fields.fromPhoneNumberId)
-  const { unique, duplicates } = removeDuplicates(contacts)
-  if (unique.length > batchLimits.maxContacts)
-    throw tooManyContacts(`${unique.length} unique valid contacts were given`)
+  const { unique: all, duplicates } = removeDuplicates(contacts)
+  if (all.length > batchLimits.maxContacts)
+    throw tooManyContacts(`${all.length} unique valid contacts were given`)
+  // Numbers on the organization's do-not-call list are left out and counted.
+  const listed = await listedAmong(ctx.db, { organizationId, phoneNumbers: all.map((c) => c.phone) })
+  const unique = all.filter((contact) => !listed.has(contact.phone))
+  const doNotCall = all
+    .filter((contact) => listed.has(contact.phone))
+    .map(({ row, phone }): BatchSkippedRow => ({ row, reason: 'do_not_call', phone, duplicateOfRow: null }))
+  if (unique.length === 0)
+    throw AppError.badRequest(
+      `No valid contacts: all ${all.length} numbers are on the do-not-call list`,
+      'no_valid_contacts',
+    )
   const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
   const balanceMicros = await getBalanceMicros(ctx.db, organizationId)
 
@@ -102,6 +114,7 @@ export const checkBatchRequest = async (
     contacts: unique,
     invalid: skipped,
     duplicates,
+    doNotCall,
     phoneNumber,
     agent,
     costMicros,

@@ -29,11 +29,22 @@ const enqueueStart = async (ctx: AppContext, job: store.BatchJobRow) => {
   }
 }
 
-const summarize = ({ total, skipped, duplicates }: { total: number; skipped: number; duplicates: number }) =>
+const summarize = ({
+  total,
+  skipped,
+  duplicates,
+  doNotCall,
+}: {
+  total: number
+  skipped: number
+  duplicates: number
+  doNotCall: number
+}) =>
   [
     `Batch job created with ${total} contact${total === 1 ? '' : 's'}`,
     ...(skipped ? [`${skipped} invalid row${skipped === 1 ? '' : 's'} skipped`] : []),
     ...(duplicates ? [`${duplicates} duplicate${duplicates === 1 ? '' : 's'} removed`] : []),
+    ...(doNotCall ? [`${doNotCall} on the do-not-call list skipped`] : []),
   ].join('; ')
 
 /** POST /batch/create in the spec's processing order, both modes. */
@@ -90,6 +101,8 @@ export const createBatchJob = async (
       total: job.totalContacts,
       skipped: checked.invalid.length,
       duplicates: checked.duplicates.length,
+      doNotCall: checked.doNotCall.length,
     }),
+    skippedDoNotCall: checked.doNotCall.length,
   }
 }

@@ -56,6 +56,7 @@ describe('POST /batch/create, JSON mode', () => {
       status: 'pending',
       scheduledStartTime: null,
       message: 'Batch job created with 2 contacts; 1 duplicate removed',
+      skippedDoNotCall: 0,
     })
 
     const contacts = await contactsOf(body.batchJobId)

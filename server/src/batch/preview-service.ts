@@ -25,7 +25,9 @@ export const previewBatchJob = async (
   { fields, source }: { fields: BatchCreateFields; source: ContactSource },
 ): Promise<BatchPreview> => {
   const checked = await checkBatchRequest(ctx, actor.organizationId, { fields, source })
-  const skipped = [...checked.invalid, ...checked.duplicates].sort((a, b) => a.row - b.row)
+  const skipped = [...checked.invalid, ...checked.duplicates, ...checked.doNotCall].sort(
+    (a, b) => a.row - b.row,
+  )
   const start = checked.scheduledStartTime
   return {
     name: fields.name,
@@ -39,6 +41,7 @@ export const previewBatchJob = async (
       invalidPhone: countOf(checked.invalid, 'invalid_phone'),
       wrongColumnCount: countOf(checked.invalid, 'wrong_column_count'),
       duplicates: checked.duplicates.length,
+      doNotCall: checked.doNotCall.length,
       rows: skipped.slice(0, batchPreviewLimits.skippedRows),
     },
     estimate: {

@@ -73,6 +73,7 @@ describe('POST /batch/preview', () => {
         invalidPhone: 1,
         wrongColumnCount: 1,
         duplicates: 1,
+        doNotCall: 0,
         rows: [
           { row: 3, reason: 'invalid_phone', phone: '415-555-0112', duplicateOfRow: null },
           { row: 4, reason: 'missing_phone', phone: '', duplicateOfRow: null },
@@ -134,6 +135,7 @@ describe('POST /batch/preview', () => {
       invalidPhone: 0,
       wrongColumnCount: 0,
       duplicates: 1,
+      doNotCall: 0,
       rows: [{ row: 26, reason: 'duplicate', phone: phones[3], duplicateOfRow: 4 }],
     })
     expect(data.schedule).toEqual({

@@ -34,6 +34,7 @@ export {
 } from './dispatch-metadata.ts'
 export { openInboundCall } from './inbound-call.ts'
 export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
+export { optOutOfCall } from './opt-out.ts'
 export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
 export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'
 export { deleteCallRoom, endCallsOfKey } from './rooms.ts'

@@ -3,6 +3,7 @@ import type { CreateCall } from '@parley/shared'
 import { findAgent } from '../agents/index.ts'
 import { getBalanceMicros, heldMicros, placeHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
+import { doNotCallRefusal, isListed } from '../do-not-call/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { checkE164, findPhoneNumber } from '../phone-numbers/index.ts'
 import { closeUnansweredCall, dialCall } from './dialled-call.ts'
@@ -38,6 +39,7 @@ export const placeRequestedCall = async (
   if (!phoneNumber) throw AppError.notFound('phone number')
   if (!checkE164(body.to))
     throw AppError.badRequest(`to: ${body.to} is not a valid phone number`, 'invalid_phone_number')
+  if (await isListed(ctx.db, { organizationId, phoneNumber: body.to })) throw doNotCallRefusal(body.to)
   const agentId = body.agentId ?? phoneNumber.outboundAgentId
   if (!agentId)
     throw AppError.badRequest(

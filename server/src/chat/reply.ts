@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { CHAT_CREDITS_MESSAGE, priceReply } from './billing.ts'
 import { completionSourceFor, type LlmMessage, type LlmTool, type ToolCall } from './llm.ts'
+import { optOutOfConversation, simulatedOptOut } from './opt-out.ts'
 import type { PreparedReply } from './plan.ts'
 import { systemPromptFor } from './prompt.ts'
 import { countOutputTokens, countPromptTokens } from './reply-cost.ts'
@@ -211,6 +212,7 @@ export const runReply = async ({
 
       messages.push(toAssistantTurn(roundText, calls))
       let handoffTarget: AgentRow | null = null
+      let optOutConfirmation: string | null = null
       for (const call of calls) {
         const action = toolset.actionFor(call)
         let result = JSON.stringify({ error: `Unknown tool ${call.name}` })
@@ -223,13 +225,25 @@ export const runReply = async ({
           outcome.endSession = true
           result = JSON.stringify({ ended: true })
           emit('tool_result', { name: action.name, status: 'completed' })
+        } else if (action?.kind === 'opt_out') {
+          emit('tool_call', { name: action.name, status: 'executing' })
+          const args = parseArguments(call.arguments)
+          const done = simulation
+            ? simulatedOptOut(args)
+            : await optOutOfConversation(ctx, { agent: action.agent, conversation, args })
+          result = done.result
+          if (done.confirmation !== null) {
+            outcome.endSession = true
+            optOutConfirmation = done.confirmation
+          }
+          emit('tool_result', { name: action.name, status: 'completed' })
         } else if (action?.kind === 'handoff' && !handoffTarget) {
           handoffTarget = action.target
           emit('handoff', { from_agent: agent.name, to_agent: action.target.name })
           result = JSON.stringify({ transferred_to: action.target.name })
         }
         outcome.toolCalls.push({
-          kind: action?.kind ?? 'unknown',
+          kind: action?.kind === 'opt_out' ? 'function' : (action?.kind ?? 'unknown'),
           name: action?.name ?? call.name,
           arguments: parseArguments(call.arguments),
           status: failed(result) ? 'failed' : 'completed',
@@ -240,9 +254,11 @@ export const runReply = async ({
         messages.push({ role: 'tool', tool_call_id: call.id, content: result })
       }
       if (outcome.endSession) {
-        // end_call says the agent's closing line, if it has one, before the chat ends.
-        if (agent.lastMessage) {
-          const closing = `${outcome.text ? ' ' : ''}${agent.lastMessage}`
+        // end_call says the agent's closing line, if it has one, before the chat ends; opt_out
+        // its confirmation instead.
+        const closingLine = optOutConfirmation ?? agent.lastMessage
+        if (closingLine) {
+          const closing = `${outcome.text ? ' ' : ''}${closingLine}`
           outcome.text += closing
           emit('chunk', { delta: closing })
         }

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts'
 import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
 import { inSpan } from '../tracing/index.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
+import { OPT_OUT_TOOL, OPT_OUT_TOOL_NAME } from './opt-out.ts'
 import { searchWeb } from './web-search.ts'
 
 /** What the reply loop does with a call the model made. */
@@ -12,6 +13,8 @@ export type ToolAction =
   | { kind: 'function'; name: string; run: (args: unknown) => Promise<string> }
   | { kind: 'end_call'; name: string }
   | { kind: 'handoff'; name: string; target: AgentRow }
+  /** opt_out: lists the visitor's number (chat/opt-out.ts) and ends the chat with a confirmation. */
+  | { kind: 'opt_out'; name: string; agent: AgentRow }
 
 export type Toolset = { tools: LlmTool[]; actionFor: (call: ToolCall) => ToolAction | undefined }
 
@@ -36,7 +39,7 @@ const handoffTools = (targets: AgentRow[]) =>
 
 /**
  * The tools an agent offers: its enabled custom functions, end_call when enabled, a transfer tool
- * per handoff target, and web_search when enabled and a search provider is configured (SEARCH_URL;
+ * per handoff target, opt_out when enabled, and web_search when enabled and a search provider is configured (SEARCH_URL;
  * without one it is never offered, and the catalogue lists it as unavailable). With
  * functionCallingEnabled false only the transfers remain, as in a voice call's metadata.
  */
@@ -63,6 +66,7 @@ export const buildToolset = async (
   const hasEndCall = callsFunctions && agent.enabledFunctions.includes('end_call')
   const hasWebSearch =
     callsFunctions && agent.enabledFunctions.includes('web_search') && ctx.config.search !== null
+  const hasOptOut = callsFunctions && agent.enabledFunctions.includes(OPT_OUT_TOOL_NAME)
 
   const tools: LlmTool[] = [
     ...functions.map(
@@ -73,11 +77,13 @@ export const buildToolset = async (
     ),
     ...(hasEndCall ? [END_CALL_TOOL] : []),
     ...(hasWebSearch ? [WEB_SEARCH_TOOL] : []),
+    ...(hasOptOut ? [OPT_OUT_TOOL] : []),
     ...transfers.map((transfer) => transfer.tool),
   ]
 
   const actionFor = (call: ToolCall): ToolAction | undefined => {
     if (call.name === 'end_call' && hasEndCall) return { kind: 'end_call', name: call.name }
+    if (call.name === OPT_OUT_TOOL_NAME && hasOptOut) return { kind: 'opt_out', name: call.name, agent }
     if (call.name === 'web_search' && hasWebSearch)
       return { kind: 'function', name: call.name, run: (args) => searchWeb(ctx, args) }
     const transfer = transfers.find((entry) => entry.name === call.name)

@@ -49,6 +49,16 @@ export interface AuditLogTable {
   created_at: Timestamp
 }
 
+export interface DoNotCallTable {
+  organization_id: string
+  phone_number: string
+  id: string
+  source_kind: 'api' | 'import' | 'call' | 'conversation'
+  source: string
+  note: string | null
+  created_at: Timestamp
+}
+
 export interface MembershipsTable {
   organization_id: string
   user_id: string
@@ -594,4 +604,5 @@ export interface Database {
   batch_contacts: BatchContactsTable
   batch_attempts: BatchAttemptsTable
   audit_log: AuditLogTable
+  do_not_call: DoNotCallTable
 }

@@ -54,6 +54,11 @@ export const tags = [
   { name: 'Conversations', description: 'Stored conversations, analytics and the log of privacy deletions.' },
   { name: 'Phone numbers', description: 'Phone numbers with their SIP trunk and outbound agent.' },
   {
+    name: 'Do not call',
+    description:
+      'The organization’s do-not-call list: numbers no campaign, call or opt-out-aware agent dials.',
+  },
+  {
     name: 'Batch calling',
     description:
       'Outbound calling campaigns from a CSV file or JSON contacts: preview, create, control, progress (`BatchStreamEvent`).',
@@ -130,6 +135,7 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   unsupported_file_type: 415,
   knowledge_source_not_ready: 409,
   tests_failed: 409,
+  do_not_call: 409,
 }
 
 /** Codes any operation answering that status can give. */
@@ -199,6 +205,7 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'missing_provider_key',
     'invalid_transfer_destination',
     'no_transfer_line',
+    'do_not_call',
   ],
   Conversations: ['invalid_api_key'],
   'Phone numbers': [
@@ -228,6 +235,17 @@ const codesByTag: Record<string, ErrorCode[]> = {
     'agent_inactive',
     'insufficient_credits',
     'too_many_streams',
+  ],
+  'Do not call': [
+    'invalid_api_key',
+    'invalid_phone_number',
+    'invalid_csv',
+    'missing_phone_column',
+    'csv_processing_failure',
+    'csv_too_many_columns',
+    'csv_header_too_large',
+    'csv_row_too_large',
+    'csv_field_too_large',
   ],
   System: [],
 }

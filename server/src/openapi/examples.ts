@@ -47,6 +47,11 @@ const LATER = '2026-11-24T09:34:12.000Z'
  * the leaf's type, pattern and format wins.
  */
 const byName: Record<string, unknown> = {
+  alreadyListed: false,
+  already_listed: false,
+  note: 'Asked by email not to be called again',
+  row: 4,
+  skippedDoNotCall: 2,
   averageCallSeconds: 126.5,
   averageFirstReplySeconds: 1.84,
   callCostUsd: 0.0735,

@@ -4,13 +4,22 @@ import {
   ZCallHandoffRequest,
   ZCallHandoffResponse,
   ZCallIdParams,
+  ZCallOptOutRequest,
+  ZCallOptOutResponse,
   ZCallSetupResponse,
   ZCallTransferRequest,
   ZCallTransferResponse,
   ZInboundCallOpenRequest,
   ZInboundCallOpenResponse,
 } from '@parley/shared'
-import { endCallByWorker, getCallSetup, handOffCall, openInboundCall, transferCall } from '../calls/index.ts'
+import {
+  endCallByWorker,
+  getCallSetup,
+  handOffCall,
+  openInboundCall,
+  optOutOfCall,
+  transferCall,
+} from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 
@@ -69,6 +78,20 @@ export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
     errors: [400, 404],
     handle: ({ params, body }) =>
       endCallByWorker(ctx, { callId: params.callId, reason: body.reason, amdVerdict: body.amdVerdict }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/{callId}/opt-out',
+    summary:
+      "opt_out: put the call's other party on the organization's do-not-call list, the call as its source (the worker only)",
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    body: ZCallOptOutRequest,
+    response: ZCallOptOutResponse,
+    errors: [400, 404, 409],
+    handle: ({ params }) => optOutOfCall(ctx, params.callId),
   })
 
   routes.add({

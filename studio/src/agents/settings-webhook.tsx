@@ -15,6 +15,7 @@ const eventNames = (): Record<WebhookEventName, string> => ({
   'batch.completed': t('A batch of calls finished'),
   'batch.failed': t('A batch of calls failed'),
   'call.transferred': t('A call was transferred to a person'),
+  'contact.opted_out': t('Someone asked not to be called again'),
 })
 
 /** A schema's rule names the place in it ("analysisSchema.type must be …"): still this field's. */

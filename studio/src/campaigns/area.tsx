@@ -1,5 +1,6 @@
 import { CampaignPage } from './campaign-page.tsx'
 import { CampaignsPage } from './campaigns-page.tsx'
+import { DoNotCallPage } from './do-not-call-page.tsx'
 import { NewCampaignPage } from './new-campaign-page.tsx'
 import { PhoneNumbersPage } from './phone-numbers-page.tsx'
 
@@ -7,6 +8,7 @@ import { PhoneNumbersPage } from './phone-numbers-page.tsx'
 export const CampaignsArea = ({ path }: { path: string }) => {
   if (path === '/campaigns/new') return <NewCampaignPage />
   if (path === '/campaigns/phone-numbers') return <PhoneNumbersPage />
+  if (path === '/campaigns/do-not-call') return <DoNotCallPage />
   const job = path.match(/^\/campaigns\/([^/]+)$/)
   if (job?.[1]) return <CampaignPage id={decodeURIComponent(job[1])} />
   return <CampaignsPage />

@@ -1,10 +1,14 @@
 import type {
+  AddDoNotCall,
   BatchContact,
   BatchContactStatus,
   BatchCreated,
   BatchJob,
   BatchPreview,
   CreatePhoneNumber,
+  DoNotCallEntry,
+  DoNotCallImported,
+  DoNotCallResponse,
   PatchPhoneNumber,
   PhoneNumber,
 } from '@parley/shared'
@@ -67,3 +71,17 @@ export const actOnCampaign = async (batchJobId: string, action: CampaignAction) 
   })
   return { job: body.data, requeued: body.requeued }
 }
+
+/** The organization's do-not-call list (/v1/do-not-call). */
+export const listDoNotCall = (page: number, limit = 20) =>
+  api<Page<DoNotCallEntry>>(`/v1/do-not-call?page=${page}&limit=${limit}`)
+
+export const addDoNotCall = (input: AddDoNotCall) =>
+  api<DoNotCallResponse>('/v1/do-not-call', { method: 'POST', json: input })
+
+export const removeDoNotCall = (phoneNumber: string) =>
+  api(`/v1/do-not-call/${id(phoneNumber)}`, { method: 'DELETE' })
+
+/** A CSV with a phone column: the counts of added, already listed and invalid numbers. */
+export const importDoNotCall = async (form: FormData) =>
+  (await api<DoNotCallImported>('/v1/do-not-call/import', { method: 'POST', form })).data

@@ -9,6 +9,7 @@ export const CampaignTabs = () => (
     {[
       { path: '/campaigns', label: t('Campaigns') },
       { path: '/campaigns/phone-numbers', label: t('Phone numbers') },
+      { path: '/campaigns/do-not-call', label: t('Do not call') },
     ].map((tab) => (
       <a {...linkProps(tab.path)} aria-current={route.value === tab.path ? 'page' : undefined}>
         {tab.label}

@@ -39,6 +39,7 @@ export const skipReasonName = (reason: BatchSkipReason, duplicateOfRow: number |
     invalid_phone: t('Not a valid phone number (E.164, like +14155550123)'),
     wrong_column_count: t('The row has more or fewer cells than the header'),
     duplicate: t('Same number as row {row}', { row: duplicateOfRow ?? '?' }),
+    do_not_call: t('The number is on the do-not-call list'),
   })[reason]
 
 /** A try's outcome: a call's outcome, or answered while its call is live. */

@@ -7,6 +7,7 @@ import { sendBatchCompleted, sendBatchFailed } from '../service.ts'
 import * as attemptStore from './attempt-store.ts'
 import { chooseContacts } from './choose.ts'
 import { type DialTarget, openDials, type TiedDial } from './dial-contact.ts'
+import { skipDoNotCall } from './do-not-call.ts'
 import * as store from './store.ts'
 
 /** Due contacts read per free slot: room to skip those outside their window in one round. */
@@ -98,7 +99,9 @@ export const runClaimRound = async (
     return true
   }
   if (target !== cached?.target) targets.set(jobId, { target, expiresAt: performance.now() + TARGET_TTL_MS })
-  const { dials, creditsRanOut } = await openDials(ctx, { target: { ...target, job }, contacts: claimed })
+  const toDial = await skipDoNotCall(ctx, { organizationId: job.organizationId, claimed })
+  if (toDial.length === 0) return true
+  const { dials, creditsRanOut } = await openDials(ctx, { target: { ...target, job }, contacts: toDial })
   for (const dial of dials) launch(dial)
   if (creditsRanOut) {
     targets.delete(jobId)

@@ -36,6 +36,8 @@ import * as agentTests from './0056-agent-tests.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
+import * as doNotCall from './0066-do-not-call.ts'
+import * as optedOutWebhook from './0067-opted-out-webhook.ts'
 import * as callOutcomes from './0068-call-outcomes.ts'
 import * as retryPolicy from './0069-retry-policy.ts'
 import * as agentVoicemail from './0071-agent-voicemail.ts'
@@ -82,6 +84,8 @@ export const migrations: Record<string, Migration> = {
   '0060-audit-log': auditLog,
   '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,
+  '0066-do-not-call': doNotCall,
+  '0067-opted-out-webhook': optedOutWebhook,
   '0068-call-outcomes': callOutcomes,
   '0069-retry-policy': retryPolicy,
   '0071-agent-voicemail': agentVoicemail,

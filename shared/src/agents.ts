@@ -180,6 +180,17 @@ const fallbackModel = catalogueId.nullable().meta({
     "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
 })
 
+const analysisModel = catalogueId.nullable().meta({
+  description:
+    "Realtime agents: the catalogue text model post-call analysis runs on (null: the catalogue's default model). Pipeline and text agents are analysed by their own model",
+})
+const fallbackStt = catalogueId.nullable().meta({
+  description: "Pipeline agents: a catalogue STT the worker turns to when the agent's own STT fails",
+})
+const fallbackTts = catalogueId.nullable().meta({
+  description: "Pipeline agents: a catalogue TTS the worker turns to when the agent's own TTS fails",
+})
+
 /** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */
 const updateFields = {
   name,
@@ -204,6 +215,9 @@ const updateFields = {
   knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
+  analysisModel,
+  fallbackStt,
+  fallbackTts,
   webhookEvents,
   analysisSchema,
   transferDestinations,
@@ -248,6 +262,9 @@ const v1Fields = {
   knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
+  analysisModel,
+  fallbackStt,
+  fallbackTts,
   webhookEvents,
   analysisSchema,
   transferDestinations,
@@ -285,6 +302,9 @@ export const ZCreateAgentV1 = z
     knowledgeSourceIds: true,
     postCallAnalysis: true,
     fallbackModel: true,
+    analysisModel: true,
+    fallbackStt: true,
+    fallbackTts: true,
     webhookEvents: true,
     analysisSchema: true,
     transferDestinations: true,
@@ -380,6 +400,9 @@ export const ZAgent = z
     knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    analysisModel: z.string().nullable(),
+    fallbackStt: z.string().nullable(),
+    fallbackTts: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),
@@ -421,6 +444,9 @@ export const ZAgentV1 = z
     knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    analysisModel: z.string().nullable(),
+    fallbackStt: z.string().nullable(),
+    fallbackTts: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),

@@ -29,6 +29,14 @@ export const ZCall = z
       description: 'The chat conversation this call continued, when the visitor switched from typing',
     }),
     analysis: ZAnalysis.nullable(),
+    analysisStatus: z.enum(['analyzed', 'skipped']).nullable().meta({
+      description:
+        'analyzed: analysis holds the model\'s analysis; skipped: no model could analyse the call (analysisError says why); null: none asked for or not yet',
+    }),
+    analysisError: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the call has no analysis (skipped): no model, no provider key, a failed request' }),
     liveAgentId: z
       .string()
       .meta({ description: 'The agent answering now (after a handoff); agentId before any' }),

@@ -21,6 +21,9 @@ type Settings = Pick<
   | 'greetingType'
   | 'enabledFunctions'
   | 'fallbackModel'
+  | 'analysisModel'
+  | 'fallbackStt'
+  | 'fallbackTts'
   | 'transferDestinations'
 >
 
@@ -28,15 +31,26 @@ type Settings = Pick<
 export const clearUnusedFields = <T extends Settings>(agent: T): T => {
   switch (agent.agentArchitecture) {
     case 'pipeline':
-      return { ...agent, realtimeProvider: null }
+      return { ...agent, realtimeProvider: null, analysisModel: null }
     case 'realtime':
-      return { ...agent, model: null, stt: null, tts: null, fallbackModel: null }
+      return {
+        ...agent,
+        model: null,
+        stt: null,
+        tts: null,
+        fallbackModel: null,
+        fallbackStt: null,
+        fallbackTts: null,
+      }
     default:
       // A chat has no phone line: transfers to a person are a voice agent's.
       return {
         ...agent,
+        analysisModel: null,
         stt: null,
         tts: null,
+        fallbackStt: null,
+        fallbackTts: null,
         voiceId: null,
         realtimeProvider: null,
         transferDestinations: [],
@@ -81,6 +95,22 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
       )
     if (agent.fallbackModel === agent.model) throw AppError.badRequest('fallbackModel must differ from model')
   }
+  // Analysis writes text: any catalogue model a text agent may use (the stand-in writes nothing).
+  const textModels = catalogue.models
+    .filter((model) => model.architectures.includes('text') && model.provider !== 'parley')
+    .map((model) => model.id)
+  if (agent.analysisModel !== null && agent.analysisModel !== undefined)
+    if (!textModels.includes(agent.analysisModel)) throw oneOf('analysisModel', textModels)
+  for (const [field, kind] of [
+    ['fallbackStt', 'stt'],
+    ['fallbackTts', 'tts'],
+  ] as const) {
+    const value = agent[field]
+    if (value === null || value === undefined) continue
+    const entries = catalogue[kind].map((entry) => entry.id)
+    if (!entries.includes(value)) throw oneOf(field, entries)
+    if (value === agent[kind]) throw AppError.badRequest(`${field} must differ from ${kind}`)
+  }
   if (agent.stt !== null && !catalogue.stt.some((stt) => stt.id === agent.stt))
     throw oneOf(
       'stt',
@@ -121,14 +151,18 @@ type Needs = {
  * providers would need the organization's key.
  */
 export const providerNeeds = (
-  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> & { fallbackModel?: string | null },
+  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> &
+    Partial<Pick<Settings, 'fallbackModel' | 'analysisModel' | 'fallbackStt' | 'fallbackTts'>>,
   { catalogue, config }: { catalogue: Catalogue; config: ProviderRegistry & Pick<Config, 'isProduction'> },
 ): Needs => {
   const requests: Array<[EndpointKind, string | null]> = [
     ['model', agent.model],
     ['model', agent.fallbackModel ?? null],
+    ['model', agent.analysisModel ?? null],
     ['stt', agent.stt],
+    ['stt', agent.fallbackStt ?? null],
     ['tts', agent.tts],
+    ['tts', agent.fallbackTts ?? null],
     ['realtime', agent.realtimeProvider],
   ]
   const isBare = !config.isProduction && !hasLlmProvider(config)

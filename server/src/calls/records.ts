@@ -39,6 +39,8 @@ export const presentCall = (call: store.AnalysedCallRow): Call => ({
   batchContactId: call.batchContactId,
   conversationId: call.conversationId,
   analysis: analysisOf(call),
+  analysisStatus: call.analyzedAt ? 'analyzed' : call.analysisStatus === 'skipped' ? 'skipped' : null,
+  analysisError: call.analyzedAt ? null : call.analysisError,
   liveAgentId: call.liveAgentId ?? call.agentId,
   createdAt: call.createdAt.toISOString(),
 })

@@ -353,6 +353,9 @@ type AnalysisColumns = {
   analysisOutcome: string | null
   analysisData: Record<string, unknown> | null
   analyzedAt: Date | null
+  /** 'skipped' when no model could analyse the call (analysisError says why); null otherwise. */
+  analysisStatus: 'analyzed' | 'skipped' | null
+  analysisError: string | null
 }
 
 const analysisColumns = [
@@ -361,7 +364,35 @@ const analysisColumns = [
   'analysis_outcome as analysisOutcome',
   'analysis_data as analysisData',
   'analyzed_at as analyzedAt',
+  'analysis_status as analysisStatus',
+  'analysis_error as analysisError',
 ] as const
+
+/**
+ * A call no model could analyse: it keeps no analysis and says why. Once: a call analysed (or
+ * already skipped) is left as it is.
+ */
+export const markAnalysisSkipped = async (db: Executor, { callId, reason }: { callId: string; reason: string }) => {
+  const marked = await db
+    .updateTable('calls')
+    .set({ analysis_status: 'skipped', analysis_error: reason })
+    .where('id', '=', callId)
+    .where('analyzed_at', 'is', null)
+    .where('analysis_status', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  return marked !== undefined
+}
+
+/** Whether the call's analysis is done: written, or skipped with its reason. */
+export const isAnalysisSettled = async (db: Executor, callId: string) => {
+  const row = await db
+    .selectFrom('calls')
+    .select(['analyzed_at', 'analysis_status'])
+    .where('id', '=', callId)
+    .executeTakeFirst()
+  return row !== undefined && (row.analyzed_at !== null || row.analysis_status !== null)
+}
 
 const filtered = (db: Executor, filter: CallFilter) => {
   let query = db.selectFrom('calls').where('organization_id', '=', filter.organizationId)

@@ -150,6 +150,11 @@ export interface AgentsTable {
   knowledge_source_ids: ColumnType<string[], string | undefined, string>
   post_call_analysis: Generated<boolean>
   fallback_model: string | null
+  /** Realtime agents: the text model of post-call analysis; null: the catalogue's default (0075). */
+  analysis_model: ColumnType<string | null, string | null | undefined, string | null>
+  /** Voice agents: STT and TTS the worker turns to when the agent's own fail (0075). */
+  fallback_stt: ColumnType<string | null, string | null | undefined, string | null>
+  fallback_tts: ColumnType<string | null, string | null | undefined, string | null>
   /** The webhook events the agent's endpoint receives. */
   webhook_events: ColumnType<string[], string | undefined, string>
   /** JSON Schema of the values post-call analysis fills; null: none. */
@@ -326,6 +331,9 @@ export interface CallsTable {
   analysis_outcome: string | null
   analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   analyzed_at: Timestamp | null
+  /** 'analyzed', or 'skipped' with analysis_error saying why no model could analyse it (0075). */
+  analysis_status: ColumnType<'analyzed' | 'skipped' | null, string | null | undefined, string | null>
+  analysis_error: ColumnType<string | null, string | null | undefined, string | null>
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
 }

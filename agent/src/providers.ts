@@ -58,12 +58,13 @@ const providers: Record<Endpoint['api'], Builders> = {
         apiKey: endpoint.apiKey,
         voice: endpoint.voice as openai.TTSVoices,
       }),
-    realtime: (endpoint, { temperature }) =>
+    // OpenAI's Realtime session has no temperature (the plugin sends none): the server refuses
+    // one for these agents, so none is passed here as if it reached the model.
+    realtime: (endpoint) =>
       new openai.realtime.RealtimeModel({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
-        temperature,
         ...(endpoint.voice ? { voice: endpoint.voice } : {}),
       }),
   },

@@ -79,6 +79,8 @@ const inactivityTimeout = z
   .int('inactivityTimeout must be a whole number of seconds')
   .min(10, 'inactivityTimeout must be between 10 and 60 seconds')
   .max(60, 'inactivityTimeout must be between 10 and 60 seconds')
+/** The temperature an agent created without one gets. */
+export const DEFAULT_TEMPERATURE = 0.7
 /** v1 describes the sampling range as 0-2; the studio form accepts 0.1-1.0. */
 const v1Temperature = z
   .number()
@@ -282,7 +284,7 @@ export const ZCreateAgentV1 = z
     ...v1Fields,
     mode: ZAgentMode.default('private'),
     language: ZLanguage.default('en'),
-    temperature: v1Temperature.default(0.7),
+    temperature: v1Temperature.default(DEFAULT_TEMPERATURE),
     greetingType: ZGreetingType.default('userFirst'),
     inactivityTimeout: inactivityTimeout.default(30),
   })

@@ -1,4 +1,4 @@
-import type { AgentArchitecture, Catalogue } from '@parley/shared'
+import { type AgentArchitecture, type Catalogue, DEFAULT_TEMPERATURE } from '@parley/shared'
 import type { Config } from '../config.ts'
 import { AppError } from '../http/app-error.ts'
 import {
@@ -132,6 +132,24 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
   const functions = catalogue.functions.map((fn) => fn.id)
   const unknown = agent.enabledFunctions.find((id) => !functions.includes(id))
   if (unknown !== undefined) throw oneOf('enabledFunctions', functions)
+}
+
+/**
+ * OpenAI's Realtime API has no temperature (its session takes none, so the plugin sends none): a
+ * temperature set for an OpenAI Realtime agent could never reach the model, and is refused rather
+ * than stored as if it did. The value the agent already has (or the default at creation) is
+ * accepted, so a fetched agent can be sent back as it came. Gemini Live and every pipeline
+ * model take it.
+ */
+export const checkRealtimeTemperature = (
+  agent: Pick<AgentFields, 'agentArchitecture' | 'realtimeProvider' | 'temperature'>,
+  previous: number = DEFAULT_TEMPERATURE,
+) => {
+  if (agent.agentArchitecture !== 'realtime' || agent.realtimeProvider !== 'openai') return
+  if (agent.temperature === previous) return
+  throw AppError.badRequest(
+    'temperature: OpenAI Realtime takes no temperature (its API has no such setting); leave it out, or use Gemini Live or a pipeline agent',
+  )
 }
 
 type Needs = {

@@ -2,6 +2,7 @@ import type { BatchContactInput, BatchCreateFields, BatchSkippedRow } from '@par
 import { batchLimits } from '@parley/shared'
 import { findAgent } from '../agents/index.ts'
 import { getBalanceMicros } from '../billing/index.ts'
+import { voiceRateFor } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { findPhoneNumber } from '../phone-numbers/index.ts'
@@ -56,8 +57,12 @@ const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, ph
     )
   if (!agent.active) throw AppError.agentInactive()
   // A voice agent from here on: the text architecture was refused above.
-  const { agentArchitecture } = agent
-  return { phoneNumber, agent: { id: agent.id, name: agent.name, agentArchitecture } }
+  const { agentArchitecture, model, stt, tts, realtimeProvider } = agent
+  return {
+    phoneNumber,
+    agent: { id: agent.id, name: agent.name, agentArchitecture },
+    parts: { agentArchitecture, model, stt, tts, realtimeProvider },
+  }
 }
 
 export type CheckedBatchRequest = Awaited<ReturnType<typeof checkBatchRequest>>
@@ -89,11 +94,17 @@ export const checkBatchRequest = async (
         : 'No valid contacts were given',
       'no_valid_contacts',
     )
-  const { phoneNumber, agent } = await resolveNumberAndAgent(ctx, organizationId, fields.fromPhoneNumberId)
+  const { phoneNumber, agent, parts } = await resolveNumberAndAgent(
+    ctx,
+    organizationId,
+    fields.fromPhoneNumberId,
+  )
   const { unique, duplicates } = removeDuplicates(contacts)
   if (unique.length > batchLimits.maxContacts)
     throw tooManyContacts(`${unique.length} unique valid contacts were given`)
-  const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
+  // The agent's own price per minute (its models, the organization's keys), as its calls are billed.
+  const microsPerMinute = await voiceRateFor(ctx, { agent: parts, organizationId })
+  const costMicros = estimateCostMicros(unique.length, microsPerMinute)
   const balanceMicros = await getBalanceMicros(ctx.db, organizationId)
 
   return {
@@ -104,6 +115,7 @@ export const checkBatchRequest = async (
     duplicates,
     phoneNumber,
     agent,
+    microsPerMinute,
     costMicros,
     balanceMicros,
   }

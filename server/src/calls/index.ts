@@ -34,7 +34,12 @@ export {
 } from './dispatch-metadata.ts'
 export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
 export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
-export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'
+export {
+  ESTIMATED_CALL_MINUTES,
+  estimateCallMicros,
+  VOICE_MICROS_PER_MINUTE,
+  voiceRateFor,
+} from './pricing.ts'
 export { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 export { registerCallRoutes } from './routes.ts'
 export {

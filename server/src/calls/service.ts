@@ -21,7 +21,13 @@ export type OpenCallInput = Pick<
   Partial<
     Pick<
       store.NewCall,
-      'userId' | 'keyId' | 'phoneNumber' | 'batchJobId' | 'batchContactId' | 'conversationId'
+      | 'userId'
+      | 'keyId'
+      | 'phoneNumber'
+      | 'batchJobId'
+      | 'batchContactId'
+      | 'conversationId'
+      | 'microsPerMinute'
     >
   >
 

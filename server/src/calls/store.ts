@@ -35,6 +35,8 @@ export type CallRow = {
   liveAgentId: string | null
   /** The chat conversation this call continues; null: a call of its own. */
   conversationId: string | null
+  /** Micro-USD a minute at the live agent's models and keys; null: its architecture's flat price. */
+  microsPerMinute: number | null
 }
 
 export type NewCall = Pick<
@@ -50,7 +52,7 @@ export type NewCall = Pick<
   | 'phoneNumber'
   | 'batchJobId'
   | 'batchContactId'
-> & { conversationId?: string | null }
+> & { conversationId?: string | null; microsPerMinute?: number | null }
 
 const callColumns = [
   'id',
@@ -78,6 +80,7 @@ const callColumns = [
   'accrued_micros as accruedMicros',
   'live_agent_id as liveAgentId',
   'conversation_id as conversationId',
+  'micros_per_minute as microsPerMinute',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -106,6 +109,7 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
       batch_job_id: call.batchJobId,
       batch_contact_id: call.batchContactId,
       conversation_id: call.conversationId ?? null,
+      micros_per_minute: call.microsPerMinute ?? null,
     })
     .returning(callColumns)
     .executeTakeFirstOrThrow()
@@ -116,12 +120,13 @@ export const insertCalls = async (db: Executor, calls: NewCall[]): Promise<void>
   const column = <K extends keyof NewCall>(key: K) => calls.map((call) => call[key])
   await sql`
     insert into calls (id, organization_id, agent_id, user_id, key_id, room_name, architecture, direction,
-      phone_number, batch_job_id, batch_contact_id)
+      phone_number, batch_job_id, batch_contact_id, micros_per_minute)
     select * from unnest(
       ${column('id')}::text[], ${column('organizationId')}::text[], ${column('agentId')}::text[],
       ${column('userId')}::text[], ${column('keyId')}::text[], ${column('roomName')}::text[],
       ${column('architecture')}::text[], ${column('direction')}::text[], ${column('phoneNumber')}::text[],
-      ${column('batchJobId')}::text[], ${column('batchContactId')}::text[]
+      ${column('batchJobId')}::text[], ${column('batchContactId')}::text[],
+      ${calls.map((call) => call.microsPerMinute ?? null)}::int[]
     )
   `.execute(db)
 }
@@ -261,7 +266,10 @@ export const setBilling = async (
     id,
     ...change
   }: { id: string } & Partial<
-    Pick<CallRow, 'billingSince' | 'accruedMicros' | 'agentParticipantSid' | 'architecture' | 'liveAgentId'>
+    Pick<
+      CallRow,
+      'billingSince' | 'accruedMicros' | 'agentParticipantSid' | 'architecture' | 'liveAgentId' | 'microsPerMinute'
+    >
   >,
 ) => {
   await db
@@ -274,6 +282,7 @@ export const setBilling = async (
         : { agent_participant_sid: change.agentParticipantSid }),
       ...(change.architecture === undefined ? {} : { architecture: change.architecture }),
       ...(change.liveAgentId === undefined ? {} : { live_agent_id: change.liveAgentId }),
+      ...(change.microsPerMinute === undefined ? {} : { micros_per_minute: change.microsPerMinute }),
     })
     .where('id', '=', id)
     .execute()

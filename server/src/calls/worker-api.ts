@@ -8,6 +8,7 @@ import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../prov
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
 import { switchLiveAgent } from './presence.ts'
+import { voiceRateFor } from './pricing.ts'
 import { deleteCallRoom } from './rooms.ts'
 import { type CallRow, closeCall } from './service.ts'
 import * as callStore from './store.ts'
@@ -138,7 +139,7 @@ const runtimeConfigForCall = async (ctx: AppContext, { call, agent }: { call: Ca
 /**
  * POST /v1/calls/{callId}/handoff: the worker hands the call to another voice agent of the
  * organization that the live agent lists in its handoffAgentIds. The call records the agent live
- * from now; its minutes are billed at the architecture of the agent live at the time.
+ * from now; its minutes are billed at the price of the agent live at the time.
  */
 export const handOffCall = async (
   ctx: AppContext,
@@ -164,13 +165,14 @@ export const handOffCall = async (
       'invalid_handoff_target',
     )
   // Everything the new agent needs is resolved before the call changes hands.
-  const [agent, setup] = await Promise.all([
+  const [agent, setup, microsPerMinute] = await Promise.all([
     runtimeConfigForCall(ctx, { call, agent: target }),
     callSetupFor(ctx, target, call.organizationId),
+    voiceRateFor(ctx, { agent: target, organizationId: call.organizationId }),
   ])
   const switched = await switchLiveAgent(ctx, {
     callId: call.id,
-    agent: { id: target.id, architecture: target.agentArchitecture },
+    agent: { id: target.id, architecture: target.agentArchitecture, microsPerMinute },
   })
   if (!switched) throw callEnded()
   return { success: true as const, data: { agent, setup } }

@@ -334,6 +334,8 @@ export interface CallsTable {
   /** 'analyzed', or 'skipped' with analysis_error saying why no model could analyse it (0075). */
   analysis_status: ColumnType<'analyzed' | 'skipped' | null, string | null | undefined, string | null>
   analysis_error: ColumnType<string | null, string | null | undefined, string | null>
+  /** Micro-USD a minute at the live agent's models and keys; null: its architecture's flat price (0076). */
+  micros_per_minute: ColumnType<number | null, number | null | undefined, number | null>
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
 }

@@ -47,6 +47,8 @@ const noSetup: CallSetup = {
   fallbackLlm: null,
   stt: null,
   tts: null,
+  fallbackStt: null,
+  fallbackTts: null,
   realtime: null,
   functions: [],
   webSearch: null,

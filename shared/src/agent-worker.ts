@@ -134,6 +134,13 @@ export const ZCallSetup = z.object({
   stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
   /** `voice` is the provider's own voice id, mapped from the catalogue's. */
   tts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable(),
+  /**
+   * Pipeline agents with a `fallbackStt` / `fallbackTts`: what the worker turns to when the
+   * agent's own STT or TTS fails (the framework's fallback adapters). Null when the agent names
+   * none or this deployment cannot serve it; absent from older servers.
+   */
+  fallbackStt: ZResolvedEndpoint.extend({ language: z.string() }).nullable().default(null),
+  fallbackTts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable().default(null),
   /** Realtime agents. */
   realtime: ZResolvedEndpoint.extend({ voice: z.string().nullable() }).nullable(),
   functions: z.array(ZWorkerFunction),

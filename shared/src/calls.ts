@@ -77,6 +77,9 @@ export const ZCallTranscriptLine = z
     role: ZTranscriptRole,
     content: z.string(),
     spokenAt: ZIsoDateTime,
+    interrupted: z.boolean().meta({
+      description: 'The caller spoke over the agent and cut this turn off: content is what was said before',
+    }),
   })
   .meta({ id: 'CallTranscriptLine' })
 export type CallTranscriptLine = z.infer<typeof ZCallTranscriptLine>
@@ -165,6 +168,10 @@ export const ZAppendTranscript = z
             role: ZTranscriptRole,
             content: z.string().trim().min(1).max(10_000),
             spokenAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
+            interrupted: z
+              .boolean()
+              .optional()
+              .meta({ description: "The caller cut the agent's turn off; false when absent" }),
           })
           .strict(),
       )

@@ -120,6 +120,7 @@ export const appendCallTranscript = async (ctx: AppContext, callId: string, inpu
         role: line.role,
         content: line.content,
         spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
+        interrupted: line.interrupted ?? false,
       })),
     })
     await insertCallEvents(

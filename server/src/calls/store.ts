@@ -461,12 +461,13 @@ export type TranscriptLineRow = {
   role: 'user' | 'assistant'
   content: string
   spokenAt: Date
+  interrupted: boolean
 }
 
 export const listTranscript = (db: Executor, callId: string): Promise<TranscriptLineRow[]> =>
   db
     .selectFrom('call_transcript_lines')
-    .select(['position', 'role', 'content', 'spoken_at as spokenAt'])
+    .select(['position', 'role', 'content', 'spoken_at as spokenAt', 'interrupted'])
     .where('call_id', '=', callId)
     .orderBy('position')
     .execute()
@@ -483,6 +484,7 @@ export const appendTranscript = async <
     role: 'user' | 'assistant'
     content: string
     spokenAt: Date
+    interrupted: boolean
   },
 >(
   db: Executor,
@@ -527,6 +529,7 @@ export const appendTranscript = async <
           spoken_at: line.spokenAt,
           position: start + index,
           worker_line_id: line.workerLineId,
+          interrupted: line.interrupted,
         })),
       )
       .execute()

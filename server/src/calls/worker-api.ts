@@ -40,26 +40,38 @@ const findLiveAgent = async (ctx: AppContext, call: CallRow) => {
 const request = (kind: EndpointRequest['kind'], id: string | null) => (id === null ? null : { kind, id })
 
 /**
- * The agent's fallback model, resolved like its primary. A fallback this deployment can no longer
- * serve (its provider's key removed since the agent was saved) must not stop the call its primary
- * can serve: the call goes on without one, and the operator reads why.
+ * One of the agent's fallbacks (model, STT, TTS), resolved like its primary. A fallback this
+ * deployment can no longer serve (its provider's key removed since the agent was saved) must not
+ * stop the call its primary can serve: the call goes on without one, and the operator reads why.
  */
-const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow, organizationId: string) => {
-  if (!agent.fallbackModel) return null
+const fallbackEndpointFor = async (
+  ctx: AppContext,
+  { agent, organizationId, kind, id }: { agent: AgentRow; organizationId: string } & {
+    kind: 'model' | 'stt' | 'tts'
+    id: string | null
+  },
+) => {
+  if (!id) return null
   try {
-    const { llm } = await resolveEndpoints(ctx, {
+    const { endpoint } = await resolveEndpoints(ctx, {
       organizationId,
-      requests: { llm: request('model', agent.fallbackModel) },
+      requests: { endpoint: request(kind, id) },
     })
-    return llm
+    return endpoint ?? null
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     ctx.logger.warn(
-      { agentId: agent.id, fallbackModel: agent.fallbackModel, reason: error.message },
-      'voice call without its fallback model',
+      { agentId: agent.id, kind, fallback: id, reason: error.message },
+      `voice call without its fallback ${kind}`,
     )
     return null
   }
+}
+
+/** The voice a fallback TTS speaks in: its first catalogue voice, or the agent's own voice id. */
+const fallbackVoiceOf = (ctx: AppContext, { tts, voice }: { tts: string; voice: string }) => {
+  const own = ctx.catalogue.voices.find((candidate) => candidate.provider === tts)
+  return own ? providerVoiceOf(ctx.catalogue, own.voiceId) : voice
 }
 
 /**
@@ -86,16 +98,26 @@ export const callSetupFor = async (
     }),
     listWorkerFunctions(ctx, agent),
   ])
-  const fallbackLlm = isRealtime ? null : await fallbackEndpointFor(ctx, agent, organizationId)
+  const [fallbackLlm, fallbackStt, fallbackTts] = isRealtime
+    ? [null, null, null]
+    : await Promise.all([
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'model', id: agent.fallbackModel }),
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'stt', id: agent.fallbackStt }),
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'tts', id: agent.fallbackTts }),
+      ])
   const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
+  const ttsVoice = voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId)
+  const language = agent.languages[0] ?? 'en'
   const usesSearch = agent.functionCallingEnabled && agent.enabledFunctions.includes('web_search')
   return {
     llm: endpoints.llm,
     fallbackLlm,
-    stt: endpoints.stt && { ...endpoints.stt, language: agent.languages[0] ?? 'en' },
-    tts: endpoints.tts && {
-      ...endpoints.tts,
-      voice: voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId),
+    stt: endpoints.stt && { ...endpoints.stt, language },
+    tts: endpoints.tts && { ...endpoints.tts, voice: ttsVoice },
+    fallbackStt: fallbackStt && { ...fallbackStt, language },
+    fallbackTts: fallbackTts && {
+      ...fallbackTts,
+      voice: fallbackVoiceOf(ctx, { tts: agent.fallbackTts ?? '', voice: ttsVoice }),
     },
     realtime: endpoints.realtime && { ...endpoints.realtime, voice },
     functions,

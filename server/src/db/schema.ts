@@ -402,6 +402,8 @@ export interface CallTranscriptLinesTable {
   position: number
   /** The id the voice worker gave the line (migration 0040): a retried batch is stored once. */
   worker_line_id: string | null
+  /** The caller spoke over the agent and cut this turn off (0075). */
+  interrupted: Generated<boolean>
 }
 
 /** A tool the voice agent called during a call, or a handoff it made (migration 0040). */

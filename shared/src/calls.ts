@@ -31,12 +31,11 @@ export const ZCall = z
     analysis: ZAnalysis.nullable(),
     analysisStatus: z.enum(['analyzed', 'skipped']).nullable().meta({
       description:
-        'analyzed: analysis holds the model\'s analysis; skipped: no model could analyse the call (analysisError says why); null: none asked for or not yet',
+        "analyzed: analysis holds the model's analysis; skipped: no model could analyse the call (analysisError says why); null: none asked for or not yet",
     }),
-    analysisError: z
-      .string()
-      .nullable()
-      .meta({ description: 'Why the call has no analysis (skipped): no model, no provider key, a failed request' }),
+    analysisError: z.string().nullable().meta({
+      description: 'Why the call has no analysis (skipped): no model, no provider key, a failed request',
+    }),
     liveAgentId: z
       .string()
       .meta({ description: 'The agent answering now (after a handoff); agentId before any' }),

@@ -31,10 +31,18 @@ const vad = new inference.VAD()
 const catalogueFile = () => {
   const catalogue: Catalogue = {
     ...builtInCatalogue,
-    tts: [...builtInCatalogue.tts, { id: 'groq-tts', name: 'Groq TTS', provider: 'groq', providerModel: 'playai-tts' }],
+    tts: [
+      ...builtInCatalogue.tts,
+      { id: 'groq-tts', name: 'Groq TTS', provider: 'groq', providerModel: 'playai-tts' },
+    ],
     voices: [
       ...builtInCatalogue.voices,
-      { voiceId: 'groq-celeste', voiceName: 'Celeste', provider: 'groq-tts', providerVoiceId: 'Celeste-PlayAI' },
+      {
+        voiceId: 'groq-celeste',
+        voiceName: 'Celeste',
+        provider: 'groq-tts',
+        providerVoiceId: 'Celeste-PlayAI',
+      },
     ],
   }
   const path = join(mkdtempSync(join(tmpdir(), 'parley-catalogue-')), 'catalogue.json')
@@ -43,7 +51,11 @@ const catalogueFile = () => {
 }
 
 beforeAll(async () => {
-  ;[llm, primary, fallback] = await Promise.all([startFakeLlm(), startFakeOpenAiAudio(), startFakeOpenAiAudio()])
+  ;[llm, primary, fallback] = await Promise.all([
+    startFakeLlm(),
+    startFakeOpenAiAudio(),
+    startFakeOpenAiAudio(),
+  ])
   parley = await startParley({
     env: {
       CATALOGUE_FILE: catalogueFile(),
@@ -98,9 +110,9 @@ describe('fallback STT and TTS', { timeout: 60_000 }, () => {
     // The agent's own STT and TTS were asked and failed; the fallbacks heard and spoke.
     expect(primary.failed).toContain('/v1/audio/transcriptions')
     expect(primary.failed).toContain('/v1/audio/speech')
-    expect(fallback.transcriptions.map(({ text, model, authorization }) => [text, model, authorization])).toEqual([
-      ['What time do you open tomorrow?', 'whisper-large-v3-turbo', 'Bearer gsk-platform-groq'],
-    ])
+    expect(
+      fallback.transcriptions.map(({ text, model, authorization }) => [text, model, authorization]),
+    ).toEqual([['What time do you open tomorrow?', 'whisper-large-v3-turbo', 'Bearer gsk-platform-groq']])
     expect(llm.requests[0]?.messages.at(-1)).toMatchObject({
       role: 'user',
       content: 'What time do you open tomorrow?',

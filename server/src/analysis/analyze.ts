@@ -86,9 +86,7 @@ type AnalysedAgent = Pick<AgentRow, 'model' | 'analysisSchema' | 'agentArchitect
  * speech-to-speech model writes no text) its `analysisModel`, the catalogue's default without one.
  */
 export const analysisModelOf = (ctx: Pick<AppContext, 'catalogue'>, agent: AnalysedAgent) =>
-  agent.agentArchitecture === 'realtime'
-    ? (agent.analysisModel ?? ctx.catalogue.defaults.model)
-    : agent.model
+  agent.agentArchitecture === 'realtime' ? (agent.analysisModel ?? ctx.catalogue.defaults.model) : agent.model
 
 const whyNotAnalysed = (error: unknown) => {
   const message = error instanceof Error ? error.message : String(error)

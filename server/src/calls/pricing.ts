@@ -39,8 +39,7 @@ export const voiceRateFor = async (
     agent: Pick<AgentRow, 'agentArchitecture' | 'model' | 'stt' | 'tts' | 'realtimeProvider'>
     organizationId: string
   },
-) =>
-  voiceMicrosPerMinute(ctx, { agent, ownProviders: await providersWithKeys(ctx, organizationId) })
+) => voiceMicrosPerMinute(ctx, { agent, ownProviders: await providersWithKeys(ctx, organizationId) })
 
 /** A call's price per minute: its own, or its architecture's flat one for a call opened before. */
 const rateOf = (price: VoiceArchitecture | number) =>

@@ -268,7 +268,12 @@ export const setBilling = async (
   }: { id: string } & Partial<
     Pick<
       CallRow,
-      'billingSince' | 'accruedMicros' | 'agentParticipantSid' | 'architecture' | 'liveAgentId' | 'microsPerMinute'
+      | 'billingSince'
+      | 'accruedMicros'
+      | 'agentParticipantSid'
+      | 'architecture'
+      | 'liveAgentId'
+      | 'microsPerMinute'
     >
   >,
 ) => {
@@ -381,7 +386,10 @@ const analysisColumns = [
  * A call no model could analyse: it keeps no analysis and says why. Once: a call analysed (or
  * already skipped) is left as it is.
  */
-export const markAnalysisSkipped = async (db: Executor, { callId, reason }: { callId: string; reason: string }) => {
+export const markAnalysisSkipped = async (
+  db: Executor,
+  { callId, reason }: { callId: string; reason: string },
+) => {
   const marked = await db
     .updateTable('calls')
     .set({ analysis_status: 'skipped', analysis_error: reason })

@@ -58,8 +58,7 @@ const endCall = (roomName: string) =>
 
 const readCall = async (callId: string) => (await (await api(`/v1/calls/${callId}`)).json()).data
 
-const ANSWER =
-  '{"summary": "Asked where a parcel is.", "sentiment": "neutral", "outcome": "Status given"}'
+const ANSWER = '{"summary": "Asked where a parcel is.", "sentiment": "neutral", "outcome": "Status given"}'
 
 describe('the analysis model', () => {
   it('is validated on the agent: a catalogue text model, only kept for realtime agents', async () => {

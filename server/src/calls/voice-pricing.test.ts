@@ -51,7 +51,10 @@ describe('voice pricing', () => {
     const team = await createTeam(stack.server)
     const key = await secretKeyFor(stack.server, team.owner)
     const mini = await makeAgent(stack.server, team.owner, { agentArchitecture: 'pipeline' })
-    const large = await makeAgent(stack.server, team.owner, { agentArchitecture: 'pipeline', model: 'gpt-4o' })
+    const large = await makeAgent(stack.server, team.owner, {
+      agentArchitecture: 'pipeline',
+      model: 'gpt-4o',
+    })
     const live = await makeAgent(stack.server, team.owner, { agentArchitecture: 'realtime' })
 
     const cheap = await billedCall(key, mini.id)

@@ -46,7 +46,12 @@ const request = (kind: EndpointRequest['kind'], id: string | null) => (id === nu
  */
 const fallbackEndpointFor = async (
   ctx: AppContext,
-  { agent, organizationId, kind, id }: { agent: AgentRow; organizationId: string } & {
+  {
+    agent,
+    organizationId,
+    kind,
+    id,
+  }: { agent: AgentRow; organizationId: string } & {
     kind: 'model' | 'stt' | 'tts'
     id: string | null
   },

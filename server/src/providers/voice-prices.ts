@@ -53,9 +53,7 @@ export const partMicrosPerMinute = ({ catalogue, config }: PriceSources, part: V
 }
 
 /** The parts a voice agent's minutes are made of. */
-export const voicePartsOf = (
-  agent: VoiceAgent,
-): VoicePart[] => {
+export const voicePartsOf = (agent: VoiceAgent): VoicePart[] => {
   const parts: Array<[EndpointKind, string | null]> =
     agent.agentArchitecture === 'realtime'
       ? [['realtime', agent.realtimeProvider]]
@@ -86,4 +84,3 @@ export const voiceMicrosPerMinute = (
     const isOwn = provider !== undefined && ownProviders.has(provider)
     return sum + (isOwn ? PLATFORM_FEE_MICROS_PER_MINUTE : partMicrosPerMinute(sources, part))
   }, 0)
-

@@ -215,7 +215,7 @@ export const buildCallSession = ({
     arrival: Arrival
     chatCtx?: voice.AgentOptions<unknown>['chatCtx']
   }) => {
-    const wording = wordingFor(runtime, metadata.contact)
+    const wording = wordingFor(runtime, metadata.contact, agentSetup.memory ?? null)
     for (const { name, target } of nameTransferTools(runtime.handoffAgents)) transferTargets.set(name, target)
     return new ParleyAgent({
       runtime,

@@ -158,6 +158,12 @@ export const ZCallSetup = z.object({
       channel: z.enum(['text', 'voice']),
     }),
   ),
+  /**
+   * What the agent remembers of the person from earlier conversations (as chat recalls it): the
+   * memory of the conversation the call continues (its user_identifier's), or of the phone
+   * caller's or callee's number. Null when the person is not known; absent from older servers.
+   */
+  memory: z.string().nullable().default(null),
 })
 export type CallSetup = z.infer<typeof ZCallSetup>
 

@@ -4,6 +4,7 @@ import * as agentStore from '../agents/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { recallMemory } from '../memory/index.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
@@ -128,18 +129,38 @@ export const callSetupFor = async (
     functions,
     webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
     history: [],
+    memory: null,
   }
 }
 
 /** How many of a continued conversation's latest turns the voice agent hears (as text chat's prompt does). */
 const CONTINUED_TURNS = 20
 
+/**
+ * Whose memory a call recalls: the conversation it continues (its user_identifier's, as chat
+ * decided), else a phone call's other party by number (`user:+15551234567`, the identity a chat
+ * with that user_identifier has too); none for a web call of its own.
+ */
+const memoryIdentityOf = async (ctx: AppContext, call: CallRow) => {
+  if (call.conversationId) {
+    const conversation = await chatStore.findConversation(ctx.db, call.conversationId)
+    if (conversation?.memoryIdentity) return conversation.memoryIdentity
+  }
+  return call.phoneNumber ? `user:${call.phoneNumber}` : null
+}
+
+/** What the agent remembers of the call's person, as chat recalls it; null for a stranger. */
+const recallCallMemory = async (ctx: AppContext, call: CallRow) => {
+  const identity = await memoryIdentityOf(ctx, call)
+  return identity ? recallMemory(ctx, { organizationId: call.organizationId, identity }) : null
+}
+
 /** GET /v1/calls/{callId}/setup. Asking is the worker taking the call: no agent-join deadline then. */
 export const getCallSetup = async (ctx: AppContext, callId: string) => {
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
-  const [setup, history] = await Promise.all([
+  const [setup, history, memory] = await Promise.all([
     callSetupFor(ctx, await findLiveAgent(ctx, call), call.organizationId),
     call.conversationId
       ? chatStore.listTurnsBefore(ctx.db, {
@@ -148,8 +169,9 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
           limit: CONTINUED_TURNS,
         })
       : [],
+    recallCallMemory(ctx, call),
   ])
-  return { success: true as const, data: { ...setup, history } }
+  return { success: true as const, data: { ...setup, history, memory } }
 }
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */
@@ -192,17 +214,18 @@ export const handOffCall = async (
       'invalid_handoff_target',
     )
   // Everything the new agent needs is resolved before the call changes hands.
-  const [agent, setup, microsPerMinute] = await Promise.all([
+  const [agent, setup, microsPerMinute, memory] = await Promise.all([
     runtimeConfigForCall(ctx, { call, agent: target }),
     callSetupFor(ctx, target, call.organizationId),
     voiceRateFor(ctx, { agent: target, organizationId: call.organizationId }),
+    recallCallMemory(ctx, call),
   ])
   const switched = await switchLiveAgent(ctx, {
     callId: call.id,
     agent: { id: target.id, architecture: target.agentArchitecture, microsPerMinute },
   })
   if (!switched) throw callEnded()
-  return { success: true as const, data: { agent, setup } }
+  return { success: true as const, data: { agent, setup: { ...setup, memory } } }
 }
 
 /**

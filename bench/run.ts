@@ -6,6 +6,7 @@ const benchmarks: Record<string, () => Promise<{ run: () => Promise<void> }>> = 
   batch: () => import('./batch.ts'),
   chat: () => import('./chat.ts'),
   history: () => import('./history.ts'),
+  middleware: () => import('./middleware.ts'),
   knowledge: () => import('./knowledge.ts'),
   metrics: () => import('./metrics.ts'),
   probe: () => import('./probe.ts'),

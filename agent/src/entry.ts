@@ -6,6 +6,7 @@ import {
   type JobProcess,
   log,
   type VAD,
+  waitForParticipantAttribute,
   workflows,
 } from '@livekit/agents'
 import { type RemoteParticipant, RoomEvent } from '@livekit/rtc-node'
@@ -100,10 +101,21 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
             },
             wait: (ms) => wait(ms).then(() => undefined),
           }
+    // The SIP callee of an outbound call: answered once their call status is active.
+    const callee = metadata.direction === 'outbound' ? metadata.sipParticipantIdentity : undefined
     call = buildCallSession({
       metadata,
       setup,
       services: {
+        waitForAnswer: callee
+          ? () =>
+              waitForParticipantAttribute({
+                room: ctx.room,
+                identity: callee,
+                attribute: 'sip.callStatus',
+                value: 'active',
+              })
+          : null,
         api,
         allowHosts: outboundAllowHosts,
         vad: ctx.proc.userData.vad,
@@ -151,6 +163,8 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     return
   }
   logger.info({ architecture: metadata.agent.architecture, direction: metadata.direction }, 'call started')
+  // An outbound call: who answered, a person, a voicemail box or a phone menu (never throws).
+  void call.detectAnsweringMachine()
 }
 
 export default defineAgent({

@@ -19,6 +19,7 @@ export class ParleyAgent extends voice.Agent {
   readonly wording: Wording
   readonly #arrival: Arrival
   readonly #knowledgeFor: ((words: string) => Promise<string | null>) | null
+  readonly #greetWhen: Promise<boolean> | null
   /** The passages of the person's latest message, looked up once however many model calls it takes. */
   #turnKnowledge: { messageId: string; instruction: Promise<string | null> } | null = null
 
@@ -27,6 +28,7 @@ export class ParleyAgent extends voice.Agent {
     wording,
     arrival,
     knowledgeFor = null,
+    greetWhen = null,
     ...options
   }: Omit<voice.AgentOptions<unknown>, 'instructions' | 'id'> & {
     runtime: AgentRuntimeConfig
@@ -34,12 +36,18 @@ export class ParleyAgent extends voice.Agent {
     arrival: Arrival
     /** An agent with knowledge sources: the instruction with the passages for the person's words. */
     knowledgeFor?: ((words: string) => Promise<string | null>) | null
+    /**
+     * An outbound call's first agent greets once answering-machine detection heard a person (true);
+     * a machine is not greeted (false).
+     */
+    greetWhen?: Promise<boolean> | null
   }) {
     super({ ...options, id: runtime.id, instructions: wording.instructions })
     this.runtime = runtime
     this.wording = wording
     this.#arrival = arrival
     this.#knowledgeFor = knowledgeFor
+    this.#greetWhen = greetWhen
   }
 
   /**
@@ -96,6 +104,16 @@ export class ParleyAgent extends voice.Agent {
       this.session.generateReply({ instructions: CONTINUE })
       return
     }
+    if (this.#greetWhen) {
+      void this.#greetWhen.then((person) => {
+        if (person) this.#greet()
+      })
+      return
+    }
+    this.#greet()
+  }
+
+  #greet() {
     if (this.wording.greeting) this.speak(this.wording.greeting)
     else this.session.generateReply({ instructions: GREET })
   }

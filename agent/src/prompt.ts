@@ -2,7 +2,13 @@ import { fieldsAsText, fillPlaceholders } from '@parley/platform'
 import { type AgentRuntimeConfig, languageNames } from '@parley/shared'
 
 /** What the agent says and is told, with `{{field}}` placeholders filled. */
-export type Wording = { instructions: string; greeting: string | null; lastMessage: string | null }
+export type Wording = {
+  instructions: string
+  greeting: string | null
+  lastMessage: string | null
+  /** The message left on a voicemail box (an outbound call's voicemail setting). */
+  voicemailMessage: string | null
+}
 
 const VOICE_STYLE =
   'You are speaking on a voice call: answer in short spoken sentences, without lists, markdown or emoji.'
@@ -39,5 +45,6 @@ export const wordingFor = (
     instructions: instructions.filter(Boolean).join('\n\n'),
     greeting: fill(agent.greeting)?.trim() || null,
     lastMessage: fill(agent.lastMessage)?.trim() || null,
+    voicemailMessage: fill(agent.voicemail.message)?.trim() || null,
   }
 }

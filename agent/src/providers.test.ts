@@ -39,6 +39,7 @@ const runtime = (overrides: Partial<AgentRuntimeConfig>): AgentRuntimeConfig => 
   customFunctions: [],
   handoffAgents: [],
   transferDestinations: [],
+  voicemail: { action: 'hang_up', message: null, onPhoneMenu: 'navigate' },
   ...overrides,
 })
 

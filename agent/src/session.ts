@@ -3,6 +3,7 @@ import { llm, type log, type VAD, voice } from '@livekit/agents'
 import { nameTransferTools } from '@parley/platform'
 import type {
   AgentRuntimeConfig,
+  AmdVerdict,
   CallSetup,
   CallTransferResponse,
   DispatchMetadata,
@@ -10,6 +11,7 @@ import type {
   RuntimeTransferDestination,
   warmTransferResults,
 } from '@parley/shared'
+import { type AmdRun, detectAnsweringMachine, type WaitForAnswer } from './amd.ts'
 import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
 import { buildPipelineModels, buildRealtimeModel } from './providers.ts'
@@ -50,6 +52,12 @@ export type CallServices = {
   keypad?: Keypad | null
   /** Warm transfers to a person; absent where none can run (the agent says so to the caller). */
   warmTransfer?: WarmTransfer | null
+  /**
+   * An outbound call's wait for the callee to answer (`sip.callStatus` active): given, the call
+   * runs answering-machine detection (`detectAnsweringMachine`) and its first agent greets only a
+   * person. Absent: no detection (a web call, or a test of something else).
+   */
+  waitForAnswer?: WaitForAnswer | null
 }
 
 const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup, vad: VAD) => {
@@ -126,13 +134,18 @@ export const buildCallSession = ({
     }
   }
 
+  /** What answering-machine detection decided: every end of the call tells the server. */
+  let amdVerdict: AmdVerdict | undefined
   let ending: Promise<void> | undefined
-  /** Says the current agent's last message, then ends the call on the server and the job. Once. */
-  const hangUp = (reason: EndReason) => {
+  /**
+   * Says the current agent's last message (unless `silent`: a machine is not said goodbye to),
+   * then ends the call on the server and the job. Once.
+   */
+  const hangUp = (reason: EndReason, { silent = false }: { silent?: boolean } = {}) => {
     ending ??= (async () => {
-      await sayLastMessage()
+      if (!silent) await sayLastMessage()
       await transcript.flush()
-      await api.end(callId, reason).catch((error: unknown) => {
+      await api.end(callId, reason, amdVerdict).catch((error: unknown) => {
         logger.error({ callId, reason, error: String(error) }, 'the server did not end the call')
       })
       services.shutdown(reason)
@@ -209,11 +222,13 @@ export const buildCallSession = ({
     agentSetup,
     arrival,
     chatCtx,
+    greetWhen = null,
   }: {
     runtime: AgentRuntimeConfig
     agentSetup: CallSetup
     arrival: Arrival
     chatCtx?: voice.AgentOptions<unknown>['chatCtx']
+    greetWhen?: Promise<boolean> | null
   }) => {
     const wording = wordingFor(runtime, metadata.contact, agentSetup.memory ?? null)
     for (const { name, target } of nameTransferTools(runtime.handoffAgents)) transferTargets.set(name, target)
@@ -222,6 +237,7 @@ export const buildCallSession = ({
       wording,
       arrival,
       chatCtx,
+      greetWhen,
       knowledgeFor: runtime.knowledge
         ? knowledgeForTurn({
             api,
@@ -302,7 +318,7 @@ export const buildCallSession = ({
     if (reason === voice.CloseReason.ERROR && !ending) {
       logger.error({ callId, error: String(error) }, 'the session failed')
       ending = api
-        .end(callId, 'agent_error')
+        .end(callId, 'agent_error', amdVerdict)
         .then(() => undefined)
         .catch(() => undefined)
     }
@@ -331,9 +347,21 @@ export const buildCallSession = ({
   }
   session.on(voice.AgentSessionEventTypes.Close, () => clearTimeout(pressTimer))
 
+  // An outbound call with detection: the first agent greets once a person is heard.
+  const detecting =
+    metadata.direction === 'outbound' && services.waitForAnswer ? services.waitForAnswer : null
+  let personHeard: (person: boolean) => void = () => {}
+  const greetWhen = detecting
+    ? new Promise<boolean>((resolve) => {
+        personHeard = resolve
+      })
+    : null
+  session.on(voice.AgentSessionEventTypes.Close, () => personHeard(false))
+
   const agent = createAgent({
     runtime: metadata.agent,
     agentSetup: setup,
+    greetWhen,
     ...(setup.history.length > 0
       ? { arrival: 'continuation' as const, chatCtx: continuedContext(setup.history) }
       : { arrival: 'call-start' as const }),
@@ -343,6 +371,28 @@ export const buildCallSession = ({
     agent,
     hangUp,
     keyPressed,
+    /**
+     * Answering-machine detection, once the session started: resolves with the verdict and what
+     * was done about it (see amd.ts). Runs only on an outbound call given `waitForAnswer`.
+     */
+    detectAnsweringMachine: async (): Promise<AmdRun | null> => {
+      if (!detecting) return null
+      return detectAnsweringMachine({
+        session,
+        agent,
+        setting: metadata.agent.voicemail,
+        message: agent.wording.voicemailMessage,
+        waitForAnswer: detecting,
+        keypad: services.keypad ?? null,
+        ...(metadata.sipParticipantIdentity ? { participantIdentity: metadata.sipParticipantIdentity } : {}),
+        verdictReached: (verdict, person) => {
+          amdVerdict = verdict
+          personHeard(person)
+        },
+        end: (reason) => hangUp(reason, { silent: true }),
+        logger,
+      })
+    },
     /** Resolves when the call's ending (if any) and every transcript line are done: the job awaits it before it exits. */
     settled: async () => {
       await ending

@@ -1,4 +1,5 @@
 import {
+  type AmdVerdict,
   type AppendTranscriptBody,
   type CallSetup,
   type CallTransferRequest,
@@ -76,11 +77,19 @@ export const createWorkerApi = ({
         ),
       ).data,
 
-    /** Ends the call: the server deletes the room, which hangs up a SIP callee. */
-    end: async (callId: string, reason: EndReason) =>
+    /**
+     * Ends the call: the server deletes the room, which hangs up a SIP callee. `amdVerdict`: what
+     * answering-machine detection decided, on an outbound call where it ran.
+     */
+    end: async (callId: string, reason: EndReason, amdVerdict?: AmdVerdict) =>
       ZCallEndResponse.parse(
         await inClientSpan('worker_api end', (headers) =>
-          request(callPath(callId, 'end'), { method: 'POST', headers, body: { reason }, ...retrying(3) }),
+          request(callPath(callId, 'end'), {
+            method: 'POST',
+            headers,
+            body: amdVerdict === undefined ? { reason } : { reason, amdVerdict },
+            ...retrying(3),
+          }),
         ),
       ).data,
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ZRealtimeProvider } from './agents.ts'
+import { defaultVoicemailSetting, ZRealtimeProvider, ZVoicemailSetting } from './agents.ts'
 
 /**
  * The contract between the server and the voice agent worker (`agent/`).
@@ -75,6 +75,12 @@ export const ZAgentRuntimeConfig = z.object({
   knowledge: z.boolean().optional(),
   /** People the call may be transferred to (transfer_call); empty: the tool is not offered. */
   transferDestinations: z.array(ZRuntimeTransferDestination).default([]),
+  /**
+   * Outbound calls: what to do when a voicemail box or a phone menu answers (the worker's
+   * answering-machine detection). The message's placeholders are filled for a dialled contact.
+   * Absent from older servers' metadata: the defaults.
+   */
+  voicemail: ZVoicemailSetting.default(defaultVoicemailSetting),
 })
 export type AgentRuntimeConfig = z.infer<typeof ZAgentRuntimeConfig>
 

@@ -177,6 +177,67 @@ const transferDestinations = z
       'People a voice agent may transfer the call to with the transfer_call built-in (up to 10); ignored for text agents',
   })
 
+/** What a voice agent does when an outbound call reaches a voicemail box or a phone menu. */
+export const voicemailActions = ['hang_up', 'leave_message'] as const
+export const phoneMenuActions = ['navigate', 'hang_up'] as const
+export const VOICEMAIL_MESSAGE_MAX = 1000
+const VOICEMAIL_EXAMPLE = 'Hi {{first_name}}, this is Ada from Acme about your order. Please call us back.'
+
+/** The stored and returned form: every field present. */
+export const ZVoicemailSetting = z
+  .object({
+    action: z.enum(voicemailActions).meta({
+      description:
+        'On an outbound call answered by a voicemail box: hang_up at once, or leave_message (after the greeting ends), then hang up',
+    }),
+    message: z.string().nullable().meta({
+      description: 'The message left on a voicemail box; may use {{field}} placeholders like the prompt',
+      example: VOICEMAIL_EXAMPLE,
+    }),
+    onPhoneMenu: z.enum(phoneMenuActions).meta({
+      description:
+        'On an outbound call answered by a phone menu: navigate (the agent may press keys with send_dtmf) or hang_up',
+    }),
+  })
+  .meta({ id: 'VoicemailSetting' })
+export type VoicemailSetting = z.infer<typeof ZVoicemailSetting>
+
+export const defaultVoicemailSetting: VoicemailSetting = {
+  action: 'hang_up',
+  message: null,
+  onPhoneMenu: 'navigate',
+}
+
+/** What create and update take: action required, a message required to leave one. */
+const voicemail = z
+  .object({
+    action: z.enum(voicemailActions, { message: 'voicemail: action must be hang_up or leave_message' }),
+    message: z
+      .string({ message: 'voicemail: message must be a string' })
+      .trim()
+      .max(VOICEMAIL_MESSAGE_MAX, `voicemail: message must be at most ${VOICEMAIL_MESSAGE_MAX} characters`)
+      .nullable()
+      .optional()
+      .transform((value) => (value ? value : null))
+      .meta({
+        description: 'Required for leave_message; may use {{field}} placeholders like the prompt',
+        example: VOICEMAIL_EXAMPLE,
+      }),
+    onPhoneMenu: z
+      .enum(phoneMenuActions, { message: 'voicemail: onPhoneMenu must be navigate or hang_up' })
+      .default('navigate'),
+  })
+  .strict()
+  .refine((value) => value.action !== 'leave_message' || value.message !== null, {
+    message: 'voicemail: message is required when action is leave_message',
+    path: ['message'],
+  })
+  .meta({
+    id: 'VoicemailSettingInput',
+    description:
+      'Outbound calls of a voice agent (ignored for text agents): what to do on a voicemail box or a phone menu. Default {action: hang_up, onPhoneMenu: navigate}',
+  })
+
 const fallbackModel = catalogueId.nullable().meta({
   description:
     "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
@@ -223,6 +284,7 @@ const updateFields = {
   webhookEvents,
   analysisSchema,
   transferDestinations,
+  voicemail,
   /** Architecture is fixed after creation: only the agent's own is accepted (a fetched agent sent back). */
   agentArchitecture: ZAgentArchitecture.meta({ description: fixedArchitecture }),
 }
@@ -270,6 +332,7 @@ const v1Fields = {
   webhookEvents,
   analysisSchema,
   transferDestinations,
+  voicemail,
 }
 
 /** A text agent created without a model gets the catalogue's default (`GET /v1/catalogue`). */
@@ -310,6 +373,7 @@ export const ZCreateAgentV1 = z
     webhookEvents: true,
     analysisSchema: true,
     transferDestinations: true,
+    voicemail: true,
   })
   .superRefine((agent, ctx) => {
     for (const field of requiredByArchitecture[agent.agentArchitecture]) {
@@ -408,6 +472,7 @@ export const ZAgent = z
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),
+    voicemail: ZVoicemailSetting,
     userId: z.string(),
     organizationId: z.string(),
     active: z.boolean(),
@@ -452,6 +517,7 @@ export const ZAgentV1 = z
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),
+    voicemail: ZVoicemailSetting,
     createdBy: z.string().meta({
       description: 'The user who created the agent: the creator the access rules name',
     }),

@@ -51,6 +51,7 @@ export const toAgentV1 = (agent: AgentRow): AgentV1 => ({
   webhookEvents: agent.webhookEvents,
   analysisSchema: agent.analysisSchema,
   transferDestinations: agent.transferDestinations,
+  voicemail: agent.voicemail,
   createdBy: agent.userId,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),

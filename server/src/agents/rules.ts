@@ -1,4 +1,9 @@
-import { type AgentArchitecture, type Catalogue, DEFAULT_TEMPERATURE } from '@parley/shared'
+import {
+  type AgentArchitecture,
+  type Catalogue,
+  DEFAULT_TEMPERATURE,
+  defaultVoicemailSetting,
+} from '@parley/shared'
 import type { Config } from '../config.ts'
 import { AppError } from '../http/app-error.ts'
 import {
@@ -25,6 +30,7 @@ type Settings = Pick<
   | 'fallbackStt'
   | 'fallbackTts'
   | 'transferDestinations'
+  | 'voicemail'
 >
 
 /** Fields an architecture does not use are stored as null, whatever was sent. */
@@ -54,6 +60,7 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
         voiceId: null,
         realtimeProvider: null,
         transferDestinations: [],
+        voicemail: defaultVoicemailSetting,
       }
   }
 }

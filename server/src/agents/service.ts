@@ -3,6 +3,7 @@ import { validateObjectSchema, validateOutboundUrl } from '@parley/platform'
 import {
   type AgentArchitecture,
   type CreateAgentV1,
+  defaultVoicemailSetting,
   type ListAgentsQuery,
   type PatchAgentV1,
   type StudioUpdateAgent,
@@ -229,6 +230,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     webhookEvents: input.webhookEvents ?? [...webhookEventNames],
     analysisSchema: input.analysisSchema ?? null,
     transferDestinations: input.transferDestinations ?? [],
+    voicemail: input.voicemail ?? defaultVoicemailSetting,
   })
   checkAgentSettings(fields, ctx.catalogue)
   checkRealtimeTemperature(fields)

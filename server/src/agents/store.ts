@@ -1,7 +1,9 @@
 import {
   type AgentArchitecture,
   type AgentMode,
+  defaultVoicemailSetting,
   type TransferDestination,
+  type VoicemailSetting,
   type WebhookEventName,
   webhookEventNames,
 } from '@parley/shared'
@@ -52,6 +54,8 @@ export type AgentRow = {
   analysisSchema: Record<string, unknown> | null
   /** People a call may be transferred to (transfer_call; voice agents). */
   transferDestinations: TransferDestination[]
+  /** Outbound calls: what to do on a voicemail box or a phone menu. */
+  voicemail: VoicemailSetting
   createdAt: Date
   updatedAt: Date
 }
@@ -95,6 +99,7 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   webhookEvents: (row.webhook_events ?? [...webhookEventNames]) as WebhookEventName[],
   analysisSchema: row.analysis_schema ?? null,
   transferDestinations: row.transfer_destinations ?? [],
+  voicemail: row.voicemail ?? defaultVoicemailSetting,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -150,6 +155,7 @@ const toColumns = (fields: Partial<AgentFields>) => {
           ? null
           : JSON.stringify(fields.analysisSchema),
     transfer_destinations: json(fields.transferDestinations),
+    voicemail: fields.voicemail === undefined ? undefined : JSON.stringify(fields.voicemail),
   }
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
 }

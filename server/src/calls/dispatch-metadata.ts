@@ -89,6 +89,7 @@ export const agentRuntimeConfig = async (
       whenToUse,
       mode,
     })),
+    voicemail: agent.voicemail,
   }
 }
 
@@ -128,10 +129,19 @@ export const configForContact = (runtimeConfig: AgentRuntimeConfig, contact: Con
       prompt: runtimeConfig.prompt,
       greeting: runtimeConfig.greeting,
       lastMessage: runtimeConfig.lastMessage,
+      voicemailMessage: runtimeConfig.voicemail.message,
     },
     fields,
   )
-  return { agent: { ...runtimeConfig, ...filled }, unknownPlaceholders: unknown }
+  const { voicemailMessage, ...texts } = filled
+  return {
+    agent: {
+      ...runtimeConfig,
+      ...texts,
+      voicemail: { ...runtimeConfig.voicemail, message: voicemailMessage },
+    },
+    unknownPlaceholders: unknown,
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Duplex } from 'node:stream'
 import { PGlite } from '@electric-sql/pglite'
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import type { Logger } from 'pino'
 
 /** PostgreSQL's SSLRequest code: the first message of a client that would like TLS. */
@@ -163,9 +164,10 @@ export const startEmbeddedPostgres = async ({
   if (!existsSync(join(directory, 'PG_VERSION'))) await initializeDataDirectory(directory, logger)
   const pglite = await PGlite.create({
     dataDir: directory,
-    ...(withVectors
-      ? { extensions: { vector: (await import('@electric-sql/pglite-pgvector')).vector } }
-      : {}),
+    extensions: {
+      btree_gin,
+      ...(withVectors ? { vector: (await import('@electric-sql/pglite-pgvector')).vector } : {}),
+    },
   })
   return {
     connect: () => new PGliteConnection(pglite),

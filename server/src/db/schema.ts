@@ -161,10 +161,17 @@ export interface AgentsTable {
   analysis_schema: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   /** People the agent may transfer a call to: [{name, destination, whenToUse, mode}]. */
   transfer_destinations: ColumnType<TransferDestinationJson[], string | undefined, string>
+  /** Outbound calls on a voicemail box or a phone menu: {action, message, onPhoneMenu}. */
+  voicemail: ColumnType<VoicemailJson, string | undefined, string>
   created_at: Timestamp
   updated_at: Timestamp
 }
 
+type VoicemailJson = {
+  action: 'hang_up' | 'leave_message'
+  message: string | null
+  onPhoneMenu: 'navigate' | 'hang_up'
+}
 type TransferDestinationJson = { name: string; destination: string; whenToUse: string; mode: 'cold' | 'warm' }
 
 /** A call's transfer to a person (migration 0048). */

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
-import { webhookEventNames } from '@parley/shared'
+import { defaultVoicemailSetting, webhookEventNames } from '@parley/shared'
 import { ulid } from 'ulid'
 import * as agents from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
@@ -68,6 +68,7 @@ const insertDemoAgent = async (
     webhookEvents: [...webhookEventNames],
     analysisSchema: null,
     transferDestinations: [],
+    voicemail: defaultVoicemailSetting,
     model: 'offline',
     realtimeProvider: null,
     greetingType: 'agentFirst' as const,

@@ -1,4 +1,11 @@
-import type { AgentV1, StudioUpdateAgent } from '@parley/shared'
+import type { AgentV1, StudioUpdateAgent, VoicemailSetting } from '@parley/shared'
+
+/** The API's default voicemail setting (an agent saved before the setting existed has it). */
+export const defaultVoicemail: VoicemailSetting = {
+  action: 'hang_up',
+  message: null,
+  onPhoneMenu: 'navigate',
+}
 
 /**
  * An agent's settings as the form holds them: text for every input (an analysis schema as the JSON
@@ -30,6 +37,8 @@ export type Draft = {
   analysisSchema: string
   /** The transfer destinations as JSON text (a list of objects compares as its text). */
   transferDestinations: string
+  /** The voicemail setting as JSON text (compares as its text). */
+  voicemail: string
 }
 
 export const draftOf = (agent: AgentV1): Draft => ({
@@ -57,6 +66,7 @@ export const draftOf = (agent: AgentV1): Draft => ({
   webhookEvents: agent.webhookEvents,
   analysisSchema: agent.analysisSchema ? JSON.stringify(agent.analysisSchema, null, 2) : '',
   transferDestinations: JSON.stringify(agent.transferDestinations ?? []),
+  voicemail: JSON.stringify(agent.voicemail ?? defaultVoicemail),
 })
 
 /** The studio form's name of each setting (the v1 read form says systemPrompt and language). */
@@ -85,6 +95,7 @@ export const apiFieldOf: Record<keyof Draft, string> = {
   webhookEvents: 'webhookEvents',
   analysisSchema: 'analysisSchema',
   transferDestinations: 'transferDestinations',
+  voicemail: 'voicemail',
 }
 
 const orNull = (text: string) => (text.trim() === '' ? null : text)
@@ -111,6 +122,8 @@ const valueFor = (field: keyof Draft, draft: Draft): unknown => {
       return jsonOf(draft.analysisSchema)
     case 'transferDestinations':
       return jsonOf(draft.transferDestinations) ?? []
+    case 'voicemail':
+      return jsonOf(draft.voicemail) ?? defaultVoicemail
     case 'name':
     case 'systemPrompt':
     case 'mode':

@@ -11,6 +11,7 @@ import { firstAvailable, modelsFor, Picker, voicesOf } from './pickers.tsx'
 import { apiFieldOf, changesOf, type Draft, draftOf, rebaseDraft } from './settings-draft.ts'
 import { HandoffFieldset, ToolsFieldset } from './settings-tools.tsx'
 import { TransfersFieldset } from './settings-transfers.tsx'
+import { VoicemailFieldset } from './settings-voicemail.tsx'
 import { AnalysisSchemaField, WebhookFieldset } from './settings-webhook.tsx'
 
 /** The studio form's answer when the organization lacks a key: what stood in, where to add keys. */
@@ -289,6 +290,7 @@ export const SettingsForm = ({
         <ToolsFieldset {...fieldsetProps} catalogue={catalogue} />
         <HandoffFieldset {...fieldsetProps} agent={agent} />
         {agent.agentArchitecture === 'text' ? null : <TransfersFieldset {...fieldsetProps} />}
+        {agent.agentArchitecture === 'text' ? null : <VoicemailFieldset {...fieldsetProps} />}
         <WebhookFieldset {...fieldsetProps} agentId={agent.id} />
       </fieldset>
       <ErrorLine error={error} />

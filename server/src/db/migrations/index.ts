@@ -36,8 +36,10 @@ import * as agentTests from './0056-agent-tests.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
+import * as agentVoicemail from './0071-agent-voicemail.ts'
 import * as voiceAnalysisFallbacks from './0075-voice-analysis-fallbacks.ts'
 import * as callVoicePrice from './0076-call-voice-price.ts'
+import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -78,6 +80,8 @@ export const migrations: Record<string, Migration> = {
   '0060-audit-log': auditLog,
   '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,
+  '0071-agent-voicemail': agentVoicemail,
   '0075-voice-analysis-fallbacks': voiceAnalysisFallbacks,
   '0076-call-voice-price': callVoicePrice,
+  '0080-knowledge-tenant-index': knowledgeTenantIndex,
 }

@@ -1,0 +1,205 @@
+import { type ChildProcess, fork } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 4)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const CONNECTIONS = 20
+
+type Side = {
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  non2xx: number
+  cpuMicrosPerRequest: number
+}
+type Target = {
+  label: string
+  url: string
+  headers: Record<string, string>
+  cpu: () => Promise<number>
+  /** The server's CPU when nobody calls it (timers, the job queue's polls), µs per second. */
+  background: () => number
+}
+type ChildMessage =
+  | { type: 'ready'; url: string; adminToken: string | null }
+  | { type: 'cpu'; micros: number }
+  | { type: 'stopped' }
+
+const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
+  for (;;) {
+    const [message] = (await once(child, 'message')) as [ChildMessage]
+    if (message.type === type) return message as Extract<ChildMessage, { type: T }>
+  }
+}
+
+/** One side in a process of its own, its stdout (the full stack's access log) on /dev/null. */
+const forkSide = async (side: 'bare' | 'full', flags: string[]) => {
+  const child = fork(fileURLToPath(new URL('./middleware-server.ts', import.meta.url)), {
+    execArgv: [...flags, '--import', 'tsx'],
+    env: { ...process.env, BENCH_SIDE: side },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`the ${side} server exited`)
+  })
+  const ready = await Promise.race([nextMessage(child, 'ready'), exited])
+  return {
+    ...ready,
+    cpu: async () => {
+      child.send({ type: 'cpu' })
+      return (await nextMessage(child, 'cpu')).micros
+    },
+    stop: async () => {
+      child.send({ type: 'stop' })
+      await nextMessage(child, 'stopped').catch(() => undefined)
+    },
+  }
+}
+
+/** The CPU the requests cost: what the server used less its background for that long. */
+const measureOnce = async ({ url, headers, cpu, background }: Target, duration: number): Promise<Side> => {
+  const cpuBefore = await cpu()
+  const startedAt = performance.now()
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration })
+  const seconds = (performance.now() - startedAt) / 1000
+  const cpuMicros = (await cpu()) - cpuBefore - background() * seconds
+  return {
+    cpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  }
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+
+const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as Record<string, unknown>
+}
+
+/** A secret API key of a new organization whose rate limit counts every request but refuses none. */
+const apiKeyOn = async (url: string, adminToken: string) => {
+  const session = await post(`${url}/api/auth/signup`, {
+    organizationName: 'Bench',
+    name: 'Bench',
+    email: `bench-${randomBytes(4).toString('hex')}@example.com`,
+    password: 'bench password 123',
+  })
+  const organizationId = (session.organization as { id: string }).id
+  const update = await fetch(`${url}/admin/organizations/${organizationId}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ tier: 'enterprise', rateLimitPerMinute: 1_000_000 }),
+  })
+  if (!update.ok) throw new Error(`raising the rate limit failed: ${update.status}`)
+  const { key } = await post(
+    `${url}/api/api-keys`,
+    { name: 'bench', type: 'secret' },
+    { authorization: `Bearer ${session.token as string}` },
+  )
+  return key as string
+}
+
+/**
+ * The full middleware stack's cost against a bare Express 5 app, each server in a process of its
+ * own, both up at once: `/healthz`, and a no-op route that the full stack serves behind a secret
+ * API key (cached key, rate limiter) and the bare app serves as is. Rounds alternate the four
+ * targets so the machine's drift falls on all alike; each figure is the mean of its rounds.
+ * BENCH_FLAGS adds node flags to the full side (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export const run = async () => {
+  const fullFlags = (process.env.BENCH_FLAGS ?? '').split(' ').filter(Boolean)
+  const [bare, full] = await Promise.all([forkSide('bare', []), forkSide('full', fullFlags)])
+  try {
+    const key = await apiKeyOn(full.url, full.adminToken as string)
+    // Each server's CPU with no requests, over the same few idle seconds.
+    const IDLE_SECONDS = 3
+    const [bareIdle, fullIdle] = [await bare.cpu(), await full.cpu()]
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
+    const backgroundOf = {
+      bare: ((await bare.cpu()) - bareIdle) / IDLE_SECONDS,
+      full: ((await full.cpu()) - fullIdle) / IDLE_SECONDS,
+    }
+    const allTargets: Target[] = [
+      {
+        label: 'bare Express /healthz',
+        url: `${bare.url}/healthz`,
+        headers: {},
+        cpu: bare.cpu,
+        background: () => backgroundOf.bare,
+      },
+      {
+        label: 'full stack /healthz',
+        url: `${full.url}/healthz`,
+        headers: {},
+        cpu: full.cpu,
+        background: () => backgroundOf.full,
+      },
+      {
+        label: 'bare Express no-op',
+        url: `${bare.url}/v1/bench/apiKey`,
+        headers: {},
+        cpu: bare.cpu,
+        background: () => backgroundOf.bare,
+      },
+      {
+        label: 'full stack no-op (API key)',
+        url: `${full.url}/v1/bench/apiKey`,
+        headers: { 'x-api-key': key },
+        cpu: full.cpu,
+        background: () => backgroundOf.full,
+      },
+    ]
+    // BENCH_ONLY=healthz or no-op keeps the targets whose label holds it (a profile of one path).
+    const only = process.env.BENCH_ONLY
+    const targets = only ? allTargets.filter((target) => target.label.includes(only)) : allTargets
+    const loadBefore = loadavg()
+    // Warm-up: JIT, the key cache, the limiter's entry.
+    for (const target of targets) await measureOnce(target, 1)
+    const runs: Side[][] = targets.map(() => [])
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [i, target] of targets.entries()) runs[i]?.push(await measureOnce(target, SECONDS_PER_RUN))
+    const sides = runs.map(
+      (rounds): Side => ({
+        requestsPerSecond: mean(rounds.map((side) => side.requestsPerSecond)),
+        p50: mean(rounds.map((side) => side.p50)),
+        p99: mean(rounds.map((side) => side.p99)),
+        non2xx: rounds.reduce((sum, side) => sum + side.non2xx, 0),
+        cpuMicrosPerRequest: mean(rounds.map((side) => side.cpuMicrosPerRequest)),
+      }),
+    ) as [Side, Side, Side, Side]
+    const loadAfter = loadavg()
+    const row = (label: string, side: Side, rounds: Side[]) =>
+      `${label.padEnd(28)} ${side.requestsPerSecond.toFixed(0).padStart(7)} req/s (rounds ${rounds.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')})   p50 ${side.p50.toFixed(1)} ms   p99 ${side.p99.toFixed(1)} ms   server CPU ${side.cpuMicrosPerRequest.toFixed(0)} µs/request   non-2xx ${side.non2xx}`
+    const ratio = (full: Side, bare: Side) => (full.requestsPerSecond / bare.requestsPerSecond).toFixed(3)
+    // What the full stack's throughput would be on a server that has a core to itself: the
+    // ratio of CPU per request, steadier than req/s when other work shares the machine.
+    const cpuRatio = (full: Side, bare: Side) =>
+      (bare.cpuMicrosPerRequest / full.cpuMicrosPerRequest).toFixed(3)
+    const lines = [
+      `middleware benchmark: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS_PER_RUN} s per target, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}, rate limits ${process.env.REDIS_URL ? 'in Redis' : 'in memory'}; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after`,
+      `background CPU with no requests: bare ${(backgroundOf.bare / 1e4).toFixed(1)} % of a core, full ${(backgroundOf.full / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
+      ...targets.map((target, i) => row(target.label, sides[i] as Side, runs[i] as Side[])),
+      ...(targets.length < 4
+        ? []
+        : [
+            `ratio full/bare req/s: /healthz ${ratio(sides[1], sides[0])}, authenticated no-op ${ratio(sides[3], sides[2])} (target ≥ 0.8 each)`,
+            `ratio bare/full server CPU per request: /healthz ${cpuRatio(sides[1], sides[0])}, authenticated no-op ${cpuRatio(sides[3], sides[2])} (the req/s ratio a server with a core of its own would see)`,
+          ]),
+    ]
+    process.stdout.write(`${lines.join('\n')}\n`)
+  } finally {
+    await Promise.all([bare.stop(), full.stop()])
+  }
+}

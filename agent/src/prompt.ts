@@ -30,11 +30,14 @@ const languageRule = (languages: readonly string[]) => {
 export const wordingFor = (
   agent: AgentRuntimeConfig,
   contact: Record<string, unknown> | undefined,
+  /** What the agent remembers of the person (the call setup's memory), as chat puts it. */
+  memory: string | null = null,
 ): Wording => {
   const fields = fieldsAsText(contact ?? {})
   const fill = (text: string | null) => (text === null ? null : fillPlaceholders(text, fields).text)
   const instructions = [
     fill(agent.prompt) ?? `You are ${agent.name}, a helpful assistant.`,
+    memory ? `What you remember about this person from earlier conversations:\n${memory}` : null,
     VOICE_STYLE,
     languageRule(agent.languages),
   ]

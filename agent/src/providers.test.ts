@@ -1,4 +1,4 @@
-import { inference, initializeLogger, log } from '@livekit/agents'
+import { inference, initializeLogger, log, stt as stt_, tts as tts_ } from '@livekit/agents'
 import * as google from '@livekit/agents-plugin-google'
 import * as openai from '@livekit/agents-plugin-openai'
 import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, ResolvedEndpoint } from '@parley/shared'
@@ -48,10 +48,13 @@ const noSetup: CallSetup = {
   fallbackLlm: null,
   stt: null,
   tts: null,
+  fallbackStt: null,
+  fallbackTts: null,
   realtime: null,
   functions: [],
   webSearch: null,
   history: [],
+  memory: null,
 }
 
 /** Builds the call's first agent; nothing here opens a connection. */
@@ -126,6 +129,35 @@ describe('the provider table', () => {
     ])
     expect([agent.stt?.label, agent.stt?.model]).toEqual(['deepgram.STT', 'nova-3'])
     expect([agent.tts?.label, agent.tts?.model]).toEqual(['cartesia.TTS', 'sonic-2'])
+  })
+
+  it('wraps the STT and TTS in the framework’s fallback adapters when the setup names fallbacks', () => {
+    const stt = { ...endpoint('openai', 'whisper-1', 'http://127.0.0.1:9/v1'), language: 'en' }
+    const tts = { ...endpoint('openai', 'tts-1', 'http://127.0.0.1:9/v1'), voice: 'alloy' }
+    const agent = agentFor(runtime({}), {
+      ...noSetup,
+      llm: endpoint('openai', 'gpt-4o-mini', 'http://127.0.0.1:9/v1'),
+      stt,
+      tts,
+      fallbackStt: { ...stt, provider: 'groq', model: 'whisper-large-v3-turbo' },
+      fallbackTts: { ...tts, provider: 'groq', model: 'playai-tts' },
+      memory: 'User: I am vegetarian.',
+    })
+    expect(agent.stt).toBeInstanceOf(stt_.FallbackAdapter)
+    expect(agent.tts).toBeInstanceOf(tts_.FallbackAdapter)
+    // Both STTs answer whole utterances: the adapter cuts the speech for them with the call's VAD.
+    expect((agent.stt as stt_.FallbackAdapter).sttInstances.map((one) => one.label)).toEqual([
+      'stt.StreamAdapter<openai.STT>',
+      'stt.StreamAdapter<openai.STT>',
+    ])
+    expect((agent.tts as tts_.FallbackAdapter).ttsInstances.map((one) => one.model)).toEqual([
+      'tts-1',
+      'playai-tts',
+    ])
+    // The caller's memory from the setup is in the agent's instructions, as chat puts it.
+    expect(agent.instructions).toContain(
+      'What you remember about this person from earlier conversations:\nUser: I am vegetarian.',
+    )
   })
 
   it('serves any OpenAI-compatible endpoint for all three parts, and ElevenLabs voices', () => {

@@ -1,4 +1,4 @@
-import { llm, type stt, type tts } from '@livekit/agents'
+import { llm, stt, tts, type VAD } from '@livekit/agents'
 import * as cartesia from '@livekit/agents-plugin-cartesia'
 import * as deepgram from '@livekit/agents-plugin-deepgram'
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs'
@@ -58,12 +58,13 @@ const providers: Record<Endpoint['api'], Builders> = {
         apiKey: endpoint.apiKey,
         voice: endpoint.voice as openai.TTSVoices,
       }),
-    realtime: (endpoint, { temperature }) =>
+    // OpenAI's Realtime session has no temperature (the plugin sends none): the server refuses
+    // one for these agents, so none is passed here as if it reached the model.
+    realtime: (endpoint) =>
       new openai.realtime.RealtimeModel({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
-        temperature,
         ...(endpoint.voice ? { voice: endpoint.voice } : {}),
       }),
   },
@@ -165,15 +166,48 @@ const buildLanguageModel = (setup: CallSetup, options: Options) => {
   return new llm.FallbackAdapter({ llms: [primary, fallback], retryOnChunkSent: false })
 }
 
-/** The models of a pipeline agent (STT → LLM → TTS), each from its resolved endpoint. */
-export const buildPipelineModels = (setup: CallSetup, options: Options) => {
-  const { stt, tts } = setup
-  return {
-    stt: builderOf('stt', stt)(stt as SttEndpoint),
-    llm: buildLanguageModel(setup, options),
-    tts: builderOf('tts', tts)(tts as TtsEndpoint, options),
-  }
+/**
+ * How quickly a failing STT or TTS gives way to its fallback: one retry, a short pause, then the
+ * next provider (the framework's defaults wait seconds, a long silence on a call).
+ */
+const FALLBACK_RETRY = { retries: 1, intervalMs: 300 } as const
+
+/**
+ * The speech-to-text of a pipeline agent: its own, or, when the agent names a fallback, the
+ * framework's FallbackAdapter over both. A provider that fails (an error answer, a lost
+ * connection, a timeout) gives way to the next for the rest of the call until it recovers. The
+ * VAD cuts the speech for STTs that do not stream (the adapter wraps them itself).
+ */
+const buildSpeechToText = (setup: CallSetup, vad: VAD | undefined) => {
+  const primary = builderOf('stt', setup.stt)(setup.stt as SttEndpoint)
+  if (!setup.fallbackStt) return primary
+  const fallback = builderOf('stt', setup.fallbackStt)(setup.fallbackStt)
+  return new stt.FallbackAdapter({
+    sttInstances: [primary, fallback],
+    ...(vad ? { vad } : {}),
+    maxRetryPerSTT: FALLBACK_RETRY.retries,
+    retryIntervalMs: FALLBACK_RETRY.intervalMs,
+  })
 }
+
+/** The text-to-speech of a pipeline agent: its own, or the framework's FallbackAdapter over it and its fallback. */
+const buildTextToSpeech = (setup: CallSetup, options: Options) => {
+  const primary = builderOf('tts', setup.tts)(setup.tts as TtsEndpoint, options)
+  if (!setup.fallbackTts) return primary
+  const fallback = builderOf('tts', setup.fallbackTts)(setup.fallbackTts, options)
+  return new tts.FallbackAdapter({
+    ttsInstances: [primary, fallback],
+    maxRetryPerTTS: FALLBACK_RETRY.retries,
+    recoveryDelayMs: FALLBACK_RETRY.intervalMs,
+  })
+}
+
+/** The models of a pipeline agent (STT → LLM → TTS), each from its resolved endpoint, with their fallbacks. */
+export const buildPipelineModels = (setup: CallSetup, options: Options & { vad?: VAD }) => ({
+  stt: buildSpeechToText(setup, options.vad),
+  llm: buildLanguageModel(setup, options),
+  tts: buildTextToSpeech(setup, options),
+})
 
 /** The speech-to-speech model of a realtime agent (OpenAI Realtime, Gemini Live). */
 export const buildRealtimeModel = (setup: CallSetup, options: Options) =>

@@ -60,11 +60,11 @@ export type CallServices = {
   waitForAnswer?: WaitForAnswer | null
 }
 
-const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup) => {
+const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup, vad: VAD) => {
   const options = { temperature: runtime.temperature, language: runtime.languages[0] ?? 'en' }
   return runtime.architecture === 'realtime'
     ? { llm: buildRealtimeModel(setup, options) }
-    : buildPipelineModels(setup, options)
+    : buildPipelineModels(setup, { ...options, vad })
 }
 
 /**
@@ -243,7 +243,7 @@ export const buildCallSession = ({
     chatCtx?: voice.AgentOptions<unknown>['chatCtx']
     greetWhen?: Promise<boolean> | null
   }) => {
-    const wording = wordingFor(runtime, metadata.contact)
+    const wording = wordingFor(runtime, metadata.contact, agentSetup.memory ?? null)
     for (const { name, target } of nameTransferTools(runtime.handoffAgents)) transferTargets.set(name, target)
     return new ParleyAgent({
       runtime,
@@ -262,7 +262,7 @@ export const buildCallSession = ({
               ),
           })
         : null,
-      ...modelsFor(runtime, agentSetup),
+      ...modelsFor(runtime, agentSetup, services.vad),
       tools: buildTools({
         runtime,
         setup: agentSetup,
@@ -310,7 +310,12 @@ export const buildCallSession = ({
 
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
     if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return
-    transcript.add({ role: item.role, text: item.textContent ?? '', spokenAt: new Date(item.createdAt) })
+    transcript.add({
+      role: item.role,
+      text: item.textContent ?? '',
+      spokenAt: new Date(item.createdAt),
+      interrupted: item.interrupted,
+    })
   })
   // Tool calls are kept with the call as chat keeps a reply's: what ran, with which arguments, and
   // whether it failed; a transfer names the agent that answered from then on.

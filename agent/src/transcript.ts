@@ -49,11 +49,30 @@ export const createTranscriptWriter = ({
   }
 
   return {
-    /** A finished turn; empty ones (an interruption before any word) are not lines. */
-    add: ({ role, text, spokenAt }: { role: Line['role']; text: string; spokenAt: Date }) => {
+    /**
+     * A finished turn; empty ones (an interruption before any word) are not lines. An agent's turn
+     * the caller cut off is marked `interrupted` (its text is what was said before).
+     */
+    add: ({
+      role,
+      text,
+      spokenAt,
+      interrupted = false,
+    }: {
+      role: Line['role']
+      text: string
+      spokenAt: Date
+      interrupted?: boolean
+    }) => {
       const content = text.trim().slice(0, MAX_CHARS)
       if (content === '') return
-      pendingLines.push({ id: randomUUID(), role, content, spokenAt: spokenAt.toISOString() })
+      pendingLines.push({
+        id: randomUUID(),
+        role,
+        content,
+        spokenAt: spokenAt.toISOString(),
+        ...(interrupted ? { interrupted: true } : {}),
+      })
       pump()
     },
     /** A tool the agent called (its id: the model's call id, unique in the call). */

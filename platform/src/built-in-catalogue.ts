@@ -5,7 +5,9 @@ import type { Catalogue } from '@parley/shared'
  * model or voice id, which is what the worker sends. Gladia is not offered: LiveKit Agents for
  * Node has no Gladia plugin, so a voice agent with it could never hear anyone. Each model carries
  * its list price in USD per million tokens: the one price table (config.ts reads it; LLM_PRICES and
- * PROVIDERS_FILE add or replace entries).
+ * PROVIDERS_FILE add or replace entries); each STT, TTS and realtime entry its price per minute of call
+ * with the platform's key (approximate list prices per minute of speech, with the platform's share;
+ * README "Voice pricing"), the defaults adding up to the former flat 0.0175 and 0.035 USD a minute.
  */
 export const builtInCatalogue: Catalogue = {
   models: [
@@ -58,24 +60,50 @@ export const builtInCatalogue: Catalogue = {
     },
   ],
   stt: [
-    { id: 'deepgram-nova-3', name: 'Deepgram Nova 3', provider: 'deepgram', providerModel: 'nova-3' },
-    { id: 'whisper-1', name: 'OpenAI Whisper', provider: 'openai', providerModel: 'whisper-1' },
+    {
+      id: 'deepgram-nova-3',
+      name: 'Deepgram Nova 3',
+      provider: 'deepgram',
+      providerModel: 'nova-3',
+      price: { usdPerMinute: 0.0077 },
+    },
+    {
+      id: 'whisper-1',
+      name: 'OpenAI Whisper',
+      provider: 'openai',
+      providerModel: 'whisper-1',
+      price: { usdPerMinute: 0.006 },
+    },
     {
       id: 'groq-whisper-large-v3-turbo',
       name: 'Whisper Large v3 Turbo (Groq)',
       provider: 'groq',
       providerModel: 'whisper-large-v3-turbo',
+      price: { usdPerMinute: 0.0007 },
     },
   ],
   tts: [
-    { id: 'cartesia-sonic-2', name: 'Cartesia Sonic 2', provider: 'cartesia', providerModel: 'sonic-2' },
+    {
+      id: 'cartesia-sonic-2',
+      name: 'Cartesia Sonic 2',
+      provider: 'cartesia',
+      providerModel: 'sonic-2',
+      price: { usdPerMinute: 0.0092 },
+    },
     {
       id: 'elevenlabs-flash-v2.5',
       name: 'ElevenLabs Flash v2.5',
       provider: 'elevenlabs',
       providerModel: 'eleven_flash_v2_5',
+      price: { usdPerMinute: 0.045 },
     },
-    { id: 'openai-tts-1', name: 'OpenAI TTS', provider: 'openai', providerModel: 'tts-1' },
+    {
+      id: 'openai-tts-1',
+      name: 'OpenAI TTS',
+      provider: 'openai',
+      providerModel: 'tts-1',
+      price: { usdPerMinute: 0.0135 },
+    },
   ],
   voices: [
     {
@@ -104,8 +132,18 @@ export const builtInCatalogue: Catalogue = {
     { voiceId: 'Kore', voiceName: 'Kore', provider: 'gemini', providerVoiceId: 'Kore' },
   ],
   realtimeProviders: [
-    { id: 'openai', name: 'OpenAI Realtime', providerModel: 'gpt-4o-realtime-preview' },
-    { id: 'gemini', name: 'Gemini Live', providerModel: 'gemini-2.0-flash-live-001' },
+    {
+      id: 'openai',
+      name: 'OpenAI Realtime',
+      providerModel: 'gpt-4o-realtime-preview',
+      price: { usdPerMinute: 0.035 },
+    },
+    {
+      id: 'gemini',
+      name: 'Gemini Live',
+      providerModel: 'gemini-2.0-flash-live-001',
+      price: { usdPerMinute: 0.02 },
+    },
   ],
   functions: [
     {

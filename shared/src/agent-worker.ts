@@ -143,6 +143,13 @@ export const ZCallSetup = z.object({
   stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
   /** `voice` is the provider's own voice id, mapped from the catalogue's. */
   tts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable(),
+  /**
+   * Pipeline agents with a `fallbackStt` / `fallbackTts`: what the worker turns to when the
+   * agent's own STT or TTS fails (the framework's fallback adapters). Null when the agent names
+   * none or this deployment cannot serve it; absent from older servers.
+   */
+  fallbackStt: ZResolvedEndpoint.extend({ language: z.string() }).nullable().default(null),
+  fallbackTts: ZResolvedEndpoint.extend({ voice: z.string() }).nullable().default(null),
   /** Realtime agents. */
   realtime: ZResolvedEndpoint.extend({ voice: z.string().nullable() }).nullable(),
   functions: z.array(ZWorkerFunction),
@@ -160,6 +167,12 @@ export const ZCallSetup = z.object({
       channel: z.enum(['text', 'voice']),
     }),
   ),
+  /**
+   * What the agent remembers of the person from earlier conversations (as chat recalls it): the
+   * memory of the conversation the call continues (its user_identifier's), or of the phone
+   * caller's or callee's number. Null when the person is not known; absent from older servers.
+   */
+  memory: z.string().nullable().default(null),
 })
 export type CallSetup = z.infer<typeof ZCallSetup>
 

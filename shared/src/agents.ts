@@ -79,6 +79,8 @@ const inactivityTimeout = z
   .int('inactivityTimeout must be a whole number of seconds')
   .min(10, 'inactivityTimeout must be between 10 and 60 seconds')
   .max(60, 'inactivityTimeout must be between 10 and 60 seconds')
+/** The temperature an agent created without one gets. */
+export const DEFAULT_TEMPERATURE = 0.7
 /** v1 describes the sampling range as 0-2; the studio form accepts 0.1-1.0. */
 const v1Temperature = z
   .number()
@@ -242,6 +244,17 @@ const fallbackModel = catalogueId.nullable().meta({
     "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
 })
 
+const analysisModel = catalogueId.nullable().meta({
+  description:
+    "Realtime agents: the catalogue text model post-call analysis runs on (null: the catalogue's default model). Pipeline and text agents are analysed by their own model",
+})
+const fallbackStt = catalogueId.nullable().meta({
+  description: "Pipeline agents: a catalogue STT the worker turns to when the agent's own STT fails",
+})
+const fallbackTts = catalogueId.nullable().meta({
+  description: "Pipeline agents: a catalogue TTS the worker turns to when the agent's own TTS fails",
+})
+
 /** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */
 const updateFields = {
   name,
@@ -266,6 +279,9 @@ const updateFields = {
   knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
+  analysisModel,
+  fallbackStt,
+  fallbackTts,
   webhookEvents,
   analysisSchema,
   transferDestinations,
@@ -311,6 +327,9 @@ const v1Fields = {
   knowledgeSourceIds,
   postCallAnalysis,
   fallbackModel,
+  analysisModel,
+  fallbackStt,
+  fallbackTts,
   webhookEvents,
   analysisSchema,
   transferDestinations,
@@ -329,7 +348,7 @@ export const ZCreateAgentV1 = z
     ...v1Fields,
     mode: ZAgentMode.default('private'),
     language: ZLanguage.default('en'),
-    temperature: v1Temperature.default(0.7),
+    temperature: v1Temperature.default(DEFAULT_TEMPERATURE),
     greetingType: ZGreetingType.default('userFirst'),
     inactivityTimeout: inactivityTimeout.default(30),
   })
@@ -349,6 +368,9 @@ export const ZCreateAgentV1 = z
     knowledgeSourceIds: true,
     postCallAnalysis: true,
     fallbackModel: true,
+    analysisModel: true,
+    fallbackStt: true,
+    fallbackTts: true,
     webhookEvents: true,
     analysisSchema: true,
     transferDestinations: true,
@@ -445,6 +467,9 @@ export const ZAgent = z
     knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    analysisModel: z.string().nullable(),
+    fallbackStt: z.string().nullable(),
+    fallbackTts: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),
@@ -487,6 +512,9 @@ export const ZAgentV1 = z
     knowledgeSourceIds: z.array(z.string()),
     postCallAnalysis: z.boolean(),
     fallbackModel: z.string().nullable(),
+    analysisModel: z.string().nullable(),
+    fallbackStt: z.string().nullable(),
+    fallbackTts: z.string().nullable(),
     webhookEvents: z.array(ZWebhookEventName),
     analysisSchema: z.record(z.string(), z.unknown()).nullable(),
     transferDestinations: z.array(ZTransferDestination),

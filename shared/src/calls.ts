@@ -64,6 +64,13 @@ export const ZCall = z
       description: 'The chat conversation this call continued, when the visitor switched from typing',
     }),
     analysis: ZAnalysis.nullable(),
+    analysisStatus: z.enum(['analyzed', 'skipped']).nullable().meta({
+      description:
+        "analyzed: analysis holds the model's analysis; skipped: no model could analyse the call (analysisError says why); null: none asked for or not yet",
+    }),
+    analysisError: z.string().nullable().meta({
+      description: 'Why the call has no analysis (skipped): no model, no provider key, a failed request',
+    }),
     liveAgentId: z
       .string()
       .meta({ description: 'The agent answering now (after a handoff); agentId before any' }),
@@ -104,6 +111,9 @@ export const ZCallTranscriptLine = z
     role: ZTranscriptRole,
     content: z.string(),
     spokenAt: ZIsoDateTime,
+    interrupted: z.boolean().meta({
+      description: 'The caller spoke over the agent and cut this turn off: content is what was said before',
+    }),
   })
   .meta({ id: 'CallTranscriptLine' })
 export type CallTranscriptLine = z.infer<typeof ZCallTranscriptLine>
@@ -193,6 +203,10 @@ export const ZAppendTranscript = z
             role: ZTranscriptRole,
             content: z.string().trim().min(1).max(10_000),
             spokenAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Defaults to now' }),
+            interrupted: z
+              .boolean()
+              .optional()
+              .meta({ description: "The caller cut the agent's turn off; false when absent" }),
           })
           .strict(),
       )

@@ -34,14 +34,39 @@ const ZPrice = z
       'USD per million tokens the organization is charged (platform key); set by GET /v1/catalogue',
   })
 
+/**
+ * A voice part's price per minute of call. In a CATALOGUE_FILE only usdPerMinute (the list price,
+ * with the platform's key); GET /v1/catalogue adds ownKeyUsdPerMinute, what the part costs when
+ * the organization's own provider key serves it (the platform fee).
+ */
+const ZVoicePrice = z
+  .object({
+    usdPerMinute: z.number().nonnegative(),
+    ownKeyUsdPerMinute: z.number().nonnegative().optional(),
+  })
+  .meta({
+    id: 'VoicePrice',
+    description:
+      "USD per minute of call: usdPerMinute with the platform's key, ownKeyUsdPerMinute (the platform fee) with the organization's own key for the provider",
+  })
+
+const voiceEntry = ZEntry.extend({ price: ZVoicePrice.optional() })
+
 /** What agents may be built from. The server's copy is config-driven (CATALOGUE_FILE). */
 export const ZCatalogue = z
   .object({
     models: z.array(
-      ZEntry.extend({ architectures: z.array(ZAgentArchitecture).min(1), price: ZPrice.optional() }),
+      ZEntry.extend({
+        architectures: z.array(ZAgentArchitecture).min(1),
+        price: ZPrice.optional(),
+        voicePrice: ZVoicePrice.optional().meta({
+          description:
+            "Pipeline models: the LLM's share of a minute of call (its token prices over an assumed minute of conversation); set by GET /v1/catalogue",
+        }),
+      }),
     ),
-    stt: z.array(ZEntry),
-    tts: z.array(ZEntry),
+    stt: z.array(voiceEntry),
+    tts: z.array(voiceEntry),
     voices: z.array(
       z.object({
         voiceId: z.string().min(1),
@@ -58,7 +83,13 @@ export const ZCatalogue = z
       }),
     ),
     realtimeProviders: z.array(
-      z.object({ id: z.enum(['openai', 'gemini']), name: z.string(), providerModel, ...availability }),
+      z.object({
+        id: z.enum(['openai', 'gemini']),
+        name: z.string(),
+        providerModel,
+        price: ZVoicePrice.optional(),
+        ...availability,
+      }),
     ),
     functions: z.array(
       z.object({ id: z.string().min(1), name: z.string(), description: z.string(), available: z.boolean() }),

@@ -66,11 +66,21 @@ export const startFakeOpenAiAudio = async ({
   const syntheses: Synthesis[] = []
   const texts: string[] = []
   let defaultText = 'Hello?'
+  /** While set, every request is answered with this HTTP status and an OpenAI error body. */
+  let failStatus: number | null = null
+  /** The requests answered with failStatus, by path. */
+  const failed: string[] = []
 
   const server = createServer(async (request, response) => {
     const receivedAt = Date.now()
     const body = await bodyOf(request)
     const authorization = request.headers.authorization
+    if (failStatus !== null) {
+      failed.push(String(request.url))
+      response.writeHead(failStatus, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ error: { message: 'The server had an error', type: 'server_error' } }))
+      return
+    }
     try {
       if (request.method === 'POST' && request.url === '/v1/audio/transcriptions') {
         const form = await new Request('http://fake/', {
@@ -134,6 +144,11 @@ export const startFakeOpenAiAudio = async ({
     baseUrl: `http://127.0.0.1:${port}/v1`,
     transcriptions,
     syntheses,
+    failed,
+    /** Answers every request with this status (500: the provider is down) until given null. */
+    failWith: (status: number | null) => {
+      failStatus = status
+    },
     /** The next transcriptions' texts, in order. */
     transcribe: (...next: string[]) => void texts.push(...next),
     setDefaultText: (text: string) => {
@@ -143,6 +158,8 @@ export const startFakeOpenAiAudio = async ({
       transcriptions.length = 0
       syntheses.length = 0
       texts.length = 0
+      failed.length = 0
+      failStatus = null
     },
     close: async () => {
       server.closeAllConnections()

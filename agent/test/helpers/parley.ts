@@ -53,7 +53,10 @@ export const startParley = async ({ env = {} }: { env?: Record<string, string> }
     const response = await server.request(`/v1/calls/${callId}`, { headers: { 'x-api-key': key } })
     if (response.status !== 200) throw new Error(`GET call ${callId}: ${response.status}`)
     const body = (await response.json()) as {
-      data: Call & { transcript: { role: string; content: string; position: number }[]; toolCalls: unknown[] }
+      data: Call & {
+        transcript: { role: string; content: string; position: number; interrupted: boolean }[]
+        toolCalls: unknown[]
+      }
     }
     return body.data
   }

@@ -5,6 +5,7 @@ import { type Config, ConfigError } from '../config.ts'
 import type { AppContext } from '../context.ts'
 import { providersWithKeys } from '../orgs/index.ts'
 import { catalogueTarget, type EndpointKind, hasLlmProvider, routeEndpoint } from '../providers/registry.ts'
+import { PLATFORM_FEE_MICROS_PER_MINUTE, partMicrosPerMinute } from '../providers/voice-prices.ts'
 
 /** The models of PROVIDERS_FILE join the catalogue's; an id both name would be ambiguous. */
 const withProviderModels = (catalogue: Catalogue, extra: Config['providerModels']): Catalogue => {
@@ -77,17 +78,36 @@ export const catalogueFor = async (ctx: AppContext, organizationId: string): Pro
     return 'unusable' in route ? { available: false, unavailableReason: route.unusable } : { available: true }
   }
   const priceOf = (id: string) => config.llmPrices[id] ?? config.llmPrices.default
+  // A minute of each voice part with the platform's key, and with the organization's own.
+  const voicePriceOf = (kind: EndpointKind, id: string) => ({
+    usdPerMinute: partMicrosPerMinute(ctx, { kind, id }) / 1_000_000,
+    ownKeyUsdPerMinute: PLATFORM_FEE_MICROS_PER_MINUTE / 1_000_000,
+  })
   return {
     ...catalogue,
     models: catalogue.models.map((model) => {
       const price = priceOf(model.id)
-      return { ...model, ...availabilityOf('model', model.id), ...(price ? { price } : {}) }
+      return {
+        ...model,
+        ...availabilityOf('model', model.id),
+        ...(price ? { price } : {}),
+        ...(model.architectures.includes('pipeline') ? { voicePrice: voicePriceOf('model', model.id) } : {}),
+      }
     }),
-    stt: catalogue.stt.map((entry) => ({ ...entry, ...availabilityOf('stt', entry.id) })),
-    tts: catalogue.tts.map((entry) => ({ ...entry, ...availabilityOf('tts', entry.id) })),
+    stt: catalogue.stt.map((entry) => ({
+      ...entry,
+      ...availabilityOf('stt', entry.id),
+      price: voicePriceOf('stt', entry.id),
+    })),
+    tts: catalogue.tts.map((entry) => ({
+      ...entry,
+      ...availabilityOf('tts', entry.id),
+      price: voicePriceOf('tts', entry.id),
+    })),
     realtimeProviders: catalogue.realtimeProviders.map((entry) => ({
       ...entry,
       ...availabilityOf('realtime', entry.id),
+      price: voicePriceOf('realtime', entry.id),
     })),
   }
 }

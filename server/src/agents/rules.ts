@@ -1,4 +1,9 @@
-import { type AgentArchitecture, type Catalogue, defaultVoicemailSetting } from '@parley/shared'
+import {
+  type AgentArchitecture,
+  type Catalogue,
+  DEFAULT_TEMPERATURE,
+  defaultVoicemailSetting,
+} from '@parley/shared'
 import type { Config } from '../config.ts'
 import { AppError } from '../http/app-error.ts'
 import {
@@ -21,6 +26,9 @@ type Settings = Pick<
   | 'greetingType'
   | 'enabledFunctions'
   | 'fallbackModel'
+  | 'analysisModel'
+  | 'fallbackStt'
+  | 'fallbackTts'
   | 'transferDestinations'
   | 'voicemail'
 >
@@ -29,15 +37,26 @@ type Settings = Pick<
 export const clearUnusedFields = <T extends Settings>(agent: T): T => {
   switch (agent.agentArchitecture) {
     case 'pipeline':
-      return { ...agent, realtimeProvider: null }
+      return { ...agent, realtimeProvider: null, analysisModel: null }
     case 'realtime':
-      return { ...agent, model: null, stt: null, tts: null, fallbackModel: null }
+      return {
+        ...agent,
+        model: null,
+        stt: null,
+        tts: null,
+        fallbackModel: null,
+        fallbackStt: null,
+        fallbackTts: null,
+      }
     default:
       // A chat has no phone line: transfers to a person are a voice agent's.
       return {
         ...agent,
+        analysisModel: null,
         stt: null,
         tts: null,
+        fallbackStt: null,
+        fallbackTts: null,
         voiceId: null,
         realtimeProvider: null,
         transferDestinations: [],
@@ -83,6 +102,22 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
       )
     if (agent.fallbackModel === agent.model) throw AppError.badRequest('fallbackModel must differ from model')
   }
+  // Analysis writes text: any catalogue model a text agent may use (the stand-in writes nothing).
+  const textModels = catalogue.models
+    .filter((model) => model.architectures.includes('text') && model.provider !== 'parley')
+    .map((model) => model.id)
+  if (agent.analysisModel !== null && agent.analysisModel !== undefined)
+    if (!textModels.includes(agent.analysisModel)) throw oneOf('analysisModel', textModels)
+  for (const [field, kind] of [
+    ['fallbackStt', 'stt'],
+    ['fallbackTts', 'tts'],
+  ] as const) {
+    const value = agent[field]
+    if (value === null || value === undefined) continue
+    const entries = catalogue[kind].map((entry) => entry.id)
+    if (!entries.includes(value)) throw oneOf(field, entries)
+    if (value === agent[kind]) throw AppError.badRequest(`${field} must differ from ${kind}`)
+  }
   if (agent.stt !== null && !catalogue.stt.some((stt) => stt.id === agent.stt))
     throw oneOf(
       'stt',
@@ -106,6 +141,24 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
   if (unknown !== undefined) throw oneOf('enabledFunctions', functions)
 }
 
+/**
+ * OpenAI's Realtime API has no temperature (its session takes none, so the plugin sends none): a
+ * temperature set for an OpenAI Realtime agent could never reach the model, and is refused rather
+ * than stored as if it did. The value the agent already has (or the default at creation) is
+ * accepted, so a fetched agent can be sent back as it came. Gemini Live and every pipeline
+ * model take it.
+ */
+export const checkRealtimeTemperature = (
+  agent: Pick<AgentFields, 'agentArchitecture' | 'realtimeProvider' | 'temperature'>,
+  previous: number = DEFAULT_TEMPERATURE,
+) => {
+  if (agent.agentArchitecture !== 'realtime' || agent.realtimeProvider !== 'openai') return
+  if (agent.temperature === previous) return
+  throw AppError.badRequest(
+    'temperature: OpenAI Realtime takes no temperature (its API has no such setting); leave it out, or use Gemini Live or a pipeline agent',
+  )
+}
+
 type Needs = {
   /** Providers this deployment serves only with the organization's own key. */
   keysNeeded: string[]
@@ -123,14 +176,18 @@ type Needs = {
  * providers would need the organization's key.
  */
 export const providerNeeds = (
-  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> & { fallbackModel?: string | null },
+  agent: Pick<Settings, 'model' | 'stt' | 'tts' | 'realtimeProvider'> &
+    Partial<Pick<Settings, 'fallbackModel' | 'analysisModel' | 'fallbackStt' | 'fallbackTts'>>,
   { catalogue, config }: { catalogue: Catalogue; config: ProviderRegistry & Pick<Config, 'isProduction'> },
 ): Needs => {
   const requests: Array<[EndpointKind, string | null]> = [
     ['model', agent.model],
     ['model', agent.fallbackModel ?? null],
+    ['model', agent.analysisModel ?? null],
     ['stt', agent.stt],
+    ['stt', agent.fallbackStt ?? null],
     ['tts', agent.tts],
+    ['tts', agent.fallbackTts ?? null],
     ['realtime', agent.realtimeProvider],
   ]
   const isBare = !config.isProduction && !hasLlmProvider(config)

@@ -19,7 +19,13 @@ import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { providersWithKeys } from '../orgs/index.ts'
 import { type AgentActor, canSetMode, canUpdate, canView, type Surface } from './permissions.ts'
-import { checkAgentSettings, clearUnusedFields, defaultVoiceFor, providerNeeds } from './rules.ts'
+import {
+  checkAgentSettings,
+  checkRealtimeTemperature,
+  clearUnusedFields,
+  defaultVoiceFor,
+  providerNeeds,
+} from './rules.ts'
 import * as store from './store.ts'
 import { recordApiChange, recordFirstVersion, saveStudioDraft, withDraft } from './versions-record.ts'
 import { settingsOf } from './versions-store.ts'
@@ -218,12 +224,16 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
     knowledgeSourceIds: input.knowledgeSourceIds ?? [],
     postCallAnalysis: input.postCallAnalysis ?? false,
     fallbackModel: input.fallbackModel ?? null,
+    analysisModel: input.analysisModel ?? null,
+    fallbackStt: input.fallbackStt ?? null,
+    fallbackTts: input.fallbackTts ?? null,
     webhookEvents: input.webhookEvents ?? [...webhookEventNames],
     analysisSchema: input.analysisSchema ?? null,
     transferDestinations: input.transferDestinations ?? [],
     voicemail: input.voicemail ?? defaultVoicemailSetting,
   })
   checkAgentSettings(fields, ctx.catalogue)
+  checkRealtimeTemperature(fields)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })
   const id = ulid()
   await checkReferences(ctx.db, {
@@ -309,6 +319,7 @@ export const updateAgent = async (
   checkAnalysisSchema(requested.analysisSchema)
   const merged = clearUnusedFields({ ...current, ...requested })
   checkAgentSettings(merged, ctx.catalogue)
+  checkRealtimeTemperature(merged, current.temperature)
   await checkReferences(ctx.db, {
     organizationId: current.organizationId,
     agentId,

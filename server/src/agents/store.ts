@@ -43,6 +43,11 @@ export type AgentRow = {
   postCallAnalysis: boolean
   /** Tried once when the model's provider fails before the first chunk. */
   fallbackModel: string | null
+  /** Realtime agents: the text model of post-call analysis (null: the catalogue's default). */
+  analysisModel: string | null
+  /** Pipeline agents: the STT and TTS the worker turns to when the agent's own fail. */
+  fallbackStt: string | null
+  fallbackTts: string | null
   /** The webhook events the endpoint receives. */
   webhookEvents: WebhookEventName[]
   /** JSON Schema of the structured fields post-call analysis fills. */
@@ -88,6 +93,9 @@ const toRow = (row: Selectable<Database['agents']>): AgentRow => ({
   knowledgeSourceIds: row.knowledge_source_ids ?? [],
   postCallAnalysis: row.post_call_analysis,
   fallbackModel: row.fallback_model ?? null,
+  analysisModel: row.analysis_model ?? null,
+  fallbackStt: row.fallback_stt ?? null,
+  fallbackTts: row.fallback_tts ?? null,
   webhookEvents: (row.webhook_events ?? [...webhookEventNames]) as WebhookEventName[],
   analysisSchema: row.analysis_schema ?? null,
   transferDestinations: row.transfer_destinations ?? [],
@@ -136,6 +144,9 @@ const toColumns = (fields: Partial<AgentFields>) => {
     knowledge_source_ids: json(fields.knowledgeSourceIds),
     post_call_analysis: fields.postCallAnalysis,
     fallback_model: fields.fallbackModel,
+    analysis_model: fields.analysisModel,
+    fallback_stt: fields.fallbackStt,
+    fallback_tts: fields.fallbackTts,
     webhook_events: json(fields.webhookEvents),
     analysis_schema:
       fields.analysisSchema === undefined

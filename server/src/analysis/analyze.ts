@@ -12,6 +12,7 @@ import {
   roundWorstCaseMicros,
 } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { AppError } from '../http/app-error.ts'
 import { hasLlmProvider } from '../providers/registry.ts'
 import type { Analysis, Subject } from './store.ts'
 
@@ -63,7 +64,11 @@ const parseAnswer = (
   return { ...analysis, data: checked.ok ? checked.args : null }
 }
 
-/** Without a language model the analysis says so instead of pretending. */
+/**
+ * A text chat whose agent runs on the development stand-in (`offline`, no model configured): the
+ * analysis says so instead of pretending. Calls never get it: they are analysed by a real model or
+ * not at all (the call says why).
+ */
 const offlineAnalysis = (transcript: { role: string }[]): Analysis => ({
   summary: `[Offline analysis] ${transcript.length} messages (${transcript.filter((m) => m.role === 'user').length} from the user). No language model is configured, so no real summary was written.`,
   sentiment: 'neutral',
@@ -71,11 +76,29 @@ const offlineAnalysis = (transcript: { role: string }[]): Analysis => ({
   data: null,
 })
 
+/** An analysis written, or why none could be: no model, no provider, no credits, a failed request. */
+export type AnalysisResult = { analysis: Analysis } | { skipped: string }
+
+type AnalysedAgent = Pick<AgentRow, 'model' | 'analysisSchema' | 'agentArchitecture' | 'analysisModel'>
+
 /**
- * Post-call analysis of a transcript by the agent's model: summary, sentiment, outcome, and the
- * values of the agent's analysis schema. Paid like a reply: a hold of its worst case (the prompt
- * counted, the answer at CHAT_MAX_REPLY_TOKENS) before the model is asked (none: no analysis,
- * null), the real token cost charged whole when it settles the hold.
+ * The text model that analyses an agent's sessions: its own model, or for a realtime agent (whose
+ * speech-to-speech model writes no text) its `analysisModel`, the catalogue's default without one.
+ */
+export const analysisModelOf = (ctx: Pick<AppContext, 'catalogue'>, agent: AnalysedAgent) =>
+  agent.agentArchitecture === 'realtime' ? (agent.analysisModel ?? ctx.catalogue.defaults.model) : agent.model
+
+const whyNotAnalysed = (error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error)
+  return `the analysis model failed: ${message}`.slice(0, 500)
+}
+
+/**
+ * Post-call analysis of a transcript by a real model (analysisModelOf): summary, sentiment,
+ * outcome, and the values of the agent's analysis schema. Paid like a reply: a hold of its worst
+ * case (the prompt counted, the answer at CHAT_MAX_REPLY_TOKENS) before the model is asked, the
+ * real token cost charged whole when it settles the hold. Where no model can run it (none
+ * configured, the provider unusable or failing, no credits) the result says why instead.
  */
 export const analyzeTranscript = async (
   ctx: AppContext,
@@ -87,20 +110,33 @@ export const analyzeTranscript = async (
   }: {
     subject: Subject
     organizationId: string
-    agent: Pick<AgentRow, 'model' | 'analysisSchema'> | undefined
+    agent: AnalysedAgent | undefined
     transcript: Array<{ role: string; content: string }>
   },
-): Promise<Analysis | null> => {
-  const model = agent?.model ?? 'offline'
-  if (model === 'offline' || !hasLlmProvider(ctx.config)) return offlineAnalysis(transcript)
+): Promise<AnalysisResult> => {
+  if (!agent) return { skipped: 'the agent no longer exists' }
+  const model = analysisModelOf(ctx, agent)
+  const isStandIn = model === null || model === 'offline' || !hasLlmProvider(ctx.config)
+  if (isStandIn && subject.kind === 'conversation') return { analysis: offlineAnalysis(transcript) }
+  if (model === null || model === 'offline')
+    return { skipped: 'the agent has no text model that can write an analysis (offline stand-in)' }
+  if (!hasLlmProvider(ctx.config))
+    return { skipped: 'no language model provider is configured on this deployment' }
 
-  const schema = agent?.analysisSchema ?? null
+  const schema = agent.analysisSchema ?? null
   const instructions = instructionsFor(schema)
   const transcriptText = transcript.map((m) => `${m.role}: ${m.content}`).join('\n')
   const messages: LlmMessage[] = [
     { role: 'system', content: instructions },
     { role: 'user', content: transcriptText },
   ]
+  let complete: Awaited<ReturnType<typeof completionSourceFor>>
+  try {
+    complete = await completionSourceFor(ctx, { organizationId, model })
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    return { skipped: `${model} cannot be used: ${error.message}`.slice(0, 500) }
+  }
   const promptTokens = countPromptTokens(ctx, { model, messages, tools: [] })
   const hold = await placeHold(ctx, {
     organizationId,
@@ -111,13 +147,12 @@ export const analyzeTranscript = async (
   })
   if (!hold) {
     ctx.logger.warn({ ...subject, organizationId }, 'post-call analysis skipped: the credits do not cover it')
-    return null
+    return { skipped: 'the credits do not cover the analysis' }
   }
   let answer = ''
   let usage = { inputTokens: promptTokens, outputTokens: 0 }
   let isReported = false
   try {
-    const complete = await completionSourceFor(ctx, { organizationId, model })
     for await (const event of complete({
       model,
       messages,
@@ -132,6 +167,9 @@ export const analyzeTranscript = async (
         isReported = true
       }
     }
+  } catch (error) {
+    ctx.logger.warn({ ...subject, err: error, model }, 'post-call analysis failed: its model did not answer')
+    return { skipped: whyNotAnalysed(error) }
   } finally {
     // A request the provider refused before answering cost nothing; one cut off did (its prompt
     // and the text received, counted).
@@ -152,5 +190,9 @@ export const analyzeTranscript = async (
       )
     } else await releaseHold(ctx, hold)
   }
-  return parseAnswer(ctx, { text: answer, schema, subject })
+  try {
+    return { analysis: parseAnswer(ctx, { text: answer, schema, subject }) }
+  } catch (error) {
+    return { skipped: whyNotAnalysed(error) }
+  }
 }

@@ -2,7 +2,7 @@
 import { registerConversationAnalysis } from '../chat/index.ts'
 import { queueAnalysis } from './jobs.ts'
 
-export { analyzeTranscript } from './analyze.ts'
+export { type AnalysisResult, analysisModelOf, analyzeTranscript } from './analyze.ts'
 export { eventData, queueAnalysis, registerAnalysisJobs } from './jobs.ts'
 export { isAnalyzed, presentAnalysis, type Subject, saveAnalysis } from './store.ts'
 

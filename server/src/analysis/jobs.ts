@@ -34,13 +34,18 @@ export const analyzeConversation = async (ctx: AppContext, conversationId: strin
     limit: TRANSCRIPT_ROWS,
     offset: 0,
   })
-  const analysis = await analyzeTranscript(ctx, {
+  const result = await analyzeTranscript(ctx, {
     subject,
     organizationId: conversation.organizationId,
     agent,
     transcript,
   })
-  if (!analysis || !(await saveAnalysis(ctx.db, { subject, analysis })) || !agent) return
+  if ('skipped' in result) {
+    ctx.logger.warn({ ...subject, reason: result.skipped }, 'conversation not analysed')
+    return
+  }
+  const { analysis } = result
+  if (!(await saveAnalysis(ctx.db, { subject, analysis })) || !agent) return
   await notifyAgent(ctx, agent, 'conversation.analyzed', {
     conversation_id: conversationId,
     agent_id: agent.id,

@@ -2,6 +2,7 @@ import type { BatchContactInput, BatchCreateFields, BatchSkippedRow } from '@par
 import { batchLimits } from '@parley/shared'
 import { findAgent } from '../agents/index.ts'
 import { getBalanceMicros } from '../billing/index.ts'
+import { voiceRateFor } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import { listedAmong } from '../do-not-call/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -57,8 +58,12 @@ const resolveNumberAndAgent = async (ctx: AppContext, organizationId: string, ph
     )
   if (!agent.active) throw AppError.agentInactive()
   // A voice agent from here on: the text architecture was refused above.
-  const { agentArchitecture } = agent
-  return { phoneNumber, agent: { id: agent.id, name: agent.name, agentArchitecture } }
+  const { agentArchitecture, model, stt, tts, realtimeProvider } = agent
+  return {
+    phoneNumber,
+    agent: { id: agent.id, name: agent.name, agentArchitecture },
+    parts: { agentArchitecture, model, stt, tts, realtimeProvider },
+  }
 }
 
 export type CheckedBatchRequest = Awaited<ReturnType<typeof checkBatchRequest>>
@@ -90,7 +95,11 @@ export const checkBatchRequest = async (
         : 'No valid contacts were given',
       'no_valid_contacts',
     )
-  const { phoneNumber, agent } = await resolveNumberAndAgent(ctx, organizationId, fields.fromPhoneNumberId)
+  const { phoneNumber, agent, parts } = await resolveNumberAndAgent(
+    ctx,
+    organizationId,
+    fields.fromPhoneNumberId,
+  )
   const { unique: all, duplicates } = removeDuplicates(contacts)
   if (all.length > batchLimits.maxContacts)
     throw tooManyContacts(`${all.length} unique valid contacts were given`)
@@ -105,7 +114,9 @@ export const checkBatchRequest = async (
       `No valid contacts: all ${all.length} numbers are on the do-not-call list`,
       'no_valid_contacts',
     )
-  const costMicros = estimateCostMicros(unique.length, agent.agentArchitecture)
+  // The agent's own price per minute (its models, the organization's keys), as its calls are billed.
+  const microsPerMinute = await voiceRateFor(ctx, { agent: parts, organizationId })
+  const costMicros = estimateCostMicros(unique.length, microsPerMinute)
   const balanceMicros = await getBalanceMicros(ctx.db, organizationId)
 
   return {
@@ -117,6 +128,7 @@ export const checkBatchRequest = async (
     doNotCall,
     phoneNumber,
     agent,
+    microsPerMinute,
     costMicros,
     balanceMicros,
   }

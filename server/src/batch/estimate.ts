@@ -2,19 +2,16 @@ import type { AgentArchitecture } from '@parley/shared'
 import { ESTIMATED_CALL_MINUTES, estimateCallMicros } from '../calls/index.ts'
 
 /**
- * The spec's stated estimate: one call of about 2 minutes costs 0.035 USD (pipeline) or 0.07 USD
- * (realtime): the per-minute prices calls are billed at (calls/pricing.ts), over 2 minutes.
+ * A call of about 2 minutes at the price per minute its calls are billed at (calls/pricing.ts):
+ * the agent's own, or an architecture's flat one (the spec's 0.035 USD pipeline, 0.07 realtime).
  */
-export const PRICE_PER_CALL_MICROS = {
-  pipeline: estimateCallMicros('pipeline'),
-  realtime: estimateCallMicros('realtime'),
-} as const
 export const MINUTES_PER_CALL = ESTIMATED_CALL_MINUTES
 
 export type VoiceArchitecture = Exclude<AgentArchitecture, 'text'>
 
-export const estimateCostMicros = (contacts: number, architecture: VoiceArchitecture) =>
-  contacts * PRICE_PER_CALL_MICROS[architecture]
+/** Contacts times a call's expected cost at this price per minute (or an architecture's flat one). */
+export const estimateCostMicros = (contacts: number, price: VoiceArchitecture | number) =>
+  contacts * estimateCallMicros(price)
 
 /** Micro-USD as a USD string with cents, the way the create response shows it ("35.00"). */
 export const formatUsd = (micros: number) => (Math.round(micros / 10_000) / 100).toFixed(2)

@@ -5,7 +5,6 @@ import {
   batchPreviewLimits,
 } from '@parley/shared'
 import { DateTime } from 'luxon'
-import { VOICE_MICROS_PER_MINUTE } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
 import type { ApiKeyActor } from '../http/types.ts'
 import { type ContactSource, checkBatchRequest, hasEnoughCredits } from './create-check.ts'
@@ -47,7 +46,7 @@ export const previewBatchJob = async (
     estimate: {
       estimatedCost: formatUsd(checked.costMicros),
       estimatedDuration: estimateDuration(checked.contacts.length, fields.concurrentCallLimit),
-      usdPerMinute: VOICE_MICROS_PER_MINUTE[checked.agent.agentArchitecture] / 1_000_000,
+      usdPerMinute: checked.microsPerMinute / 1_000_000,
       minutesPerCall: MINUTES_PER_CALL,
       balance: formatUsd(checked.balanceMicros),
       hasEnoughCredits: hasEnoughCredits(checked),

@@ -84,7 +84,9 @@ describe('call transcripts and the worker', () => {
     })
     expect(first.status).toBe(200)
     expect(await first.json()).toEqual({ success: true, data: { appended: 2, total: 2 } })
-    const second = await worker(path, { json: { lines: [{ role: 'assistant', content: 'Let me look.' }] } })
+    const second = await worker(path, {
+      json: { lines: [{ role: 'assistant', content: 'Let me look.', interrupted: true }] },
+    })
     expect((await second.json()).data).toEqual({ appended: 1, total: 3 })
 
     const detail = await (await api(`/v1/calls/${session.callId}`)).json()
@@ -95,9 +97,23 @@ describe('call transcripts and the worker', () => {
         role: 'assistant',
         content: 'Hello, how can I help?',
         spokenAt: '2026-01-01T10:00:00.000Z',
+        interrupted: false,
       },
-      { position: 2, role: 'user', content: 'Where is my order?', spokenAt: expect.any(String) },
-      { position: 3, role: 'assistant', content: 'Let me look.', spokenAt: expect.any(String) },
+      {
+        position: 2,
+        role: 'user',
+        content: 'Where is my order?',
+        spokenAt: expect.any(String),
+        interrupted: false,
+      },
+      // The caller cut this turn off.
+      {
+        position: 3,
+        role: 'assistant',
+        content: 'Let me look.',
+        spokenAt: expect.any(String),
+        interrupted: true,
+      },
     ])
   })
 

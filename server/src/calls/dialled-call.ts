@@ -4,7 +4,7 @@ import { placeHolds } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { type SipDialError, toSipDialError } from '../providers/livekit.ts'
 import { buildDispatchMetadata, type ContactOfCall, sipIdentityOf } from './dispatch-metadata.ts'
-import { estimateCallMicros } from './pricing.ts'
+import { estimateCallMicros, voiceRateFor } from './pricing.ts'
 import { deleteCallRoom } from './rooms.ts'
 import { closeCall, openCalls } from './service.ts'
 
@@ -63,6 +63,7 @@ export const openDialledCalls = async (
 ): Promise<{ opened: OpenedDial[]; unpaid: number[]; unknownPlaceholders: string[] }> => {
   const { organizationId, keyId, agent, runtimeConfig, fromNumber, batchJobId } = source
   const all = contacts.map((_, index) => index)
+  const microsPerMinute = await voiceRateFor(ctx, { agent, organizationId })
   let callIds: string[]
   try {
     callIds = await openCalls(
@@ -73,6 +74,7 @@ export const openDialledCalls = async (
         keyId,
         roomName,
         architecture: architectureOf(agent),
+        microsPerMinute,
         direction: 'outbound',
         phoneNumber: contact.phone,
         batchJobId,
@@ -87,7 +89,7 @@ export const openDialledCalls = async (
   const held = new Set(
     await placeHolds(ctx, {
       organizationId,
-      amountMicros: estimateCallMicros(architectureOf(agent)),
+      amountMicros: estimateCallMicros(microsPerMinute),
       kind: 'call',
       references: callIds,
       ttlMs: DIAL_HOLD_TTL_MS,

@@ -36,7 +36,12 @@ export { openInboundCall } from './inbound-call.ts'
 export { registerCallJobs, scheduleCallJobs } from './jobs.ts'
 export { optOutOfCall } from './opt-out.ts'
 export { recordAgentJoined, recordAgentLeft, recordPersonJoined } from './presence.ts'
-export { ESTIMATED_CALL_MINUTES, estimateCallMicros, VOICE_MICROS_PER_MINUTE } from './pricing.ts'
+export {
+  ESTIMATED_CALL_MINUTES,
+  estimateCallMicros,
+  VOICE_MICROS_PER_MINUTE,
+  voiceRateFor,
+} from './pricing.ts'
 export { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 export { registerCallRoutes } from './routes.ts'
 export {

@@ -38,12 +38,18 @@ export const recordAgentLeft = (ctx: AppContext, input: { roomName: string; part
 
 /**
  * Another agent answers the call from now (a handoff): the time so far is priced at the previous
- * agent's architecture, the time from now at the new one's. Returns null when the call is not
+ * agent's price, the time from now at the new one's. Returns null when the call is not
  * active.
  */
 export const switchLiveAgent = (
   ctx: AppContext,
-  { callId, agent }: { callId: string; agent: { id: string; architecture: store.CallRow['architecture'] } },
+  {
+    callId,
+    agent,
+  }: {
+    callId: string
+    agent: { id: string; architecture: store.CallRow['architecture']; microsPerMinute: number }
+  },
 ) =>
   ctx.db.transaction().execute(async (tx) => {
     const call = await store.lockActiveCall(tx, { id: callId })
@@ -53,6 +59,7 @@ export const switchLiveAgent = (
       id: call.id,
       ...billing,
       architecture: agent.architecture,
+      microsPerMinute: agent.microsPerMinute,
       liveAgentId: agent.id,
     })
     return call

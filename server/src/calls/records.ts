@@ -43,6 +43,8 @@ export const presentCall = (call: store.AnalysedCallRow): Call => ({
   batchContactId: call.batchContactId,
   conversationId: call.conversationId,
   analysis: analysisOf(call),
+  analysisStatus: call.analyzedAt ? 'analyzed' : call.analysisStatus === 'skipped' ? 'skipped' : null,
+  analysisError: call.analyzedAt ? null : call.analysisError,
   liveAgentId: call.liveAgentId ?? call.agentId,
   createdAt: call.createdAt.toISOString(),
 })
@@ -122,6 +124,7 @@ export const appendCallTranscript = async (ctx: AppContext, callId: string, inpu
         role: line.role,
         content: line.content,
         spokenAt: line.spokenAt ? new Date(line.spokenAt) : now,
+        interrupted: line.interrupted ?? false,
       })),
     })
     await insertCallEvents(

@@ -10,7 +10,7 @@ import { closeUnansweredCall, dialCall } from './dialled-call.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
 import { recordCallEvent } from './events.ts'
 import { recordPersonJoined } from './presence.ts'
-import { estimateCallMicros } from './pricing.ts'
+import { estimateCallMicros, voiceRateFor } from './pricing.ts'
 import { presentCall } from './records.ts'
 import { closeCall, openCalls } from './service.ts'
 import * as store from './store.ts'
@@ -56,7 +56,8 @@ export const placeRequestedCall = async (
   if (!agent.active) throw AppError.agentInactive()
   if (!ctx.livekit) throw mediaServerError()
   const architecture = agent.agentArchitecture
-  const estimate = estimateCallMicros(architecture)
+  const microsPerMinute = await voiceRateFor(ctx, { agent, organizationId })
+  const estimate = estimateCallMicros(microsPerMinute)
   // What replies and calls in flight hold is not there to spend (billing/holds.ts).
   const [balance, held] = await Promise.all([
     getBalanceMicros(ctx.db, organizationId),
@@ -73,6 +74,7 @@ export const placeRequestedCall = async (
       keyId,
       roomName,
       architecture,
+      microsPerMinute,
       direction: 'outbound',
       phoneNumber: body.to,
     },

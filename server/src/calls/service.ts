@@ -31,6 +31,7 @@ export type OpenCallInput = Pick<
       | 'conversationId'
       | 'calledNumber'
       | 'sipIdentity'
+      | 'microsPerMinute'
     >
   >
 

@@ -46,6 +46,8 @@ export type CallRow = {
   sipStatus: number | null
   /** What answering-machine detection decided, when the worker said. */
   amdVerdict: AmdVerdict | null
+  /** Micro-USD a minute at the live agent's models and keys; null: its architecture's flat price. */
+  microsPerMinute: number | null
 }
 
 export type NewCall = Pick<
@@ -61,7 +63,12 @@ export type NewCall = Pick<
   | 'phoneNumber'
   | 'batchJobId'
   | 'batchContactId'
-> & { conversationId?: string | null; calledNumber?: string | null; sipIdentity?: string | null }
+> & {
+  conversationId?: string | null
+  calledNumber?: string | null
+  sipIdentity?: string | null
+  microsPerMinute?: number | null
+}
 
 const callColumns = [
   'id',
@@ -94,6 +101,7 @@ const callColumns = [
   'outcome',
   'sip_status as sipStatus',
   'amd_verdict as amdVerdict',
+  'micros_per_minute as microsPerMinute',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -124,6 +132,7 @@ export const insertCall = (db: Executor, call: NewCall): Promise<CallRow> =>
       conversation_id: call.conversationId ?? null,
       called_number: call.calledNumber ?? null,
       sip_identity: call.sipIdentity ?? null,
+      micros_per_minute: call.microsPerMinute ?? null,
     })
     .returning(callColumns)
     .executeTakeFirstOrThrow()
@@ -134,12 +143,13 @@ export const insertCalls = async (db: Executor, calls: NewCall[]): Promise<void>
   const column = <K extends keyof NewCall>(key: K) => calls.map((call) => call[key])
   await sql`
     insert into calls (id, organization_id, agent_id, user_id, key_id, room_name, architecture, direction,
-      phone_number, batch_job_id, batch_contact_id)
+      phone_number, batch_job_id, batch_contact_id, micros_per_minute)
     select * from unnest(
       ${column('id')}::text[], ${column('organizationId')}::text[], ${column('agentId')}::text[],
       ${column('userId')}::text[], ${column('keyId')}::text[], ${column('roomName')}::text[],
       ${column('architecture')}::text[], ${column('direction')}::text[], ${column('phoneNumber')}::text[],
-      ${column('batchJobId')}::text[], ${column('batchContactId')}::text[]
+      ${column('batchJobId')}::text[], ${column('batchContactId')}::text[],
+      ${calls.map((call) => call.microsPerMinute ?? null)}::int[]
     )
   `.execute(db)
 }
@@ -293,7 +303,15 @@ export const setBilling = async (
     id,
     ...change
   }: { id: string } & Partial<
-    Pick<CallRow, 'billingSince' | 'accruedMicros' | 'agentParticipantSid' | 'architecture' | 'liveAgentId'>
+    Pick<
+      CallRow,
+      | 'billingSince'
+      | 'accruedMicros'
+      | 'agentParticipantSid'
+      | 'architecture'
+      | 'liveAgentId'
+      | 'microsPerMinute'
+    >
   >,
 ) => {
   await db
@@ -306,6 +324,7 @@ export const setBilling = async (
         : { agent_participant_sid: change.agentParticipantSid }),
       ...(change.architecture === undefined ? {} : { architecture: change.architecture }),
       ...(change.liveAgentId === undefined ? {} : { live_agent_id: change.liveAgentId }),
+      ...(change.microsPerMinute === undefined ? {} : { micros_per_minute: change.microsPerMinute }),
     })
     .where('id', '=', id)
     .execute()
@@ -386,6 +405,9 @@ type AnalysisColumns = {
   analysisOutcome: string | null
   analysisData: Record<string, unknown> | null
   analyzedAt: Date | null
+  /** 'skipped' when no model could analyse the call (analysisError says why); null otherwise. */
+  analysisStatus: 'analyzed' | 'skipped' | null
+  analysisError: string | null
 }
 
 const analysisColumns = [
@@ -394,7 +416,38 @@ const analysisColumns = [
   'analysis_outcome as analysisOutcome',
   'analysis_data as analysisData',
   'analyzed_at as analyzedAt',
+  'analysis_status as analysisStatus',
+  'analysis_error as analysisError',
 ] as const
+
+/**
+ * A call no model could analyse: it keeps no analysis and says why. Once: a call analysed (or
+ * already skipped) is left as it is.
+ */
+export const markAnalysisSkipped = async (
+  db: Executor,
+  { callId, reason }: { callId: string; reason: string },
+) => {
+  const marked = await db
+    .updateTable('calls')
+    .set({ analysis_status: 'skipped', analysis_error: reason })
+    .where('id', '=', callId)
+    .where('analyzed_at', 'is', null)
+    .where('analysis_status', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  return marked !== undefined
+}
+
+/** Whether the call's analysis is done: written, or skipped with its reason. */
+export const isAnalysisSettled = async (db: Executor, callId: string) => {
+  const row = await db
+    .selectFrom('calls')
+    .select(['analyzed_at', 'analysis_status'])
+    .where('id', '=', callId)
+    .executeTakeFirst()
+  return row !== undefined && (row.analyzed_at !== null || row.analysis_status !== null)
+}
 
 const filtered = (db: Executor, filter: CallFilter) => {
   let query = db.selectFrom('calls').where('organization_id', '=', filter.organizationId)
@@ -455,12 +508,13 @@ export type TranscriptLineRow = {
   role: 'user' | 'assistant'
   content: string
   spokenAt: Date
+  interrupted: boolean
 }
 
 export const listTranscript = (db: Executor, callId: string): Promise<TranscriptLineRow[]> =>
   db
     .selectFrom('call_transcript_lines')
-    .select(['position', 'role', 'content', 'spoken_at as spokenAt'])
+    .select(['position', 'role', 'content', 'spoken_at as spokenAt', 'interrupted'])
     .where('call_id', '=', callId)
     .orderBy('position')
     .execute()
@@ -477,6 +531,7 @@ export const appendTranscript = async <
     role: 'user' | 'assistant'
     content: string
     spokenAt: Date
+    interrupted: boolean
   },
 >(
   db: Executor,
@@ -521,6 +576,7 @@ export const appendTranscript = async <
           spoken_at: line.spokenAt,
           position: start + index,
           worker_line_id: line.workerLineId,
+          interrupted: line.interrupted,
         })),
       )
       .execute()

@@ -13,7 +13,7 @@ import type { ApiKeyActor, StudioActor } from '../http/types.ts'
 import { findKeyCreator } from '../keys/index.ts'
 import type { LiveKit } from '../providers/livekit.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
-import { estimateCallMicros } from './pricing.ts'
+import { estimateCallMicros, voiceRateFor } from './pricing.ts'
 import { deleteCallRoom } from './rooms.ts'
 import { closeCall, openCall } from './service.ts'
 
@@ -108,10 +108,11 @@ export const createVoiceSession = async (
   const livekit = requireLiveKit(ctx)
 
   const roomName = `agent_${agent.id}_${userId}_${roomTimestamp()}`
-  // The call's expected cost is reserved before any room exists; its close settles the hold.
+  // The call's expected cost at its agent's price is reserved before any room exists; its close settles the hold.
+  const microsPerMinute = await voiceRateFor(ctx, { agent, organizationId: actor.organizationId })
   const holdId = await requireHold(ctx, {
     organizationId: actor.organizationId,
-    amountMicros: estimateCallMicros(architecture),
+    amountMicros: estimateCallMicros(microsPerMinute),
     kind: 'call',
     ttlMs: CALL_HOLD_TTL_MS,
     minBalanceMicros: ctx.config.chatMinBalanceMicros,
@@ -130,6 +131,7 @@ export const createVoiceSession = async (
     keyId: actor.kind === 'apiKey' ? actor.keyId : null,
     roomName,
     architecture,
+    microsPerMinute,
     direction: 'web',
     conversationId,
   })

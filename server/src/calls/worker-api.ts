@@ -4,12 +4,14 @@ import * as agentStore from '../agents/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { recallMemory } from '../memory/index.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
 import { refineCallOutcome } from './close.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
 import { decisiveWorkerReasons, outcomeOfClose } from './outcome.ts'
 import { switchLiveAgent } from './presence.ts'
+import { voiceRateFor } from './pricing.ts'
 import { deleteCallRoom } from './rooms.ts'
 import { type CallRow, closeCall } from './service.ts'
 import * as callStore from './store.ts'
@@ -41,26 +43,43 @@ const findLiveAgent = async (ctx: AppContext, call: CallRow) => {
 const request = (kind: EndpointRequest['kind'], id: string | null) => (id === null ? null : { kind, id })
 
 /**
- * The agent's fallback model, resolved like its primary. A fallback this deployment can no longer
- * serve (its provider's key removed since the agent was saved) must not stop the call its primary
- * can serve: the call goes on without one, and the operator reads why.
+ * One of the agent's fallbacks (model, STT, TTS), resolved like its primary. A fallback this
+ * deployment can no longer serve (its provider's key removed since the agent was saved) must not
+ * stop the call its primary can serve: the call goes on without one, and the operator reads why.
  */
-const fallbackEndpointFor = async (ctx: AppContext, agent: AgentRow, organizationId: string) => {
-  if (!agent.fallbackModel) return null
+const fallbackEndpointFor = async (
+  ctx: AppContext,
+  {
+    agent,
+    organizationId,
+    kind,
+    id,
+  }: { agent: AgentRow; organizationId: string } & {
+    kind: 'model' | 'stt' | 'tts'
+    id: string | null
+  },
+) => {
+  if (!id) return null
   try {
-    const { llm } = await resolveEndpoints(ctx, {
+    const { endpoint } = await resolveEndpoints(ctx, {
       organizationId,
-      requests: { llm: request('model', agent.fallbackModel) },
+      requests: { endpoint: request(kind, id) },
     })
-    return llm
+    return endpoint ?? null
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     ctx.logger.warn(
-      { agentId: agent.id, fallbackModel: agent.fallbackModel, reason: error.message },
-      'voice call without its fallback model',
+      { agentId: agent.id, kind, fallback: id, reason: error.message },
+      `voice call without its fallback ${kind}`,
     )
     return null
   }
+}
+
+/** The voice a fallback TTS speaks in: its first catalogue voice, or the agent's own voice id. */
+const fallbackVoiceOf = (ctx: AppContext, { tts, voice }: { tts: string; voice: string }) => {
+  const own = ctx.catalogue.voices.find((candidate) => candidate.provider === tts)
+  return own ? providerVoiceOf(ctx.catalogue, own.voiceId) : voice
 }
 
 /**
@@ -87,33 +106,63 @@ export const callSetupFor = async (
     }),
     listWorkerFunctions(ctx, agent),
   ])
-  const fallbackLlm = isRealtime ? null : await fallbackEndpointFor(ctx, agent, organizationId)
+  const [fallbackLlm, fallbackStt, fallbackTts] = isRealtime
+    ? [null, null, null]
+    : await Promise.all([
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'model', id: agent.fallbackModel }),
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'stt', id: agent.fallbackStt }),
+        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'tts', id: agent.fallbackTts }),
+      ])
   const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
+  const ttsVoice = voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId)
+  const language = agent.languages[0] ?? 'en'
   const usesSearch = agent.functionCallingEnabled && agent.enabledFunctions.includes('web_search')
   return {
     llm: endpoints.llm,
     fallbackLlm,
-    stt: endpoints.stt && { ...endpoints.stt, language: agent.languages[0] ?? 'en' },
-    tts: endpoints.tts && {
-      ...endpoints.tts,
-      voice: voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId),
+    stt: endpoints.stt && { ...endpoints.stt, language },
+    tts: endpoints.tts && { ...endpoints.tts, voice: ttsVoice },
+    fallbackStt: fallbackStt && { ...fallbackStt, language },
+    fallbackTts: fallbackTts && {
+      ...fallbackTts,
+      voice: fallbackVoiceOf(ctx, { tts: agent.fallbackTts ?? '', voice: ttsVoice }),
     },
     realtime: endpoints.realtime && { ...endpoints.realtime, voice },
     functions,
     webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
     history: [],
+    memory: null,
   }
 }
 
 /** How many of a continued conversation's latest turns the voice agent hears (as text chat's prompt does). */
 const CONTINUED_TURNS = 20
 
+/**
+ * Whose memory a call recalls: the conversation it continues (its user_identifier's, as chat
+ * decided), else a phone call's other party by number (`user:+15551234567`, the identity a chat
+ * with that user_identifier has too); none for a web call of its own.
+ */
+const memoryIdentityOf = async (ctx: AppContext, call: CallRow) => {
+  if (call.conversationId) {
+    const conversation = await chatStore.findConversation(ctx.db, call.conversationId)
+    if (conversation?.memoryIdentity) return conversation.memoryIdentity
+  }
+  return call.phoneNumber ? `user:${call.phoneNumber}` : null
+}
+
+/** What the agent remembers of the call's person, as chat recalls it; null for a stranger. */
+const recallCallMemory = async (ctx: AppContext, call: CallRow) => {
+  const identity = await memoryIdentityOf(ctx, call)
+  return identity ? recallMemory(ctx, { organizationId: call.organizationId, identity }) : null
+}
+
 /** GET /v1/calls/{callId}/setup. Asking is the worker taking the call: no agent-join deadline then. */
 export const getCallSetup = async (ctx: AppContext, callId: string) => {
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
-  const [setup, history] = await Promise.all([
+  const [setup, history, memory] = await Promise.all([
     callSetupFor(ctx, await findLiveAgent(ctx, call), call.organizationId),
     call.conversationId
       ? chatStore.listTurnsBefore(ctx.db, {
@@ -122,8 +171,9 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
           limit: CONTINUED_TURNS,
         })
       : [],
+    recallCallMemory(ctx, call),
   ])
-  return { success: true as const, data: { ...setup, history } }
+  return { success: true as const, data: { ...setup, history, memory } }
 }
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */
@@ -140,7 +190,7 @@ const runtimeConfigForCall = async (ctx: AppContext, { call, agent }: { call: Ca
 /**
  * POST /v1/calls/{callId}/handoff: the worker hands the call to another voice agent of the
  * organization that the live agent lists in its handoffAgentIds. The call records the agent live
- * from now; its minutes are billed at the architecture of the agent live at the time.
+ * from now; its minutes are billed at the price of the agent live at the time.
  */
 export const handOffCall = async (
   ctx: AppContext,
@@ -166,16 +216,18 @@ export const handOffCall = async (
       'invalid_handoff_target',
     )
   // Everything the new agent needs is resolved before the call changes hands.
-  const [agent, setup] = await Promise.all([
+  const [agent, setup, microsPerMinute, memory] = await Promise.all([
     runtimeConfigForCall(ctx, { call, agent: target }),
     callSetupFor(ctx, target, call.organizationId),
+    voiceRateFor(ctx, { agent: target, organizationId: call.organizationId }),
+    recallCallMemory(ctx, call),
   ])
   const switched = await switchLiveAgent(ctx, {
     callId: call.id,
-    agent: { id: target.id, architecture: target.agentArchitecture },
+    agent: { id: target.id, architecture: target.agentArchitecture, microsPerMinute },
   })
   if (!switched) throw callEnded()
-  return { success: true as const, data: { agent, setup } }
+  return { success: true as const, data: { agent, setup: { ...setup, memory } } }
 }
 
 /**

@@ -167,6 +167,11 @@ export interface AgentsTable {
   knowledge_source_ids: ColumnType<string[], string | undefined, string>
   post_call_analysis: Generated<boolean>
   fallback_model: string | null
+  /** Realtime agents: the text model of post-call analysis; null: the catalogue's default (0075). */
+  analysis_model: ColumnType<string | null, string | null | undefined, string | null>
+  /** Voice agents: STT and TTS the worker turns to when the agent's own fail (0075). */
+  fallback_stt: ColumnType<string | null, string | null | undefined, string | null>
+  fallback_tts: ColumnType<string | null, string | null | undefined, string | null>
   /** The webhook events the agent's endpoint receives. */
   webhook_events: ColumnType<string[], string | undefined, string>
   /** JSON Schema of the values post-call analysis fills; null: none. */
@@ -354,6 +359,11 @@ export interface CallsTable {
   analysis_outcome: string | null
   analysis_data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   analyzed_at: Timestamp | null
+  /** 'analyzed', or 'skipped' with analysis_error saying why no model could analyse it (0075). */
+  analysis_status: ColumnType<'analyzed' | 'skipped' | null, string | null | undefined, string | null>
+  analysis_error: ColumnType<string | null, string | null | undefined, string | null>
+  /** Micro-USD a minute at the live agent's models and keys; null: its architecture's flat price (0076). */
+  micros_per_minute: ColumnType<number | null, number | null | undefined, number | null>
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
   /** How it ended from the caller's side, set by its close (migration 0068). */
@@ -424,6 +434,8 @@ export interface CallTranscriptLinesTable {
   position: number
   /** The id the voice worker gave the line (migration 0040): a retried batch is stored once. */
   worker_line_id: string | null
+  /** The caller spoke over the agent and cut this turn off (0075). */
+  interrupted: Generated<boolean>
 }
 
 /** A tool the voice agent called during a call, or a handoff it made (migration 0040). */

@@ -1,6 +1,6 @@
 import * as agentStore from '../../agents/index.ts'
 import { getBalanceMicros, heldMicros } from '../../billing/index.ts'
-import { agentRuntimeConfig, estimateCallMicros } from '../../calls/index.ts'
+import { agentRuntimeConfig, estimateCallMicros, voiceRateFor } from '../../calls/index.ts'
 import type { AppContext } from '../../context.ts'
 import * as phoneNumberStore from '../../phone-numbers/index.ts'
 import { sendBatchCompleted, sendBatchFailed } from '../service.ts'
@@ -52,7 +52,8 @@ const findDialTarget = async (
     getBalanceMicros(ctx.db, job.organizationId),
     heldMicros(ctx.db, job.organizationId),
   ])
-  if (balance - held < estimateCallMicros(agent.agentArchitecture)) return { failure: CREDITS_RAN_OUT }
+  const microsPerMinute = await voiceRateFor(ctx, { agent, organizationId: job.organizationId })
+  if (balance - held < estimateCallMicros(microsPerMinute)) return { failure: CREDITS_RAN_OUT }
   return { job, agent, runtimeConfig: await agentRuntimeConfig(ctx, agent, job.organizationId), phoneNumber }
 }
 

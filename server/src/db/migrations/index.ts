@@ -43,6 +43,8 @@ import * as retryPolicy from './0069-retry-policy.ts'
 import * as agentVoicemail from './0071-agent-voicemail.ts'
 import * as inboundNumbers from './0072-inbound-numbers.ts'
 import * as inboundCalls from './0073-inbound-calls.ts'
+import * as voiceAnalysisFallbacks from './0075-voice-analysis-fallbacks.ts'
+import * as callVoicePrice from './0076-call-voice-price.ts'
 import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -91,5 +93,7 @@ export const migrations: Record<string, Migration> = {
   '0071-agent-voicemail': agentVoicemail,
   '0072-inbound-numbers': inboundNumbers,
   '0073-inbound-calls': inboundCalls,
+  '0075-voice-analysis-fallbacks': voiceAnalysisFallbacks,
+  '0076-call-voice-price': callVoicePrice,
   '0080-knowledge-tenant-index': knowledgeTenantIndex,
 }

@@ -7,7 +7,7 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helper
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
-import { createFunction } from '../functions/service.ts'
+import { createFunction, deleteFunction, listFunctions, updateFunction } from '../functions/service.ts'
 
 let server: TestServer
 let llm: FakeLlm
@@ -367,6 +367,72 @@ describe('agent test runs', () => {
     })
     expect(refused).toMatchObject({ status: 402, body: { code: 'insufficient_credits' } })
     expect(llm.requests).toEqual([])
+  })
+})
+
+describe('a run on a version uses that version entirely', () => {
+  it('runs on the function definitions the version was published with', async () => {
+    const agent = await makeSupportAgent()
+    await createTest(agent.id)
+    const actor = { organizationId: team.organizationId, userId: team.owner.userId, role: 'owner' as const }
+    const [fn] = (await listFunctions(server.ctx, actor, { agentId: agent.id })).functions as Json[]
+    // Version 2 enabled the function; changing its definition is live at once, recorded as version 3.
+    await updateFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: {
+        id: fn?.id,
+        description: 'Finds an order by its new-style reference',
+        parameters: { type: 'object', properties: { reference: { type: 'string' } } },
+      },
+    })
+    const listed = (await call(`/v1/agents/${agent.id}/versions`)).body.data as Json[]
+    expect(listed[0]).toMatchObject({ number: 3, note: 'Function lookup_order changed', published: true })
+    const diff = await call(`/v1/agents/${agent.id}/versions/3/diff`)
+    expect(diff.body.data.changes.map((change: Json) => change.path)).toEqual(['functions.lookup_order'])
+
+    const toolOf = async (version?: number) => {
+      llm.reset()
+      scriptOrderReplies({ judge: true })
+      const started = await call(`/v1/agents/${agent.id}/test-runs`, {
+        method: 'POST',
+        json: version ? { version } : {},
+      })
+      const run = await finished(agent.id, started.body.data.id)
+      expect(run.version).toBe(version ?? 3)
+      return llm.requests[0]?.tools?.find((tool) => tool.function.name === 'lookup_order')?.function
+    }
+    expect(await toolOf(2)).toMatchObject({
+      description: 'Finds an order by id',
+      parameters: { properties: { order_id: { type: 'string' } } },
+    })
+    expect(await toolOf()).toMatchObject({
+      description: 'Finds an order by its new-style reference',
+      parameters: { properties: { reference: { type: 'string' } } },
+    })
+    // Creating a function the agent has not enabled changes nothing it runs: no version.
+    await createFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: {
+        name: 'unused',
+        label: 'Unused',
+        description: 'Not enabled',
+        endpoint: `${customer.origin}/unused`,
+        method: 'GET',
+        headers: {},
+        parameters: { type: 'object', properties: {} },
+      },
+    })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0].number).toBe(3)
+
+    // Deleting the enabled function is version 4; version 2 still offers its own definition, and
+    // the stub answers it (a real call would be refused: the function is gone).
+    await deleteFunction(server.ctx, actor, { agentId: agent.id, functionId: fn?.id })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0]).toMatchObject({
+      number: 4,
+      note: 'Function lookup_order deleted',
+    })
+    expect(await toolOf(2)).toMatchObject({ description: 'Finds an order by id' })
+    expect(customer.received).toEqual([])
   })
 })
 

@@ -1,5 +1,11 @@
-import type { ExpectationVerdict, TestCaseResult, TestExpectation, TranscriptTurn } from '@parley/shared'
-import { type AgentRow, agentAsVersion, findAgent } from '../agents/index.ts'
+import type {
+  ExpectationVerdict,
+  TestCaseResult,
+  TestExpectation,
+  TranscriptTurn,
+  VersionFunction,
+} from '@parley/shared'
+import { type AgentRow, findAgent, versionSnapshot } from '../agents/index.ts'
 import { type AnswerFunction, runSimulatedReply, type SimulatedReply } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -57,9 +63,16 @@ const converse = async (
   {
     run,
     agent,
+    versionFunctions,
     test,
     signal,
-  }: { run: store.RunRow; agent: AgentRow; test: store.TestRow; signal: AbortSignal },
+  }: {
+    run: store.RunRow
+    agent: AgentRow
+    versionFunctions: VersionFunction[] | null
+    test: store.TestRow
+    signal: AbortSignal
+  },
 ) => {
   const transcript: TranscriptTurn[] = []
   const turns: { role: 'user' | 'assistant'; content: string }[] = []
@@ -88,7 +101,14 @@ const converse = async (
     if (said === null) break
     transcript.push({ role: 'visitor', content: said })
     turns.push({ role: 'user', content: said })
-    const reply = await runSimulatedReply(ctx, { ...billing, agent: current, turns, answerFunction })
+    // The version's own function definitions while its agent answers; a handed-to agent runs live.
+    const reply = await runSimulatedReply(ctx, {
+      ...billing,
+      agent: current,
+      turns,
+      answerFunction,
+      versionFunctions: current.id === agent.id ? versionFunctions : null,
+    })
     costMicros += reply.costMicros
     transcript.push(...toolTurns(reply, answeredBy))
     if (reply.text) {
@@ -108,13 +128,18 @@ const converse = async (
 /** One test case: the conversation, then each expectation's verdict (the judge's last). */
 export const runTestCase = async (
   ctx: AppContext,
-  { run, agent, test }: { run: store.RunRow; agent: AgentRow; test: store.TestRow },
+  {
+    run,
+    agent,
+    versionFunctions,
+    test,
+  }: { run: store.RunRow; agent: AgentRow; versionFunctions: VersionFunction[] | null; test: store.TestRow },
 ): Promise<TestCaseResult> => {
   const signal = AbortSignal.timeout(TEST_CASE_TIMEOUT_MS)
   const base = { testId: test.id, name: test.name }
   let conversation: Awaited<ReturnType<typeof converse>>
   try {
-    conversation = await converse(ctx, { run, agent, test, signal })
+    conversation = await converse(ctx, { run, agent, versionFunctions, test, signal })
   } catch (error) {
     if (!(error instanceof AppError))
       ctx.logger.warn({ err: error, runId: run.id }, 'an agent test failed to run')
@@ -168,11 +193,11 @@ export const executeRun = async (ctx: AppContext, runId: string) => {
   try {
     const published = await findAgent(ctx.db, { organizationId: run.organizationId, id: run.agentId })
     if (!published) throw AppError.notFound('agent')
-    const agent = await agentAsVersion(ctx, { agent: published, version: run.version })
+    const { agent, functions } = await versionSnapshot(ctx, { agent: published, version: run.version })
     const tests = await store.findTests(ctx.db, { agentId: run.agentId, ids: run.testIds })
     let failed = 0
     for (const test of tests) {
-      const result = await runTestCase(ctx, { run, agent, test })
+      const result = await runTestCase(ctx, { run, agent, versionFunctions: functions, test })
       if (result.status !== 'passed') failed++
       await store.addResult(ctx.db, { id: run.id, result })
     }

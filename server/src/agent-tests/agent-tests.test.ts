@@ -8,6 +8,7 @@ import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organiza
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
 import { createFunction, deleteFunction, listFunctions, updateFunction } from '../functions/service.ts'
+import { executeRun, ORPHANED_RUN_REASON, SWEEP_JOB } from './run.ts'
 
 let server: TestServer
 let llm: FakeLlm
@@ -433,6 +434,59 @@ describe('a run on a version uses that version entirely', () => {
     })
     expect(await toolOf(2)).toMatchObject({ description: 'Finds an order by id' })
     expect(customer.received).toEqual([])
+  })
+})
+
+describe('runs a dead instance left running', () => {
+  it('are ended as error with the reason by the sweep on the job queue; live ones are left', async () => {
+    const agent = await makeSupportAgent()
+    const test = await createTest(agent.id)
+    const { db } = server.ctx
+    // Two other instances: one beat a minute ago (dead), one beats on (its beat is an hour ahead).
+    await db
+      .insertInto('server_instances')
+      .values([
+        { id: 'tests-ghost-dead', last_seen_at: new Date(Date.now() - 60_000) },
+        { id: 'tests-ghost-alive', last_seen_at: new Date(Date.now() + 3_600_000) },
+      ])
+      .execute()
+    const runningOn = async (id: string, instanceId: string | null) => {
+      await db
+        .insertInto('agent_test_runs')
+        .values({
+          id,
+          organization_id: team.organizationId,
+          agent_id: agent.id,
+          version: 2,
+          status: 'running',
+          trigger: 'api',
+          test_ids: JSON.stringify([test.id]),
+          total: 1,
+          started_by: null,
+          instance_id: instanceId,
+        })
+        .execute()
+    }
+    await runningOn('run-of-dead', 'tests-ghost-dead')
+    await runningOn('run-of-nobody', null)
+    await runningOn('run-of-alive', 'tests-ghost-alive')
+    await runningOn('run-of-this', server.ctx.instanceId)
+
+    await server.ctx.jobs.now(SWEEP_JOB, {})
+    for (const id of ['run-of-dead', 'run-of-nobody']) {
+      const run = await finished(agent.id, id)
+      expect(run).toMatchObject({ status: 'error', error: ORPHANED_RUN_REASON, done: 0 })
+      expect(run.finishedAt).toEqual(expect.any(String))
+    }
+    // A job that picks an ended run again leaves it as it is: it takes only queued runs.
+    await executeRun(server.ctx, 'run-of-dead')
+    expect((await call(`/v1/agents/${agent.id}/test-runs/run-of-dead`)).body.data.status).toBe('error')
+    expect(llm.requests).toEqual([])
+    // The sweep ran after the two were written: the live instances' runs are still running.
+    for (const id of ['run-of-alive', 'run-of-this'])
+      expect((await call(`/v1/agents/${agent.id}/test-runs/${id}`)).body.data.status).toBe('running')
+    await db.deleteFrom('agent_test_runs').where('agent_id', '=', agent.id).execute()
+    await db.deleteFrom('server_instances').where('id', 'like', 'tests-ghost-%').execute()
   })
 })
 

@@ -9,6 +9,7 @@ import { type AgentRow, findAgent, versionSnapshot } from '../agents/index.ts'
 import { type AnswerFunction, runSimulatedReply, type SimulatedReply } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import { checkExpectation } from './expectations.ts'
 import { judgeCriterion, nextVisitorTurn } from './roles.ts'
 import * as store from './store.ts'
@@ -189,7 +190,7 @@ export const runTestCase = async (
  */
 export const executeRun = async (ctx: AppContext, runId: string) => {
   const run = await store.findRun(ctx.db, { id: runId })
-  if (!run || !(await store.startRun(ctx.db, runId))) return
+  if (!run || !(await store.startRun(ctx.db, { id: runId, instanceId: ctx.instanceId }))) return
   try {
     const published = await findAgent(ctx.db, { organizationId: run.organizationId, id: run.agentId })
     if (!published) throw AppError.notFound('agent')
@@ -208,4 +209,23 @@ export const executeRun = async (ctx: AppContext, runId: string) => {
     const message = error instanceof AppError ? error.message : 'The run could not finish'
     await store.finishRun(ctx.db, { id: run.id, status: 'error', error: message })
   }
+}
+
+export const SWEEP_JOB = 'agent-tests.sweep'
+
+/** What a run left running by an instance that died says. */
+export const ORPHANED_RUN_REASON =
+  'The run stopped: the server running it went away (a restart or a crash) before it finished'
+
+/**
+ * Ends the runs whose instance stopped beating: they are `error` with the reason, never `running`
+ * forever (the job queue does not run them again: startRun takes only a queued run).
+ */
+export const sweepOrphanedRuns = async (ctx: AppContext) => {
+  const ended = await store.endOrphanedRuns(ctx.db, {
+    aliveAfter: aliveAfter(ctx),
+    reason: ORPHANED_RUN_REASON,
+  })
+  if (ended.length > 0)
+    ctx.logger.warn({ runIds: ended }, `${ended.length} agent test run(s) of a dead instance ended as error`)
 }

@@ -521,6 +521,8 @@ export interface AgentTestRunsTable {
   started_by: string | null
   created_at: Timestamp
   finished_at: Timestamp | null
+  /** The instance running it (migration 0077). */
+  instance_id: Generated<string | null>
 }
 
 export interface AgentTestSettingsTable {

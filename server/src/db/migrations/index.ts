@@ -36,6 +36,7 @@ import * as agentTests from './0056-agent-tests.ts'
 import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
+import * as agentTestRunLiveness from './0077-agent-test-run-liveness.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0060-audit-log': auditLog,
   '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,
+  '0077-agent-test-run-liveness': agentTestRunLiveness,
 }

@@ -244,6 +244,8 @@ export interface ConversationsTable {
   first_reply_seconds: number | null
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
+  /** Opened by the studio on the agent's draft (migration 0078). */
+  agent_draft: Generated<boolean>
 }
 
 export interface ChatMessagesTable {

@@ -37,6 +37,7 @@ import * as auditLog from './0060-audit-log.ts'
 import * as retention from './0061-retention.ts'
 import * as batchFailedWebhook from './0065-batch-failed-webhook.ts'
 import * as agentTestRunLiveness from './0077-agent-test-run-liveness.ts'
+import * as conversationAgentDraft from './0078-conversation-agent-draft.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '0061-retention': retention,
   '0065-batch-failed-webhook': batchFailedWebhook,
   '0077-agent-test-run-liveness': agentTestRunLiveness,
+  '0078-conversation-agent-draft': conversationAgentDraft,
 }

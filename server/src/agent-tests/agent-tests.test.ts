@@ -390,6 +390,12 @@ describe('a run on a version uses that version entirely', () => {
     expect(listed[0]).toMatchObject({ number: 3, note: 'Function lookup_order changed', published: true })
     const diff = await call(`/v1/agents/${agent.id}/versions/3/diff`)
     expect(diff.body.data.changes.map((change: Json) => change.path)).toEqual(['functions.lookup_order'])
+    // Headers are secrets, never versioned: changing them alone records no version.
+    await updateFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: { id: fn?.id, headers: { authorization: 'Bearer new' } },
+    })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0].number).toBe(3)
 
     const toolOf = async (version?: number) => {
       llm.reset()

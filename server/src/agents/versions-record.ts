@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { AgentSettings, VersionFunction } from '@parley/shared'
 import type { Executor } from '../db/index.ts'
 import { type AgentRow, findAgent } from './store.ts'
@@ -74,13 +75,14 @@ export const recordFunctionChange = async (
   if (!agent) return
   const latest = await versions.latestVersion(db, agentId)
   const enabled = new Set(agent.enabledCustomFunctions)
+  // Compared as values (jsonb keeps its keys in an order of its own).
   const enabledOf = (functions: VersionFunction[]) =>
-    JSON.stringify(functions.filter((fn) => enabled.has(fn.id)).sort((a, b) => a.id.localeCompare(b.id)))
+    functions.filter((fn) => enabled.has(fn.id)).sort((a, b) => a.id.localeCompare(b.id))
   const now = await versions.functionsOf(db, agentId)
   if (
     latest &&
     !settingsDiffer(latest.settings, versions.settingsOf(agent)) &&
-    enabledOf(latest.functions) === enabledOf(now)
+    isDeepStrictEqual(enabledOf(latest.functions), enabledOf(now))
   )
     return
   await versions.insertVersion(db, { agent, publishedBy: userId, note })

@@ -34,7 +34,7 @@ beforeAll(async () => {
   other = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
   otherKey = await secretKeyFor(server, other.owner)
-})
+}, 240_000)
 afterAll(async () => {
   await server?.destroy()
   await llm?.close()
@@ -579,7 +579,7 @@ describe('npm run agent-test', () => {
     await createTest(agent.id)
     scriptOrderReplies({ judge: true })
     const passed = await runCli([agent.id])
-    expect(passed.code, passed.stderr).toBe(0)
+    expect(passed.code, `${passed.stderr}${passed.stdout}`).toBe(0)
     expect(passed.stdout).toContain('PASS  Finds an order')
 
     scriptOrderReplies({ judge: false })

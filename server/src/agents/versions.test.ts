@@ -29,7 +29,7 @@ beforeAll(async () => {
     type: 'widget',
     allowedDomains: ['shop.example.com'],
   }))
-})
+}, 240_000)
 afterAll(async () => {
   await server?.destroy()
   await llm?.close()

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import type { Logger } from 'pino'
 import { ulid } from 'ulid'
+import { scheduleAgentTestJobs } from './agent-tests/index.ts'
 import { loadCatalogue } from './agents/index.ts'
 import { createApp, type ExtendApp } from './app.ts'
 import { type Dialer, startDialer } from './batch/index.ts'
@@ -126,6 +127,7 @@ export const start = async ({
     const stopObserving = config.metrics.isEnabled ? observeDatabase(database) : () => {}
     if (config.metrics.isEnabled) onCallClosed(ctx, recordCallClosed)
     if (config.role !== 'api') await scheduleCallJobs(ctx)
+    if (config.role !== 'api') await scheduleAgentTestJobs(ctx)
     registerRetentionJob(ctx)
     if (config.role !== 'api') await scheduleRetentionJob(ctx)
     if (config.role !== 'api') await schedulePhoneNumberJobs(ctx)

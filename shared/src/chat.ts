@@ -29,6 +29,11 @@ export const ZCreateChatSession = z
           "This browser's own anonymous id (the widget makes a random UUID once per browser and API host). An unproven user_identifier's memory is filed under it, so it is recalled only in this browser",
         example: '3b241101-e2bb-4255-8caf-4136c566a962',
       }),
+    agent_version: z.literal('draft').optional().meta({
+      description:
+        "Studio sessions only (the studio's Try it): talk to the agent's unpublished draft instead of its published version. Sent with a key it is 403 forbidden: visitors always get the published version",
+      example: 'draft',
+    }),
   })
   .refine((body) => body.user_hash === undefined || body.user_identifier !== undefined, {
     message: 'user_hash proves a user_identifier: send both',

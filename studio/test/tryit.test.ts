@@ -170,6 +170,40 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
       .executeTakeFirstOrThrow()
     expect(ended.status).not.toBe('active')
 
+    // A saved, unpublished name: ticked, the panel talks to the draft in a conversation of its own.
+    await fill(page, '#name', 'Draft Helper')
+    await clickText(page, 'button', 'Save settings')
+    await waitForText(page, 'Saved but not live yet')
+    const draftSession = page.waitForResponse(
+      (response) => response.url().endsWith('/v1/chat/sessions') && response.request().method() === 'POST',
+    )
+    await clickText(page, 'label', 'Talk to the draft')
+    await waitForText(page, 'Replies use the saved draft')
+    const opened = await draftSession
+    expect(JSON.parse(opened.request().postData() ?? '{}')).toMatchObject({ agent_version: 'draft' })
+    await waitInWidget(
+      page,
+      '.try-it',
+      "shadow.querySelector('.title')?.textContent === 'Draft Helper'",
+      'the draft conversation',
+    )
+    const drafted = await server.ctx.db
+      .selectFrom('conversations')
+      .select(['agent_name', 'agent_draft'])
+      .where('id', '=', ((await opened.json()) as { conversation_id: string }).conversation_id)
+      .executeTakeFirstOrThrow()
+    expect(drafted).toEqual({ agent_name: 'Draft Helper', agent_draft: true })
+
+    // Published with a note: the history shows it live with its changes; version 2 restores to the draft.
+    await fill(page, '#version-note', 'Friendlier name')
+    await clickText(page, 'button', 'Publish')
+    await waitForText(page, 'Your settings match the live version 3')
+    await waitForText(page, 'Friendlier name', '#versions')
+    await clickText(page, 'button', 'Changes')
+    await waitForText(page, 'Draft Helper', '#versions ol')
+    await clickText(page, 'button', 'Restore to draft')
+    await waitForText(page, 'Saved but not live yet: visitors still get version 3')
+
     // A voice agent opens on the microphone; the call is made with the studio token.
     const voiceId = await newAgent(page, { name: 'Phone Bot', architecture: 'pipeline' })
     await clickText(page, 'button', 'Talk to it')

@@ -12,6 +12,7 @@ const IDENTITY_ATTRIBUTES = [
   'base-url',
   'user-identifier',
   'user-hash',
+  'agent-version',
   'voice-agent-id',
   'mode',
 ]
@@ -117,7 +118,8 @@ export const createWidgetElement = (defaultBaseUrl: string) =>
         this.getAttribute('voice-agent-id') || (this.getAttribute('mode') === 'voice' ? agentId : null)
       const userIdentifier = this.getAttribute('user-identifier')
       const userHash = this.getAttribute('user-hash')
-      return { agentId, apiKey, studioToken, baseUrl, userIdentifier, userHash, voiceAgentId }
+      const draft = this.getAttribute('agent-version') === 'draft'
+      return { agentId, apiKey, studioToken, draft, baseUrl, userIdentifier, userHash, voiceAgentId }
     }
 
     #readView(): View {

@@ -80,7 +80,7 @@ export const mount = ({
     }),
     ...(identity.userIdentifier ? { userIdentifier: identity.userIdentifier } : {}),
     // Keyed by API host too: two Parley deployments on one site must not swap tokens.
-    store: createSessionStore(`parley:v1:${baseUrl}:${identity.agentId}`),
+    store: createSessionStore(`parley:v1:${baseUrl}:${identity.agentId}${identity.draft ? ':draft' : ''}`),
     onEvent: (event) => {
       if (event.type === 'message') emit('parley:message', { role: event.role, content: event.content })
       else if (event.type === 'error') emit('parley:error', { code: event.code })

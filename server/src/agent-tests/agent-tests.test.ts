@@ -7,7 +7,8 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helper
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
-import { createFunction } from '../functions/service.ts'
+import { createFunction, deleteFunction, listFunctions, updateFunction } from '../functions/service.ts'
+import { executeRun, ORPHANED_RUN_REASON, SWEEP_JOB } from './run.ts'
 
 let server: TestServer
 let llm: FakeLlm
@@ -33,7 +34,7 @@ beforeAll(async () => {
   other = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
   otherKey = await secretKeyFor(server, other.owner)
-})
+}, 240_000)
 afterAll(async () => {
   await server?.destroy()
   await llm?.close()
@@ -370,6 +371,131 @@ describe('agent test runs', () => {
   })
 })
 
+describe('a run on a version uses that version entirely', () => {
+  it('runs on the function definitions the version was published with', async () => {
+    const agent = await makeSupportAgent()
+    await createTest(agent.id)
+    const actor = { organizationId: team.organizationId, userId: team.owner.userId, role: 'owner' as const }
+    const [fn] = (await listFunctions(server.ctx, actor, { agentId: agent.id })).functions as Json[]
+    // Version 2 enabled the function; changing its definition is live at once, recorded as version 3.
+    await updateFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: {
+        id: fn?.id,
+        description: 'Finds an order by its new-style reference',
+        parameters: { type: 'object', properties: { reference: { type: 'string' } } },
+      },
+    })
+    const listed = (await call(`/v1/agents/${agent.id}/versions`)).body.data as Json[]
+    expect(listed[0]).toMatchObject({ number: 3, note: 'Function lookup_order changed', published: true })
+    const diff = await call(`/v1/agents/${agent.id}/versions/3/diff`)
+    expect(diff.body.data.changes.map((change: Json) => change.path)).toEqual(['functions.lookup_order'])
+    // Headers are secrets, never versioned: changing them alone records no version.
+    await updateFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: { id: fn?.id, headers: { authorization: 'Bearer new' } },
+    })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0].number).toBe(3)
+
+    const toolOf = async (version?: number) => {
+      llm.reset()
+      scriptOrderReplies({ judge: true })
+      const started = await call(`/v1/agents/${agent.id}/test-runs`, {
+        method: 'POST',
+        json: version ? { version } : {},
+      })
+      const run = await finished(agent.id, started.body.data.id)
+      expect(run.version).toBe(version ?? 3)
+      return llm.requests[0]?.tools?.find((tool) => tool.function.name === 'lookup_order')?.function
+    }
+    expect(await toolOf(2)).toMatchObject({
+      description: 'Finds an order by id',
+      parameters: { properties: { order_id: { type: 'string' } } },
+    })
+    expect(await toolOf()).toMatchObject({
+      description: 'Finds an order by its new-style reference',
+      parameters: { properties: { reference: { type: 'string' } } },
+    })
+    // Creating a function the agent has not enabled changes nothing it runs: no version.
+    await createFunction(server.ctx, actor, {
+      agentId: agent.id,
+      input: {
+        name: 'unused',
+        label: 'Unused',
+        description: 'Not enabled',
+        endpoint: `${customer.origin}/unused`,
+        method: 'GET',
+        headers: {},
+        parameters: { type: 'object', properties: {} },
+      },
+    })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0].number).toBe(3)
+
+    // Deleting the enabled function is version 4; version 2 still offers its own definition, and
+    // the stub answers it (a real call would be refused: the function is gone).
+    await deleteFunction(server.ctx, actor, { agentId: agent.id, functionId: fn?.id })
+    expect((await call(`/v1/agents/${agent.id}/versions`)).body.data[0]).toMatchObject({
+      number: 4,
+      note: 'Function lookup_order deleted',
+    })
+    expect(await toolOf(2)).toMatchObject({ description: 'Finds an order by id' })
+    expect(customer.received).toEqual([])
+  })
+})
+
+describe('runs a dead instance left running', () => {
+  it('are ended as error with the reason by the sweep on the job queue; live ones are left', async () => {
+    const agent = await makeSupportAgent()
+    const test = await createTest(agent.id)
+    const { db } = server.ctx
+    // Two other instances: one beat a minute ago (dead), one beats on (its beat is an hour ahead).
+    await db
+      .insertInto('server_instances')
+      .values([
+        { id: 'tests-ghost-dead', last_seen_at: new Date(Date.now() - 60_000) },
+        { id: 'tests-ghost-alive', last_seen_at: new Date(Date.now() + 3_600_000) },
+      ])
+      .execute()
+    const runningOn = async (id: string, instanceId: string | null) => {
+      await db
+        .insertInto('agent_test_runs')
+        .values({
+          id,
+          organization_id: team.organizationId,
+          agent_id: agent.id,
+          version: 2,
+          status: 'running',
+          trigger: 'api',
+          test_ids: JSON.stringify([test.id]),
+          total: 1,
+          started_by: null,
+          instance_id: instanceId,
+        })
+        .execute()
+    }
+    await runningOn('run-of-dead', 'tests-ghost-dead')
+    await runningOn('run-of-nobody', null)
+    await runningOn('run-of-alive', 'tests-ghost-alive')
+    await runningOn('run-of-this', server.ctx.instanceId)
+
+    await server.ctx.jobs.now(SWEEP_JOB, {})
+    for (const id of ['run-of-dead', 'run-of-nobody']) {
+      const run = await finished(agent.id, id)
+      expect(run).toMatchObject({ status: 'error', error: ORPHANED_RUN_REASON, done: 0 })
+      expect(run.finishedAt).toEqual(expect.any(String))
+    }
+    // A job that picks an ended run again leaves it as it is: it takes only queued runs.
+    await executeRun(server.ctx, 'run-of-dead')
+    expect((await call(`/v1/agents/${agent.id}/test-runs/run-of-dead`)).body.data.status).toBe('error')
+    expect(llm.requests).toEqual([])
+    // The sweep ran after the two were written: the live instances' runs are still running.
+    for (const id of ['run-of-alive', 'run-of-this'])
+      expect((await call(`/v1/agents/${agent.id}/test-runs/${id}`)).body.data.status).toBe('running')
+    await db.deleteFrom('agent_test_runs').where('agent_id', '=', agent.id).execute()
+    await db.deleteFrom('server_instances').where('id', 'like', 'tests-ghost-%').execute()
+  })
+})
+
 describe('the publish gate', () => {
   it('runs the tests on the draft and refuses a publish that fails one (409 tests_failed)', async () => {
     const agent = await makeSupportAgent()
@@ -453,7 +579,7 @@ describe('npm run agent-test', () => {
     await createTest(agent.id)
     scriptOrderReplies({ judge: true })
     const passed = await runCli([agent.id])
-    expect(passed.code, passed.stderr).toBe(0)
+    expect(passed.code, `${passed.stderr}${passed.stdout}`).toBe(0)
     expect(passed.stdout).toContain('PASS  Finds an order')
 
     scriptOrderReplies({ judge: false })

@@ -5,7 +5,7 @@
  */
 import { registerPublishCheck } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { executeRun, RUN_JOB } from './run.ts'
+import { executeRun, RUN_JOB, SWEEP_JOB, sweepOrphanedRuns } from './run.ts'
 import { checkTestsBeforePublish } from './service.ts'
 
 export { registerAgentTestRoutes } from './routes.ts'
@@ -14,4 +14,15 @@ registerPublishCheck(checkTestsBeforePublish)
 
 export const registerAgentTestJobs = (ctx: AppContext) => {
   ctx.jobs.define<{ runId: string }>(RUN_JOB, ({ runId }) => executeRun(ctx, runId), { concurrency: 2 })
+  ctx.jobs.define(SWEEP_JOB, () => sweepOrphanedRuns(ctx), { concurrency: 1 })
+}
+
+/**
+ * The sweep of runs a dead instance left running: once at start and then every heartbeat (one
+ * record for the deployment), so such a run ends within a few heartbeats of its instance's death.
+ * Workers only (they run the jobs).
+ */
+export const scheduleAgentTestJobs = async (ctx: AppContext) => {
+  await ctx.jobs.now(SWEEP_JOB, {})
+  await ctx.jobs.every(Math.max(1000, ctx.config.instanceHeartbeatMs), SWEEP_JOB)
 }

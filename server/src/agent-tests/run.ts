@@ -1,8 +1,15 @@
-import type { ExpectationVerdict, TestCaseResult, TestExpectation, TranscriptTurn } from '@parley/shared'
-import { type AgentRow, agentAsVersion, findAgent } from '../agents/index.ts'
+import type {
+  ExpectationVerdict,
+  TestCaseResult,
+  TestExpectation,
+  TranscriptTurn,
+  VersionFunction,
+} from '@parley/shared'
+import { type AgentRow, findAgent, versionSnapshot } from '../agents/index.ts'
 import { type AnswerFunction, runSimulatedReply, type SimulatedReply } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { aliveAfter } from '../instances/liveness.ts'
 import { checkExpectation } from './expectations.ts'
 import { judgeCriterion, nextVisitorTurn } from './roles.ts'
 import * as store from './store.ts'
@@ -57,9 +64,16 @@ const converse = async (
   {
     run,
     agent,
+    versionFunctions,
     test,
     signal,
-  }: { run: store.RunRow; agent: AgentRow; test: store.TestRow; signal: AbortSignal },
+  }: {
+    run: store.RunRow
+    agent: AgentRow
+    versionFunctions: VersionFunction[] | null
+    test: store.TestRow
+    signal: AbortSignal
+  },
 ) => {
   const transcript: TranscriptTurn[] = []
   const turns: { role: 'user' | 'assistant'; content: string }[] = []
@@ -88,7 +102,14 @@ const converse = async (
     if (said === null) break
     transcript.push({ role: 'visitor', content: said })
     turns.push({ role: 'user', content: said })
-    const reply = await runSimulatedReply(ctx, { ...billing, agent: current, turns, answerFunction })
+    // The version's own function definitions while its agent answers; a handed-to agent runs live.
+    const reply = await runSimulatedReply(ctx, {
+      ...billing,
+      agent: current,
+      turns,
+      answerFunction,
+      versionFunctions: current.id === agent.id ? versionFunctions : null,
+    })
     costMicros += reply.costMicros
     transcript.push(...toolTurns(reply, answeredBy))
     if (reply.text) {
@@ -108,13 +129,18 @@ const converse = async (
 /** One test case: the conversation, then each expectation's verdict (the judge's last). */
 export const runTestCase = async (
   ctx: AppContext,
-  { run, agent, test }: { run: store.RunRow; agent: AgentRow; test: store.TestRow },
+  {
+    run,
+    agent,
+    versionFunctions,
+    test,
+  }: { run: store.RunRow; agent: AgentRow; versionFunctions: VersionFunction[] | null; test: store.TestRow },
 ): Promise<TestCaseResult> => {
   const signal = AbortSignal.timeout(TEST_CASE_TIMEOUT_MS)
   const base = { testId: test.id, name: test.name }
   let conversation: Awaited<ReturnType<typeof converse>>
   try {
-    conversation = await converse(ctx, { run, agent, test, signal })
+    conversation = await converse(ctx, { run, agent, versionFunctions, test, signal })
   } catch (error) {
     if (!(error instanceof AppError))
       ctx.logger.warn({ err: error, runId: run.id }, 'an agent test failed to run')
@@ -164,15 +190,15 @@ export const runTestCase = async (
  */
 export const executeRun = async (ctx: AppContext, runId: string) => {
   const run = await store.findRun(ctx.db, { id: runId })
-  if (!run || !(await store.startRun(ctx.db, runId))) return
+  if (!run || !(await store.startRun(ctx.db, { id: runId, instanceId: ctx.instanceId }))) return
   try {
     const published = await findAgent(ctx.db, { organizationId: run.organizationId, id: run.agentId })
     if (!published) throw AppError.notFound('agent')
-    const agent = await agentAsVersion(ctx, { agent: published, version: run.version })
+    const { agent, functions } = await versionSnapshot(ctx, { agent: published, version: run.version })
     const tests = await store.findTests(ctx.db, { agentId: run.agentId, ids: run.testIds })
     let failed = 0
     for (const test of tests) {
-      const result = await runTestCase(ctx, { run, agent, test })
+      const result = await runTestCase(ctx, { run, agent, versionFunctions: functions, test })
       if (result.status !== 'passed') failed++
       await store.addResult(ctx.db, { id: run.id, result })
     }
@@ -183,4 +209,23 @@ export const executeRun = async (ctx: AppContext, runId: string) => {
     const message = error instanceof AppError ? error.message : 'The run could not finish'
     await store.finishRun(ctx.db, { id: run.id, status: 'error', error: message })
   }
+}
+
+export const SWEEP_JOB = 'agent-tests.sweep'
+
+/** What a run left running by an instance that died says. */
+export const ORPHANED_RUN_REASON =
+  'The run stopped: the server running it went away (a restart or a crash) before it finished'
+
+/**
+ * Ends the runs whose instance stopped beating: they are `error` with the reason, never `running`
+ * forever (the job queue does not run them again: startRun takes only a queued run).
+ */
+export const sweepOrphanedRuns = async (ctx: AppContext) => {
+  const ended = await store.endOrphanedRuns(ctx.db, {
+    aliveAfter: aliveAfter(ctx),
+    reason: ORPHANED_RUN_REASON,
+  })
+  if (ended.length > 0)
+    ctx.logger.warn({ runIds: ended }, `${ended.length} agent test run(s) of a dead instance ended as error`)
 }

@@ -229,15 +229,47 @@ export const listRuns = async (
 }
 
 /** Takes a queued run (false: another worker has it, or it is gone). */
-export const startRun = async (db: Executor, id: string) => {
+/** Takes a queued run for `instanceId`; false when another took it (or it is no longer queued). */
+export const startRun = async (db: Executor, { id, instanceId }: { id: string; instanceId: string }) => {
   const result = await db
     .updateTable('agent_test_runs')
-    .set({ status: 'running' })
+    .set({ status: 'running', instance_id: instanceId })
     .where('id', '=', id)
     .where('status', '=', 'queued')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
+
+/**
+ * Ends, as `error` with `reason`, the runs running on no instance or on one that has not beaten
+ * since `aliveAfter` (its process died with the run in hand). Answers the ids it ended.
+ */
+export const endOrphanedRuns = async (
+  db: Executor,
+  { aliveAfter, reason }: { aliveAfter: Date; reason: string },
+) =>
+  (
+    await db
+      .updateTable('agent_test_runs')
+      .set({ status: 'error', error: reason, finished_at: sql`now()` })
+      .where('status', '=', 'running')
+      .where((eb) =>
+        eb.or([
+          eb('agent_test_runs.instance_id', 'is', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('server_instances')
+                .select('server_instances.id')
+                .whereRef('server_instances.id', '=', 'agent_test_runs.instance_id')
+                .where('server_instances.last_seen_at', '>=', aliveAfter),
+            ),
+          ),
+        ]),
+      )
+      .returning('id')
+      .execute()
+  ).map((row) => row.id)
 
 /** One more test case done: its result appended, the counts moved on (the run's progress). */
 export const addResult = async (db: Executor, { id, result }: { id: string; result: TestCaseResult }) => {
@@ -250,6 +282,7 @@ export const addResult = async (db: Executor, { id, result }: { id: string; resu
       failed: sql`failed + ${result.status === 'passed' ? 0 : 1}`,
     })
     .where('id', '=', id)
+    .where('status', '=', 'running')
     .execute()
 }
 
@@ -261,6 +294,8 @@ export const finishRun = async (
     .updateTable('agent_test_runs')
     .set({ status, error, finished_at: sql`now()` })
     .where('id', '=', id)
+    // A run the sweep ended (its instance was thought dead) keeps that end.
+    .where('status', '=', 'running')
     .execute()
 }
 

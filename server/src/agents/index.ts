@@ -23,5 +23,6 @@ export {
 } from './store.ts'
 export { registerStudioAgentRoutes } from './studio-routes.ts'
 export { registerV1AgentRoutes } from './v1-routes.ts'
-export { agentAsVersion, publishedVersionOf, registerPublishCheck } from './versions.ts'
+export { agentAsVersion, publishedVersionOf, registerPublishCheck, versionSnapshot } from './versions.ts'
+export { recordFunctionChange } from './versions-record.ts'
 export { registerAgentVersionRoutes } from './versions-routes.ts'

@@ -1,6 +1,7 @@
-import type { AgentSettings } from '@parley/shared'
+import { isDeepStrictEqual } from 'node:util'
+import type { AgentSettings, VersionFunction } from '@parley/shared'
 import type { Executor } from '../db/index.ts'
-import type { AgentRow } from './store.ts'
+import { type AgentRow, findAgent } from './store.ts'
 import { settingsDiffer } from './versions-diff.ts'
 import * as versions from './versions-store.ts'
 
@@ -54,3 +55,35 @@ export const saveStudioDraft = (
   db: Executor,
   { published, edited, userId }: { published: AgentRow; edited: AgentSettings; userId: string | null },
 ) => versions.saveDraft(db, { agentId: published.id, settings: edited, userId })
+
+/**
+ * After a custom function of the agent was changed or deleted (its own endpoints take effect at
+ * once, like a v1 edit): a version when what the agent runs on changed — a setting, or the
+ * definition of a function it has enabled — so that the published version is always what sessions
+ * run. A function created and not yet enabled changes nothing the agent does: no version.
+ */
+export const recordFunctionChange = async (
+  db: Executor,
+  {
+    organizationId,
+    agentId,
+    note,
+    userId,
+  }: { organizationId: string; agentId: string; note: string; userId: string | null },
+) => {
+  const agent = await findAgent(db, { organizationId, id: agentId })
+  if (!agent) return
+  const latest = await versions.latestVersion(db, agentId)
+  const enabled = new Set(agent.enabledCustomFunctions)
+  // Compared as values (jsonb keeps its keys in an order of its own).
+  const enabledOf = (functions: VersionFunction[]) =>
+    functions.filter((fn) => enabled.has(fn.id)).sort((a, b) => a.id.localeCompare(b.id))
+  const now = await versions.functionsOf(db, agentId)
+  if (
+    latest &&
+    !settingsDiffer(latest.settings, versions.settingsOf(agent)) &&
+    isDeepStrictEqual(enabledOf(latest.functions), enabledOf(now))
+  )
+    return
+  await versions.insertVersion(db, { agent, publishedBy: userId, note })
+}

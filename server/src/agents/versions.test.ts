@@ -29,7 +29,7 @@ beforeAll(async () => {
     type: 'widget',
     allowedDomains: ['shop.example.com'],
   }))
-})
+}, 240_000)
 afterAll(async () => {
   await server?.destroy()
   await llm?.close()
@@ -177,6 +177,66 @@ describe('agent versions', () => {
       [session.conversation_id]: 1,
       [later.conversation_id]: 2,
     })
+  })
+
+  it("lets the studio's Try it talk to the draft while the widget keeps the published version", async () => {
+    const agent = await makeAgent(server, team.owner, { name: 'Shop Bot', systemPrompt: 'Published words.' })
+    expect((await studioEdit(agent.id, { sysMsg: 'Draft words.', name: 'Draft Bot' })).status).toBe(200)
+    const openSession = (headers: Record<string, string>, json: Record<string, unknown> = {}) =>
+      server.request('/v1/chat/sessions', {
+        method: 'POST',
+        headers,
+        json: { agent_id: agent.id, agent_version: 'draft', ...json },
+      })
+    // The studio's session on the draft: its replies use the draft's settings.
+    const studio = await openSession({ 'x-studio-token': team.owner.session.token })
+    expect(studio.status).toBe(200)
+    const drafted = (await studio.json()) as {
+      conversation_id: string
+      session_token: string
+      agent_name: string
+    }
+    expect(drafted.agent_name).toBe('Draft Bot')
+    llm.queue({ text: ['Draft hello.'] })
+    await sendChat(server, drafted, 'Hi')
+    expect(promptSent()).toContain('Draft words.')
+    expect(promptSent()).not.toContain('Published words.')
+    // A widget key meanwhile talks to the published version, and may never ask for the draft.
+    const widget = await createChatSession(server, {
+      key: widgetKey,
+      agentId: agent.id,
+      origin: 'https://shop.example.com',
+    })
+    llm.queue({ text: ['Published hello.'] })
+    await sendChat(server, widget, 'Hi')
+    expect(promptSent()).toContain('Published words.')
+    const keys: Record<string, string>[] = [
+      { 'x-api-key': widgetKey, origin: 'https://shop.example.com' },
+      { 'x-api-key': key },
+    ]
+    for (const headers of keys) {
+      const refused = await openSession(headers)
+      expect(refused.status).toBe(403)
+      expect(JSON.stringify(await refused.json())).toContain('studio sessions only')
+    }
+    expect((await openSession({ 'x-api-key': key }, { agent_version: 'latest' })).status).toBe(400)
+    // The draft changes again: the next reply of the studio's conversation follows it.
+    await studioEdit(agent.id, { sysMsg: 'Newer draft words.' })
+    llm.queue({ text: ['Newer hello.'] })
+    await sendChat(server, drafted, 'Again')
+    expect(promptSent()).toContain('Newer draft words.')
+    const rows = await server.ctx.db
+      .selectFrom('conversations')
+      .select(['id', 'agent_draft'])
+      .where('id', 'in', [drafted.conversation_id, widget.conversation_id])
+      .execute()
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.agent_draft]))).toEqual({
+      [drafted.conversation_id]: true,
+      [widget.conversation_id]: false,
+    })
+    // Another organization's studio cannot open this agent's draft.
+    const theirs = await openSession({ 'x-studio-token': other.owner.session.token })
+    expect([403, 404]).toContain(theirs.status)
   })
 
   it('records the version on calls too', async () => {

@@ -1,4 +1,10 @@
-import type { AgentDraft, AgentVersion, AgentVersionDiff, AgentVersionSummary } from '@parley/shared'
+import type {
+  AgentDraft,
+  AgentVersion,
+  AgentVersionDiff,
+  AgentVersionSummary,
+  VersionFunction,
+} from '@parley/shared'
 import { recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -59,10 +65,24 @@ export const registerPublishCheck = (check: PublishCheck) => {
 export const agentAsVersion = async (
   ctx: AppContext,
   { agent, version }: { agent: store.AgentRow; version: number | 'draft' },
-): Promise<store.AgentRow> => {
-  if (version === 'draft') return withDraft(ctx.db, agent)
+): Promise<store.AgentRow> => (await versionSnapshot(ctx, { agent, version })).agent
+
+/**
+ * Everything a version runs on: its settings (knowledge sources included) and its custom
+ * functions' definitions as they were published (`functions`; null for the draft, which runs on
+ * the definitions there are now). Fields added to agents after the version was published keep
+ * the row's values.
+ */
+export const versionSnapshot = async (
+  ctx: AppContext,
+  { agent, version }: { agent: store.AgentRow; version: number | 'draft' },
+): Promise<{ agent: store.AgentRow; functions: VersionFunction[] | null }> => {
+  if (version === 'draft') return { agent: await withDraft(ctx.db, agent), functions: null }
   const row = await versionOf(ctx, agent.id, version)
-  return { ...agent, ...(row.settings as Partial<store.AgentRow>), active: agent.active }
+  return {
+    agent: { ...agent, ...(row.settings as Partial<store.AgentRow>), active: agent.active },
+    functions: row.functions,
+  }
 }
 
 /** The settings that differ between two states of an agent, by name (for the audit log). */

@@ -1,3 +1,4 @@
+import type { VersionFunction } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import type { Retrieval } from '../knowledge/index.ts'
@@ -34,11 +35,17 @@ export const readPlanParts = async (
   {
     conversation,
     agent,
-  }: { conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>; agent: AgentRow },
+    versionFunctions = null,
+  }: {
+    conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>
+    agent: AgentRow
+    /** A numbered version's own function definitions (agent tests); null: the current ones. */
+    versionFunctions?: VersionFunction[] | null
+  },
 ): Promise<PlanParts> => {
   const [memory, toolset, source] = await Promise.all([
     recallFor(ctx, conversation),
-    buildToolset(ctx, agent, conversation.organizationId),
+    buildToolset(ctx, agent, conversation.organizationId, versionFunctions),
     completionSourceFor(ctx, {
       organizationId: conversation.organizationId,
       model: agent.model ?? 'offline',

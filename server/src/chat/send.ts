@@ -207,7 +207,13 @@ const settleReply = async (
     coverRound: CoverRound
   },
 ): Promise<PreparedReply> => {
-  const { conversation, agent, history } = context
+  const { conversation, history } = context
+  // The studio's Try it on the draft: its own agent answers as the draft has it now (an agent it
+  // was handed to answers as published).
+  const agent =
+    conversation.agentDraft && context.agent.id === conversation.agentId
+      ? await agentStore.agentAsVersion(ctx, { agent: context.agent, version: 'draft' })
+      : context.agent
   const [parts, knowledge] = await Promise.all([
     readPlanParts(ctx, { conversation, agent }),
     retrieveForReply(ctx, {

@@ -7,7 +7,7 @@ import {
   type CreateChatSession,
 } from '@parley/shared'
 import { ulid } from 'ulid'
-import { findSessionAgent } from '../agents/index.ts'
+import { agentAsVersion, findSessionAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
@@ -82,7 +82,18 @@ export const createSession = async (
   ctx: AppContext,
   { actor, input }: { actor: ApiKeyActor | StudioActor; input: CreateChatSession },
 ): Promise<ChatSession> => {
-  const agent = await findSessionAgent(ctx, { organizationId: actor.organizationId, agentId: input.agent_id })
+  const isDraft = input.agent_version === 'draft'
+  // The draft is the studio's to try: a key (widget or secret) always gets the published version.
+  if (isDraft && actor.kind !== 'studio')
+    throw AppError.forbidden('agent_version "draft" is for studio sessions only')
+  const published = await findSessionAgent(ctx, {
+    organizationId: actor.organizationId,
+    agentId: input.agent_id,
+  })
+  // Another organization's (commercial) agent: its draft is its owner's unpublished work.
+  if (isDraft && published.organizationId !== actor.organizationId)
+    throw AppError.forbidden("Only the agent's own organization can talk to its draft")
+  const agent = isDraft ? await agentAsVersion(ctx, { agent: published, version: 'draft' }) : published
   if (agent.agentArchitecture !== 'text')
     throw AppError.badRequest('The chat API works only with text agents', 'not_text_agent')
   if (!agent.active && actor.kind === 'apiKey' && actor.keyType === 'widget') throw AppError.agentInactive()
@@ -102,6 +113,7 @@ export const createSession = async (
       userIdentifier: input.user_identifier ?? null,
       ...identity,
       metadata: input.metadata ?? {},
+      agentDraft: isDraft,
     })
     // The greeting is part of the conversation the model sees and the history shows.
     if (greeting)

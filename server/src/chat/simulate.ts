@@ -1,3 +1,4 @@
+import type { VersionFunction } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
@@ -81,9 +82,12 @@ export const runSimulatedReply = async (
     reference,
     answerFunction,
     signal,
+    versionFunctions = null,
   }: {
     organizationId: string
     agent: AgentRow
+    /** The version's own custom function definitions; null (the draft): the current ones. */
+    versionFunctions?: VersionFunction[] | null
     turns: Turn[]
     reference: string
     answerFunction: AnswerFunction
@@ -103,7 +107,7 @@ export const runSimulatedReply = async (
   })
   const lastVisitorTurn = turns.findLast((turn) => turn.role === 'user')?.content ?? ''
   const [parts, knowledge] = await Promise.all([
-    readPlanParts(ctx, { conversation: { organizationId, memoryIdentity: null }, agent }),
+    readPlanParts(ctx, { conversation: { organizationId, memoryIdentity: null }, agent, versionFunctions }),
     retrieveForReply(ctx, {
       organizationId: agent.organizationId,
       sourceIds: agent.knowledgeSourceIds,

@@ -30,6 +30,8 @@ export type ConversationRow = {
   createdAt: Date
   lastActivityAt: Date
   endedAt: Date | null
+  /** The studio's Try it on the agent's unpublished draft: replies use the draft's settings. */
+  agentDraft: boolean
 }
 
 export type MessageRow = {
@@ -65,6 +67,7 @@ const toConversation = (row: Selectable<Database['conversations']>): Conversatio
   createdAt: row.created_at,
   lastActivityAt: row.last_activity_at,
   endedAt: row.ended_at,
+  agentDraft: row.agent_draft,
 })
 
 type SessionRow = Selectable<Database['conversations']> & { key_status: string | null }
@@ -99,7 +102,7 @@ export const insertConversation = async (
     | 'memoryIdentity'
     | 'userVerified'
     | 'metadata'
-  >,
+  > & { agentDraft?: boolean },
 ) => {
   await db
     .insertInto('conversations')
@@ -114,6 +117,7 @@ export const insertConversation = async (
       memory_identity: conversation.memoryIdentity,
       user_verified: conversation.userVerified,
       metadata: JSON.stringify(conversation.metadata),
+      agent_draft: conversation.agentDraft ?? false,
       created_at: new Date(),
       last_activity_at: new Date(),
       ended_at: null,

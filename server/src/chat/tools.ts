@@ -1,8 +1,9 @@
 import { invokeFunction, nameTransferTools, WEB_SEARCH_TOOL } from '@parley/platform'
+import type { VersionFunction } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
+import { invocableOf, listEnabledFunctions, listVersionedFunctions } from '../functions/index.ts'
 import { inSpan } from '../tracing/index.ts'
 import type { LlmTool, ToolCall } from './llm.ts'
 import { OPT_OUT_TOOL, OPT_OUT_TOOL_NAME } from './opt-out.ts'
@@ -48,11 +49,17 @@ export const buildToolset = async (
   agent: AgentRow,
   /** The organization the conversation belongs to (another one's, for a commercial agent). */
   servingOrganizationId: string,
+  /** A version's own function definitions (agent tests on a numbered version); else the current ones. */
+  versionFunctions: VersionFunction[] | null = null,
 ): Promise<Toolset> => {
   const callsFunctions = agent.functionCallingEnabled
   // Both reads are skipped when there is nothing to read: they sit before the first chunk.
   const [functions, handoffTargets] = await Promise.all([
-    callsFunctions ? listEnabledFunctions(ctx, agent) : [],
+    !callsFunctions
+      ? []
+      : versionFunctions
+        ? listVersionedFunctions(ctx, agent, versionFunctions)
+        : listEnabledFunctions(ctx, agent),
     agentStore.findAgentsByIds(ctx.db, {
       organizationId: agent.organizationId,
       ids: agent.handoffAgentIds,
@@ -94,8 +101,15 @@ export const buildToolset = async (
       kind: 'function',
       name: fn.name,
       run: async (args) => {
+        const { headersBox } = fn
+        if (headersBox === null)
+          return JSON.stringify({ error: `${fn.name} was deleted after this version: it cannot be called` })
         const result = await inSpan(`function ${fn.name}`, { 'parley.function.name': fn.name }, () =>
-          invokeFunction({ fn: invocableOf(ctx, fn), args, allowHosts: ctx.config.outboundAllowHosts }),
+          invokeFunction({
+            fn: invocableOf(ctx, { ...fn, headersBox }),
+            args,
+            allowHosts: ctx.config.outboundAllowHosts,
+          }),
         )
         return JSON.stringify(result.ok ? result.json : { error: result.error })
       },

@@ -273,6 +273,8 @@ export interface ConversationsTable {
   first_reply_seconds: number | null
   /** The agent version it ran on, set by a trigger (migration 0055). */
   agent_version: Generated<number | null>
+  /** Opened by the studio on the agent's draft (migration 0078). */
+  agent_draft: Generated<boolean>
 }
 
 export interface ChatMessagesTable {
@@ -573,6 +575,8 @@ export interface AgentTestRunsTable {
   started_by: string | null
   created_at: Timestamp
   finished_at: Timestamp | null
+  /** The instance running it (migration 0077). */
+  instance_id: Generated<string | null>
 }
 
 export interface AgentTestSettingsTable {

@@ -3,7 +3,7 @@ import { registerFunctionIdsReader } from '../agents/index.ts'
 import { listFunctionIds } from './store.ts'
 
 export { registerFunctionRoutes } from './routes.ts'
-export { invocableOf, listEnabledFunctions } from './service.ts'
+export { invocableOf, listEnabledFunctions, listVersionedFunctions } from './service.ts'
 
 // agents/ checks an agent's enabledCustomFunctions against its own functions with this reader.
 registerFunctionIdsReader(listFunctionIds)

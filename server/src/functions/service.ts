@@ -1,5 +1,5 @@
 import { type InvokableFunction, validateFunctionParameters, validateOutboundUrl } from '@parley/platform'
-import type { CreateFunction, CustomFunction, UpdateFunction } from '@parley/shared'
+import type { CreateFunction, CustomFunction, UpdateFunction, VersionFunction } from '@parley/shared'
 import { MAX_FUNCTIONS_PER_AGENT } from '@parley/shared'
 import { ulid } from 'ulid'
 import type { AgentActor } from '../agents/index.ts'
@@ -8,6 +8,7 @@ import {
   findAgentForFunctions,
   forgetCustomFunction,
   listAgentsForFunctions,
+  recordFunctionChange,
 } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
@@ -42,6 +43,30 @@ export const listEnabledFunctions = async (
   if (agent.enabledCustomFunctions.length === 0) return []
   const enabled = new Set(agent.enabledCustomFunctions)
   return (await store.listFunctionsOfAgents(ctx.db, [agent.id])).filter((fn) => enabled.has(fn.id))
+}
+
+/**
+ * The functions an agent's version has enabled, as that version defined them (`snapshot`: its
+ * published definitions). Headers are secrets and never versioned: each takes the function's
+ * headers now, and `headersBox` is null for a function deleted since (it cannot be called for real).
+ */
+export const listVersionedFunctions = async (
+  ctx: AppContext,
+  agent: { id: string; enabledCustomFunctions: string[] },
+  snapshot: VersionFunction[],
+) => {
+  if (agent.enabledCustomFunctions.length === 0) return []
+  const enabled = new Set(agent.enabledCustomFunctions)
+  const current = new Map(
+    (await store.listFunctionsOfAgents(ctx.db, [agent.id])).map((fn) => [fn.id, fn.headersBox]),
+  )
+  return snapshot
+    .filter((fn) => enabled.has(fn.id))
+    .map((fn) => ({
+      ...fn,
+      method: fn.method as store.FunctionMethod,
+      headersBox: current.get(fn.id) ?? null,
+    }))
 }
 
 const present = (ctx: AppContext, fn: store.CustomFunctionRow): CustomFunction => {
@@ -121,11 +146,21 @@ export const updateFunction = async (
   if (!existing || existing.agentId !== agent.id) throw AppError.notFound('custom function')
   if (fields.parameters !== undefined) checkParameters(fields.parameters)
   if (fields.endpoint !== undefined) await checkEndpoint(ctx, fields.endpoint)
-  const updated = await store.updateFunction(ctx.db, {
-    id,
-    fields: { ...fields, ...(headers !== undefined ? { headersBox: sealHeaders(ctx, headers) } : {}) },
+  // A change to an enabled function is what sessions run at once: recorded as a version with it.
+  const updated = await ctx.db.transaction().execute(async (tx) => {
+    const row = await store.updateFunction(tx, {
+      id,
+      fields: { ...fields, ...(headers !== undefined ? { headersBox: sealHeaders(ctx, headers) } : {}) },
+    })
+    if (!row) throw AppError.conflict(`This agent already has a function named ${fields.name}`)
+    await recordFunctionChange(tx, {
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      note: `Function ${row.name} changed`,
+      userId: actor.userId,
+    })
+    return row
   })
-  if (!updated) throw AppError.conflict(`This agent already has a function named ${fields.name}`)
   return present(ctx, updated)
 }
 
@@ -141,6 +176,12 @@ export const deleteFunction = async (
   await ctx.db.transaction().execute(async (tx) => {
     await forgetCustomFunction(tx, { agentId: agent.id, functionId })
     await store.deleteFunction(tx, functionId)
+    await recordFunctionChange(tx, {
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      note: `Function ${existing.name} deleted`,
+      userId: actor.userId,
+    })
   })
   return { success: true as const }
 }

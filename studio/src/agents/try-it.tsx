@@ -13,7 +13,8 @@ const EmbeddedWidget = lazy(() => import('../widget-embed.tsx').then((module) =>
  * signed-in member (the studio token, so an agent that is not live yet can be tried too). Text
  * agents chat; voice agents open voice first. Each message is answered with the agent as it is
  * saved now; a reset ends the conversation and starts another, greeting included. Hiding it keeps
- * the conversation: opened again, it carries on.
+ * the conversation: opened again, it carries on. "Talk to the draft" (text agents) talks to the
+ * saved, unpublished draft in a conversation of its own; unticked, to the live version.
  */
 export const TryIt = ({ agent }: { agent: AgentV1 }) => {
   const [conversation, setConversation] = useState(0)
@@ -23,6 +24,8 @@ export const TryIt = ({ agent }: { agent: AgentV1 }) => {
   // Closed until asked for: an open panel starts a conversation, and a visit to the page should not.
   const [isOpen, setOpen] = useState(false)
   const [error, setError] = useState<unknown>(null)
+  // Text agents may be tried on the saved draft (a studio-only session flag); visitors never can.
+  const [isDraft, setDraft] = useState(false)
   const widget = useRef<ParleyWidget | null>(null)
   const isVoice = agent.agentArchitecture !== 'text'
 
@@ -81,6 +84,21 @@ export const TryIt = ({ agent }: { agent: AgentV1 }) => {
           {t('This agent is not live: only the studio can talk to it until you make it live.')}
         </p>
       )}
+      {isVoice ? null : (
+        <label class="try-it-draft">
+          <input
+            type="checkbox"
+            checked={isDraft}
+            onChange={(event) => setDraft((event.currentTarget as HTMLInputElement).checked)}
+          />{' '}
+          {t('Talk to the draft')}
+        </label>
+      )}
+      {isDraft ? (
+        <p class="try-it-note">
+          {t('Replies use the saved draft, not the live version. Visitors still get the live version.')}
+        </p>
+      ) : null}
       {isVoice ? (
         <p class="muted">{t('It answers by voice: press the microphone and let your browser use it.')}</p>
       ) : null}
@@ -106,6 +124,7 @@ export const TryIt = ({ agent }: { agent: AgentV1 }) => {
               lang: language.value,
               theme: theme.value === 'system' ? null : theme.value,
               mode: isVoice ? 'voice' : null,
+              'agent-version': isDraft && !isVoice ? 'draft' : null,
             }}
           />
         ) : null}

@@ -3,6 +3,9 @@ const sd: Record<string, string> = {
   'The widget could not be loaded from this server. Reload the page to try again.':
     'هن سرور تان ويجيٽ لوڊ نه ٿي سگهيو. ٻيهر ڪوشش لاءِ صفحو ٻيهر لوڊ ڪريو.',
   'Try it': 'آزمائي ڏسو',
+  'Talk to the draft': 'ڊرافٽ سان ڳالهايو',
+  'Replies use the saved draft, not the live version. Visitors still get the live version.':
+    'جواب محفوظ ڪيل ڊرافٽ مان اچن ٿا، لائيو ورزن مان نه. گهمڻ وارن کي اڃا به لائيو ورزن ملي ٿو.',
   'Talk to it': 'ان سان ڳالهايو',
   Hide: 'لڪايو',
   'Resetting…': 'نئين سر شروع ٿي رهيو آهي…',

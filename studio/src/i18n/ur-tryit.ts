@@ -3,6 +3,9 @@ const ur: Record<string, string> = {
   'The widget could not be loaded from this server. Reload the page to try again.':
     'اس سرور سے ویجٹ لوڈ نہیں ہو سکا۔ دوبارہ کوشش کے لیے صفحہ دوبارہ لوڈ کریں۔',
   'Try it': 'آزما کر دیکھیں',
+  'Talk to the draft': 'ڈرافٹ سے بات کریں',
+  'Replies use the saved draft, not the live version. Visitors still get the live version.':
+    'جوابات محفوظ شدہ ڈرافٹ سے آتے ہیں، لائیو ورژن سے نہیں۔ آنے والوں کو اب بھی لائیو ورژن ملتا ہے۔',
   'Talk to it': 'اس سے بات کریں',
   Hide: 'چھپائیں',
   'Resetting…': 'نئے سرے سے شروع ہو رہا ہے…',

@@ -83,6 +83,7 @@ export const createHttpTransport = ({
         headers: { 'content-type': 'application/json', ...credentialHeader(credentials) },
         body: JSON.stringify({
           agent_id: agentId,
+          ...(credentials.draft && { agent_version: 'draft' }),
           ...(userIdentifier && {
             user_identifier: userIdentifier,
             visitor_id: visitorIdFor(baseUrl),

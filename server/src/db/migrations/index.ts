@@ -45,6 +45,8 @@ import * as inboundNumbers from './0072-inbound-numbers.ts'
 import * as inboundCalls from './0073-inbound-calls.ts'
 import * as voiceAnalysisFallbacks from './0075-voice-analysis-fallbacks.ts'
 import * as callVoicePrice from './0076-call-voice-price.ts'
+import * as agentTestRunLiveness from './0077-agent-test-run-liveness.ts'
+import * as conversationAgentDraft from './0078-conversation-agent-draft.ts'
 import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -95,5 +97,7 @@ export const migrations: Record<string, Migration> = {
   '0073-inbound-calls': inboundCalls,
   '0075-voice-analysis-fallbacks': voiceAnalysisFallbacks,
   '0076-call-voice-price': callVoicePrice,
+  '0077-agent-test-run-liveness': agentTestRunLiveness,
+  '0078-conversation-agent-draft': conversationAgentDraft,
   '0080-knowledge-tenant-index': knowledgeTenantIndex,
 }

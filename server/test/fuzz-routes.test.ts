@@ -320,6 +320,7 @@ describe('fuzzing every route', () => {
     expect(routes.map((route) => route.path).sort()).toEqual([
       '/batch/create',
       '/batch/preview',
+      '/v1/do-not-call/import',
       '/v1/knowledge/sources',
     ])
     const failures: string[] = []
@@ -344,10 +345,22 @@ describe('fuzzing every route', () => {
       extra: sometimes(fc.tuple(fc.constantFrom('__proto__', 'unknown', 'a\u0000b'), formValue(['x']))),
       file: csvFile,
     })
+    /** A do-not-call import's form: the CSV file and the same hostile extras. */
+    const importForm = fc.record({
+      extra: sometimes(fc.tuple(fc.constantFrom('__proto__', 'unknown', 'a\u0000b'), formValue(['x']))),
+      file: csvFile,
+    })
+    const formOf = (path: string) =>
+      (path === '/v1/knowledge/sources'
+        ? uploadForm
+        : path === '/v1/do-not-call/import'
+          ? importForm
+          : form) as fc.Arbitrary<
+        { file: Buffer; extra: [string, Buffer] | null } & Record<string, Buffer | null>
+      >
     for (const route of routes) {
-      const isUpload = route.path === '/v1/knowledge/sources'
       await fc.assert(
-        fc.asyncProperty(isUpload ? uploadForm : form, async ({ file, extra, ...named }) => {
+        fc.asyncProperty(formOf(route.path), async ({ file, extra, ...named }) => {
           const fields = Object.entries(named).flatMap(
             ([name, value]): Array<[string, Buffer]> => (value === null ? [] : [[name, value]]),
           )
@@ -363,7 +376,10 @@ describe('fuzzing every route', () => {
           if (isCrash) failures.push(`${route.path} → ${response.status} ${text}`)
           return !isCrash
         }),
-        { numRuns: isUpload ? 30 : 60, endOnFailure: true },
+        {
+          numRuns: route.path === '/batch/create' || route.path === '/batch/preview' ? 60 : 30,
+          endOnFailure: true,
+        },
       )
     }
     expect(failures).toEqual([])

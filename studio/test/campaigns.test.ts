@@ -156,9 +156,10 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     expect(await rowsOf(page, '.preview table.skipped')).toEqual([
       ['4', '415-555-0199', 'Not a valid phone number (E.164, like +14155550123)'],
     ])
-    // Three pipeline calls of 2 minutes at $0.0175 a minute.
-    await waitForText(page, 'Estimated cost: $0.11')
-    await waitForText(page, '3 × 2 min a call × $0.0175 a minute')
+    // Three pipeline calls of 2 minutes at the agent's own price: its STT, LLM and TTS's catalogue
+    // prices (README "Voice pricing"), $0.0169 a minute for the studio's default voice agent.
+    await waitForText(page, 'Estimated cost: $0.10')
+    await waitForText(page, '3 × 2 min a call × $0.0169 a minute')
     await waitForText(page, 'Your balance: $5.00')
     await waitForText(page, 'Starts as soon as it is created')
     await expectGoodPage(page, 'campaign-preview')

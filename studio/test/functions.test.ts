@@ -168,6 +168,7 @@ describe.skipIf(!hasBrowser)(
           'call.analyzed',
           'batch.failed',
           'call.transferred',
+          'contact.opted_out',
         ],
         webhookUrl: `${shop.origin}/parley`,
         analysisSchema: { type: 'object', properties: { orderNumber: { type: 'string' } } },

@@ -5,7 +5,7 @@ import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import type { TestServer } from '../../test/helpers/test-server.ts'
 import { startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
-import { estimateCallMicros } from '../calls/pricing.ts'
+import { estimateCallMicros, voiceRateFor } from '../calls/pricing.ts'
 import { getBalanceMicros } from './service.ts'
 
 /**
@@ -95,7 +95,10 @@ describe('credit holds', () => {
     const team = await createTeam(server)
     const key = await secretKeyFor(server, team.owner)
     const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
-    const callHold = estimateCallMicros('pipeline')
+    // Held at the agent's own price per minute (its models; README "Voice pricing").
+    const callHold = estimateCallMicros(
+      await voiceRateFor(server.ctx, { agent, organizationId: team.organizationId }),
+    )
     await setBalanceMicros(server, { organizationId: team.organizationId, micros: 2 * callHold })
     const start = () =>
       server.request('/v1/chat/voice-sessions', {

@@ -175,6 +175,15 @@ const byName: Record<string, unknown> = {
   transferId: '01JD4MT3R5A7N9S1F3E5R7I9D1',
   transfer_id: '01JD4MT3R5A7N9S1F3E5R7I9D1',
   whenToUse: 'The caller wants to buy or asks about prices',
+  // inbound calls
+  inboundAgentId: ID.agent,
+  callerNumber: '+14155550123',
+  calledNumber: '+14155550100',
+  livekitTrunkId: 'ST_3kTq8ZrW2mNx',
+  livekitDispatchRuleId: 'SDR_7pLc4VbN9sQe',
+  sipParticipantIdentity: 'sip_+14155550123',
+  agentParticipantSid: 'PA_5hYt2KqW8rMz',
+  phoneNumbers: '+14155550123',
   // knowledge
   knowledgeSourceIds: '01JD4MM5G7J9L1N3Q5S7U9W1Y3',
   query: 'How do I descale the kettle?',

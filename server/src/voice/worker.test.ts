@@ -88,6 +88,9 @@ describe('GET /v1/calls/{callId}/setup', () => {
         keySource: 'platform',
       },
       fallbackLlm: null,
+      fallbackStt: null,
+      fallbackTts: null,
+      memory: null,
       stt: {
         provider: 'deepgram',
         api: 'deepgram',
@@ -229,7 +232,7 @@ describe('POST /v1/calls/{callId}/handoff', () => {
       ((call.billing_since as Date).getTime() - (before.billing_since as Date).getTime()) / 1000,
     )
     expect(beforeHandoff).toBeGreaterThanOrEqual(60)
-    expect(Number(call.accrued_micros)).toBe(priceCall('pipeline', beforeHandoff))
+    expect(Number(call.accrued_micros)).toBe(priceCall(Number(before.micros_per_minute), beforeHandoff))
     const listed = await (await server.request(`/v1/calls/${session.callId}`, { token: key })).json()
     expect(listed.data).toMatchObject({
       agentId: agent.id,
@@ -260,7 +263,7 @@ describe('POST /v1/calls/{callId}/end', () => {
     expect(await first.json()).toEqual({ success: true, data: { ended: true } })
     const call = await findCallOfRoom(server, session.room_name)
     expect(call).toMatchObject({ status: 'ended', end_reason: 'inactivity' })
-    expect(Number(call.cost_micros)).toBeGreaterThanOrEqual(priceCall('pipeline', 30))
+    expect(Number(call.cost_micros)).toBeGreaterThanOrEqual(priceCall(Number(call.micros_per_minute), 30))
     expect(fake.rooms.has(session.room_name)).toBe(false)
 
     const again = await worker(path, { json: { reason: 'agent_ended' } })

@@ -1,4 +1,4 @@
-import type { AmdVerdict, CallOutcome } from '@parley/shared'
+import { type AmdVerdict, type CallOutcome, callOutcomes } from '@parley/shared'
 
 /**
  * How a call ended from the caller's side, decided in one place from what closed it: the close's
@@ -8,18 +8,13 @@ import type { AmdVerdict, CallOutcome } from '@parley/shared'
  * end that arrives after such a webhook refines it (refinableReasons).
  */
 
-/** A close's reason that names its outcome as it is. */
-const sameAsReason = new Set<string>([
-  'busy',
-  'no_answer',
-  'rejected',
-  'voicemail_left',
-  'voicemail_hung_up',
-  'phone_menu',
-  'opted_out',
-  'transferred',
-  'agent_unavailable',
-])
+/**
+ * A close's reason that names its outcome as it is: every outcome but the two a close decides by
+ * its status (`completed`, `failed`).
+ */
+const sameAsReason = new Set<string>(
+  callOutcomes.filter((outcome) => outcome !== 'completed' && outcome !== 'failed'),
+)
 
 /** Reasons that say the call failed before or instead of a conversation. */
 const failedReasons = new Set<string>([

@@ -9,6 +9,7 @@ import { type HttpTarget, startHttpTarget } from './helpers/http-target.ts'
 import { createTeam, makeAgent, secretKeyFor } from './helpers/organization.ts'
 import { readEvents, type SseEvent } from './helpers/sse.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { startVoiceSession } from './helpers/voice.ts'
 
 // The `ended` event and call.ended of a phone call a LiveKit webhook closed while its agent worker
 // was in it wait for the worker's end (which may refine the outcome), then go out once. The grace
@@ -19,6 +20,7 @@ let receiver: HttpTarget
 let server: TestServer
 let key: string
 let phoneNumberId: string
+let agentId: string
 
 beforeAll(async () => {
   fake = await startFakeLiveKit()
@@ -34,6 +36,7 @@ beforeAll(async () => {
   const team = await createTeam(server)
   key = await secretKeyFor(server, team.owner)
   const agent = await makeAgent(server, team.owner, { agentArchitecture: 'pipeline' })
+  agentId = agent.id
   // Agents take https URLs only; the receiver is a plain-HTTP test server on the outbound allow-list.
   await server.ctx.db
     .updateTable('agents')
@@ -239,5 +242,19 @@ describe('the ended event of a call a webhook closed while its worker was in it'
     expect(record.data).toMatchObject({ outcome: 'voicemail_hung_up' })
     expect(await endedEventsOf(silent.call.id)).toHaveLength(1)
     expect(await callEndedDeliveries(silent.call.id)).toHaveLength(1)
+  })
+
+  it('ends a web call at once, its worker in it or not: no detection or opt-out can refine it', async () => {
+    const session = await startVoiceSession(server, { key, agentId })
+    const call = { id: session.callId, roomName: session.room_name }
+    await agentJoins(call)
+    await webhook({
+      event: 'participant_left',
+      room: { sid: 'RM_x', name: call.roomName },
+      participant: { sid: 'PA_visitor', identity: 'visitor', kind: 'STANDARD' },
+    })
+    expect((await endedEventsOf(call.id)).map((row) => row.data)).toMatchObject([{ outcome: 'completed' }])
+    expect(await callEndedDeliveries(call.id)).toHaveLength(1)
+    expect(await releaseJobsOf(call.id)).toEqual([])
   })
 })

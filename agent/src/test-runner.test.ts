@@ -28,7 +28,9 @@ const vad = new inference.VAD()
 
 beforeAll(async () => {
   llm = await startFakeLlm()
-  shop = await startHttpTarget((_request, response) => respondJson(response, 200, { status: 'REAL ENDPOINT' }))
+  shop = await startHttpTarget((_request, response) =>
+    respondJson(response, 200, { status: 'REAL ENDPOINT' }),
+  )
   parley = await startParley({
     env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-fake', OUTBOUND_ALLOW_HOSTS: shop.hostAndPort },
   })
@@ -54,7 +56,10 @@ const request = async (
     headers: { 'x-api-key': key },
     ...(json === undefined ? {} : { json }),
   })
-  return { status: response.status, body: (await response.json()) as { data: TestRun } & Record<string, unknown> }
+  return {
+    status: response.status,
+    body: (await response.json()) as { data: TestRun } & Record<string, unknown>,
+  }
 }
 
 /** A voice agent with end_call, a transfer destination and a custom function whose real endpoint is the shop. */
@@ -75,7 +80,11 @@ const makeShopAgent = async () => {
       description: 'Finds an order by its number',
       endpoint: `${shop.origin}/orders`,
       headers: { Authorization: 'Bearer customer-secret' },
-      parameters: { type: 'object', properties: { orderNumber: { type: 'string' } }, required: ['orderNumber'] },
+      parameters: {
+        type: 'object',
+        properties: { orderNumber: { type: 'string' } },
+        required: ['orderNumber'],
+      },
     },
   })
   expect(created.status).toBe(201)
@@ -116,7 +125,10 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
     expect(started.body.data).toMatchObject({ status: 'queued', runner: 'voice_worker', total: 1 })
 
     llm.queue(
-      { toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":', '"A17"}'] }], usage: { input: 100, output: 10 } },
+      {
+        toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":', '"A17"}'] }],
+        usage: { input: 100, output: 10 },
+      },
       { text: ['Your order A17 has shipped.'], usage: { input: 120, output: 8 } },
       { toolCalls: [{ name: 'end_call', args: ['{}'] }], usage: { input: 140, output: 5 } },
       // The server's judge, once the worker reported the conversation.
@@ -147,7 +159,14 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       },
       { role: 'agent', content: 'Your order A17 has shipped.' },
       { role: 'visitor', content: 'Thanks, that is all.' },
-      { role: 'tool', kind: 'end_call', name: 'end_call', arguments: {}, content: 'completed', answeredBy: 'none' },
+      {
+        role: 'tool',
+        kind: 'end_call',
+        name: 'end_call',
+        arguments: {},
+        content: 'completed',
+        answeredBy: 'none',
+      },
     ])
     // The voice agent's prompt and tools (phone ones included), the stub's answer, never the real endpoint.
     const first = llm.requests[0]
@@ -215,7 +234,11 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
     expect(running).toMatchObject({ status: 'running', done: 0 })
 
     const worker = (path: string, body: unknown, token = parley.workerToken) =>
-      parley.server.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, json: body })
+      parley.server.request(path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        json: body,
+      })
     const resultPath = `/v1/worker/agent-test-runs/${claimed?.runId}/cases/${claimed?.testId}/result`
     const report = { transcript: [], usage: { inputTokens: 0, outputTokens: 0 }, error: null }
     // An organization's API key is not the worker's token; an unknown field is refused; a wrong claim is 409.
@@ -247,7 +270,9 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
     expect(done).toMatchObject({ status: 'passed', done: 1, total: 1 })
 
     // Another organization neither sees the run nor its agent's runs.
-    expect((await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`, { key: otherKey })).status).toBe(404)
+    expect(
+      (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`, { key: otherKey })).status,
+    ).toBe(404)
     expect((await request(`/v1/agents/${agent.id}/test-runs`, { key: otherKey })).status).toBe(404)
   })
 

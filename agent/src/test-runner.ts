@@ -291,31 +291,41 @@ export const runVoiceTestCase = async ({
         if (content) transcript.push({ role: 'agent', content })
       } else if (item.role === 'user' && content) transcript.push({ role: 'visitor', content })
     })
-    session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, ({ functionCalls, functionCallOutputs }) => {
-      for (const [index, call] of functionCalls.entries()) {
-        const failed = functionCallOutputs[index]?.isError ?? false
-        const args = argumentsOf(call.args)
-        const target = handoffTargets.get(call.name)
-        const isCustom = testCase.setup.functions.some((fn) => fn.name === call.name) && !target
-        const kind =
-          target || call.name === 'transfer_call'
-            ? 'handoff'
-            : call.name === 'end_call'
-              ? 'end_call'
-              : 'function'
-        const destination =
-          args && typeof args === 'object' && 'destination' in args ? String(args.destination) : ''
-        transcript.push({
-          role: 'tool',
-          kind,
-          name: call.name,
-          arguments: args,
-          // A handoff names its agent (a transfer to a person, its destination), as chat's does.
-          content: target && !failed ? target : call.name === 'transfer_call' ? destination : failed ? 'failed' : 'completed',
-          answeredBy: isCustom ? stubs.takeAnswer(call.name) : 'none',
-        })
-      }
-    })
+    session.on(
+      voice.AgentSessionEventTypes.FunctionToolsExecuted,
+      ({ functionCalls, functionCallOutputs }) => {
+        for (const [index, call] of functionCalls.entries()) {
+          const failed = functionCallOutputs[index]?.isError ?? false
+          const args = argumentsOf(call.args)
+          const target = handoffTargets.get(call.name)
+          const isCustom = testCase.setup.functions.some((fn) => fn.name === call.name) && !target
+          const kind =
+            target || call.name === 'transfer_call'
+              ? 'handoff'
+              : call.name === 'end_call'
+                ? 'end_call'
+                : 'function'
+          const destination =
+            args && typeof args === 'object' && 'destination' in args ? String(args.destination) : ''
+          transcript.push({
+            role: 'tool',
+            kind,
+            name: call.name,
+            arguments: args,
+            // A handoff names its agent (a transfer to a person, its destination), as chat's does.
+            content:
+              target && !failed
+                ? target
+                : call.name === 'transfer_call'
+                  ? destination
+                  : failed
+                    ? 'failed'
+                    : 'completed',
+            answeredBy: isCustom ? stubs.takeAnswer(call.name) : 'none',
+          })
+        }
+      },
+    )
     session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
       if (metrics.type === 'llm_metrics') {
         usage.inputTokens += metrics.promptTokens
@@ -357,7 +367,10 @@ export const runVoiceTestCase = async ({
     if (pressed.length > 0) logger.debug({ callId, keys: pressed.join('') }, 'keys the agent pressed')
     return { transcript, usage, error: null }
   } catch (error) {
-    logger.warn({ runId: testCase.runId, testId: testCase.testId, error: messageOf(error) }, 'a voice test case failed to run')
+    logger.warn(
+      { runId: testCase.runId, testId: testCase.testId, error: messageOf(error) },
+      'a voice test case failed to run',
+    )
     return { transcript, usage, error: `The test could not run to its end: ${messageOf(error)}` }
   } finally {
     clearTimeout(timer)

@@ -324,6 +324,11 @@ export type VoiceTestResultRequest = z.infer<typeof ZVoiceTestResultRequest>
 export const ZVoiceTestResultResponse = z
   .object({
     success: z.literal(true),
-    data: z.object({ runId: z.string(), status: z.enum(testRunStatuses), done: z.number().int(), total: z.number().int() }),
+    data: z.object({
+      runId: z.string(),
+      status: z.enum(testRunStatuses),
+      done: z.number().int(),
+      total: z.number().int(),
+    }),
   })
   .meta({ id: 'WorkerVoiceTestResult' })

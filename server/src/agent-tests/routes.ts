@@ -7,12 +7,12 @@ import {
   ZAgentTestSettings,
   ZAgentTestSettingsResponse,
   ZAgentTestsQuery,
+  ZCallHandoffResponse,
   ZCreateAgentTest,
   ZDeletedAgentTest,
   ZStartTestRun,
   ZTestRunList,
   ZTestRunResponse,
-  ZCallHandoffResponse,
   ZUpdateAgentTest,
   ZVoiceTestCaseParams,
   ZVoiceTestClaimRequest,
@@ -195,7 +195,8 @@ export const registerAgentTestRoutes = (routes: RouteTable, ctx: AppContext) => 
   routes.add({
     method: 'post',
     path: '/v1/worker/agent-test-runs/claim',
-    summary: 'Claim the next case of a voice agent’s test run, for a lease (the voice worker, with WORKER_TOKEN)',
+    summary:
+      'Claim the next case of a voice agent’s test run, for a lease (the voice worker, with WORKER_TOKEN)',
     tag,
     auth: 'worker',
     body: ZVoiceTestClaimRequest,
@@ -233,7 +234,8 @@ export const registerAgentTestRoutes = (routes: RouteTable, ctx: AppContext) => 
   routes.add({
     method: 'post',
     path: '/v1/worker/agent-test-runs/{runId}/cases/{testId}/result',
-    summary: 'Report a claimed voice test case’s conversation: checked, judged and billed here (WORKER_TOKEN)',
+    summary:
+      'Report a claimed voice test case’s conversation: checked, judged and billed here (WORKER_TOKEN)',
     tag,
     auth: 'worker',
     params: ZVoiceTestCaseParams,

@@ -99,8 +99,15 @@ export const takeCase = async (
   return row ? toClaim(row) : null
 }
 
-export const setClaimHold = async (db: Executor, { claimId, holdId }: { claimId: string; holdId: string }) => {
-  await db.updateTable('agent_test_case_claims').set({ hold_id: holdId }).where('claim_id', '=', claimId).execute()
+export const setClaimHold = async (
+  db: Executor,
+  { claimId, holdId }: { claimId: string; holdId: string },
+) => {
+  await db
+    .updateTable('agent_test_case_claims')
+    .set({ hold_id: holdId })
+    .where('claim_id', '=', claimId)
+    .execute()
 }
 
 /** The live claim of a case of the run, by its id (null: swept, reported, or another's). */
@@ -119,7 +126,10 @@ export const findClaim = async (
   return row ? toClaim(row) : null
 }
 
-export const addClaimCost = async (db: Executor, { claimId, costMicros }: { claimId: string; costMicros: number }) => {
+export const addClaimCost = async (
+  db: Executor,
+  { claimId, costMicros }: { claimId: string; costMicros: number },
+) => {
   await db
     .updateTable('agent_test_case_claims')
     .set({ cost_micros: sql`cost_micros + ${costMicros}` })
@@ -127,7 +137,10 @@ export const addClaimCost = async (db: Executor, { claimId, costMicros }: { clai
     .execute()
 }
 
-export const setLiveAgent = async (db: Executor, { claimId, agentId }: { claimId: string; agentId: string }) => {
+export const setLiveAgent = async (
+  db: Executor,
+  { claimId, agentId }: { claimId: string; agentId: string },
+) => {
   await db
     .updateTable('agent_test_case_claims')
     .set({ live_agent_id: agentId })

@@ -61,7 +61,10 @@ const runAgent = async (ctx: AppContext, run: store.RunRow) => {
 }
 
 /** Records a case's result and ends the run once every case has one (one transaction). */
-const recordResult = async (ctx: AppContext, { runId, result }: { runId: string; result: TestCaseResult }) => {
+const recordResult = async (
+  ctx: AppContext,
+  { runId, result }: { runId: string; result: TestCaseResult },
+) => {
   await ctx.db.transaction().execute(async (tx) => {
     await store.addResult(tx, { id: runId, result })
     await voiceStore.finishIfDone(tx, runId)
@@ -73,8 +76,11 @@ const worstCaseMicros = (ctx: AppContext, { agent, test }: { agent: AgentRow; te
   const model = modelOf(ctx, agent)
   const turns = test.visitor.kind === 'script' ? test.visitor.turns.length : test.visitor.maxTurns
   const promptTokens =
-    countPromptTokens(ctx, { model, messages: [{ role: 'system', content: agent.sysMsg ?? '' }], tools: [] }) +
-    HELD_CONVERSATION_TOKENS
+    countPromptTokens(ctx, {
+      model,
+      messages: [{ role: 'system', content: agent.sysMsg ?? '' }],
+      tools: [],
+    }) + HELD_CONVERSATION_TOKENS
   return roundWorstCaseMicros(ctx, { model, promptTokens }) * turns * 2
 }
 
@@ -136,7 +142,8 @@ export const claimVoiceCase = async (ctx: AppContext): Promise<VoiceTestCase | n
     try {
       return await prepareCase(ctx, { run, testId: candidate.testId, claimId: claim.claimId })
     } catch (error) {
-      if (!(error instanceof AppError)) ctx.logger.warn({ err: error, runId: run.id }, 'a voice test case could not start')
+      if (!(error instanceof AppError))
+        ctx.logger.warn({ err: error, runId: run.id }, 'a voice test case could not start')
       const message = error instanceof AppError ? error.message : 'The test could not start'
       const test = (await store.findTest(ctx.db, { agentId: run.agentId, id: candidate.testId })) ?? {
         id: candidate.testId,
@@ -157,7 +164,7 @@ const claimedCase = async (
   { runId, testId, claimId }: { runId: string; testId: string; claimId: string },
 ) => {
   const run = await store.findRun(ctx.db, { id: runId })
-  if (!run || run.runner !== 'voice_worker') throw AppError.notFound('test run')
+  if (run?.runner !== 'voice_worker') throw AppError.notFound('test run')
   const claim = await voiceStore.findClaim(ctx.db, { runId, testId, claimId })
   if (!claim)
     throw AppError.conflict(
@@ -177,7 +184,8 @@ export const voiceVisitorTurn = async (
 ) => {
   const { run, test } = await claimedCase(ctx, { ...ids, claimId })
   const { visitor } = test
-  if (visitor.kind !== 'persona') throw AppError.badRequest('The test’s visitor is scripted: it has no persona to play')
+  if (visitor.kind !== 'persona')
+    throw AppError.badRequest('The test’s visitor is scripted: it has no persona to play')
   const next = await nextVisitorTurn(ctx, {
     organizationId: run.organizationId,
     reference: run.id,

@@ -13,7 +13,9 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
     .execute()
   await db.schema
     .createTable('agent_test_case_claims')
-    .addColumn('run_id', 'text', (column) => column.notNull().references('agent_test_runs.id').onDelete('cascade'))
+    .addColumn('run_id', 'text', (column) =>
+      column.notNull().references('agent_test_runs.id').onDelete('cascade'),
+    )
     .addColumn('test_id', 'text', (column) => column.notNull())
     .addColumn('claim_id', 'text', (column) => column.notNull().unique())
     .addColumn('lease_until', 'timestamptz', (column) => column.notNull())

@@ -37,7 +37,7 @@ beforeAll(async () => {
   api = createTestRunApi({ apiUrl: parley.server.url, workerToken: parley.workerToken })
   const other = await createTeam(parley.server)
   otherKey = await secretKeyFor(parley.server, other.owner)
-})
+}, 60_000)
 
 afterEach(() => llm.reset())
 

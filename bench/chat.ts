@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createParser } from 'eventsource-parser'
 import type { FakeReply } from '../server/test/helpers/fake-llm.ts'
@@ -62,6 +63,12 @@ type ChildMessage =
     }
   | { type: 'stopped' }
   | { type: 'done' }
+  | { type: 'watching' }
+  | {
+      type: 'pauses'
+      loopDelayMs: { p50: number; p90: number; p99: number; max: number }
+      collections: { count: number; totalMs: number; maxMs: number; over5Ms: number }
+    }
 
 /** The next message of `type` from a forked child. */
 const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
@@ -99,6 +106,16 @@ const forkServer = async (env: Record<string, string>) => {
     stats: async () => {
       child.send({ type: 'stats' })
       return nextMessage(child, 'stats')
+    },
+    /** Starts recording the server's event-loop delay and collection pauses. */
+    watch: async () => {
+      child.send({ type: 'watch' })
+      await nextMessage(child, 'watching')
+    },
+    /** What was recorded since `watch`. */
+    pauses: async () => {
+      child.send({ type: 'pauses' })
+      return nextMessage(child, 'pauses')
     },
     stop: async () => {
       child.send({ type: 'stop' })
@@ -218,6 +235,7 @@ export const run = async () => {
 
     // (a) added latency, sample by sample: the upstream directly, then the same through the server.
     const added = { first: [] as number[], last: [] as number[] }
+    await server.watch()
     for (let i = 0; i < SAMPLES; i++) {
       const direct = await timeStream(
         () =>
@@ -238,6 +256,7 @@ export const run = async () => {
       added.first.push(through.first - direct.first)
       added.last.push(through.last - direct.last)
     }
+    const pauses = await server.pauses()
 
     // (b) session creation rate, 16 at a time.
     const started = performance.now()
@@ -292,8 +311,16 @@ export const run = async () => {
     process.stdout.write(
       [
         `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart; metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'}; tracing ${sink ? 'on' : 'off'})`,
-        `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
-        `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
+        `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p90 ${fmt(percentile(added.first, 90))} ms, p99 ${fmt(percentile(added.first, 99))} ms, max ${fmt(Math.max(...added.first))} ms (target p50 <= 5 ms, p99 <= 10 ms)`,
+        `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p90 ${fmt(percentile(added.last, 90))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
+        `    server during (a): event-loop delay p50 ${fmt(pauses.loopDelayMs.p50)} ms, p90 ${fmt(pauses.loopDelayMs.p90)} ms, p99 ${fmt(pauses.loopDelayMs.p99)} ms, max ${fmt(pauses.loopDelayMs.max)} ms; ${pauses.collections.count} collections, ${fmt(pauses.collections.totalMs)} ms in all, longest ${fmt(pauses.collections.maxMs)} ms, ${pauses.collections.over5Ms} over 5 ms`,
+        `    slowest first chunks (ms): ${[...added.first]
+          .sort((a, b) => b - a)
+          .slice(0, 5)
+          .map(fmt)
+          .join(', ')}; load average ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(' ')}`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
         `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
         ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),

@@ -114,9 +114,10 @@ export const streamCallEvents = async (
       }
       if (rows.length < PAGE) break
     }
-    // A call closed before its events were kept has no `ended` to wait for.
+    // A call closed before its events were kept has no `ended` to wait for; one whose `ended`
+    // waits for its worker's end (close.ts) has.
     const current = await store.findCallById(ctx.db, callId)
-    if (current && current.status !== 'active') {
+    if (current && current.status !== 'active' && current.endHeldUntil === null) {
       const ended = await ctx.db
         .selectFrom('call_events')
         .select('id')

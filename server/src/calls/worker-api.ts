@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { recallMemory } from '../memory/index.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
-import { refineCallOutcome } from './close.ts'
+import { settleLateWorkerEnd } from './close.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
 import { decisiveWorkerReasons, outcomeOfClose } from './outcome.ts'
@@ -272,6 +272,8 @@ export const handOffCall = async (
  * answering-machine detection heard, an opt-out). Closed through closeCall with that reason (the
  * call's outcome, calls/outcome.ts) and the detector's verdict, and its room deleted, which hangs up a SIP callee. Asked
  * again, nothing more closes (`ended: false`); the room is asked to go again, in case it stayed.
+ * After a webhook's close, a decisive reason refines its outcome and the `ended` event held for
+ * the worker goes out (close.ts, settleLateWorkerEnd).
  */
 export const endCallByWorker = async (
   ctx: AppContext,
@@ -284,12 +286,14 @@ export const endCallByWorker = async (
   const call = await findCall(ctx, callId)
   const verdict = amdVerdict ?? null
   const closed = await closeCall(ctx, { roomName: call.roomName, reason, amdVerdict: verdict })
-  // A webhook closed it first (the machine hung up while the agent spoke): the worker knows better.
-  if (!closed && decisiveWorkerReasons.has(reason))
-    await refineCallOutcome(ctx, {
+  // A webhook closed it first (the machine hung up while the agent spoke): the worker knows better,
+  // and the `ended` event and call.ended held for it go out now with the final outcome.
+  if (!closed)
+    await settleLateWorkerEnd(ctx, {
       callId,
-      outcome: outcomeOfClose({ reason, status: 'ended' }),
-      amdVerdict: verdict,
+      refine: decisiveWorkerReasons.has(reason)
+        ? { outcome: outcomeOfClose({ reason, status: 'ended' }), amdVerdict: verdict }
+        : null,
     })
   await deleteCallRoom(ctx, { roomName: call.roomName, why: 'a call its agent ended' })
   return { success: true as const, data: { ended: closed !== null } }

@@ -372,6 +372,8 @@ export interface CallsTable {
   outcome: CallOutcome | null
   sip_status: number | null
   amd_verdict: AmdVerdict | null
+  /** A webhook's close waiting for the worker's end: its `ended` event is sent by then at the latest (0081). */
+  end_held_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 /** What happened on a call, in order (GET /v1/calls/{id}/events; migration 0045). */

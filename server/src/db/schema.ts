@@ -579,6 +579,21 @@ export interface AgentTestRunsTable {
   finished_at: Timestamp | null
   /** The instance running it (migration 0077). */
   instance_id: Generated<string | null>
+  /** Who runs it: a server job (chat path) or the voice worker (migration 0086). */
+  runner: Generated<string>
+}
+
+/** A case of a voice run a worker is running, with its lease (migration 0086). */
+export interface AgentTestCaseClaimsTable {
+  run_id: string
+  test_id: string
+  claim_id: string
+  lease_until: Timestamp
+  attempts: Generated<number>
+  active: Generated<boolean>
+  hold_id: string | null
+  live_agent_id: string
+  cost_micros: ColumnType<string | number, number | undefined, number>
 }
 
 export interface AgentTestSettingsTable {
@@ -602,6 +617,7 @@ export interface Database {
   agent_tests: AgentTestsTable
   agent_test_runs: AgentTestRunsTable
   agent_test_settings: AgentTestSettingsTable
+  agent_test_case_claims: AgentTestCaseClaimsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { defaultRetryPolicy } from '@parley/shared'
 import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { agentJoinsAnswered, hangUpAnswered } from '../../server/test/helpers/batch-dialer.ts'
@@ -135,6 +136,33 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     const fileInput = await page.waitForSelector('input[type="file"]#file')
     await (fileInput as ElementHandle<HTMLInputElement> | null)?.uploadFile(csv)
     await fill(page, '#maxAttempts', '1')
+    // Retries by outcome start at the shared schema's defaults, each said next to its fields.
+    const shownPolicy = await page.$$eval('fieldset.retry-rule', (rules) =>
+      rules.map((rule) => {
+        const value = (suffix: string) =>
+          (rule.querySelector(`[id$="-${suffix}"]`) as HTMLInputElement | HTMLSelectElement).value
+        const unit = { minutes: 1, hours: 60, days: 1440 }[value('unit') as 'minutes' | 'hours' | 'days']
+        const outcome = (rule.querySelector('input') as HTMLInputElement).id.replace(/^retry-|-tries$/g, '')
+        return [outcome, { tries: Number(value('tries')), afterMinutes: Number(value('after')) * unit }]
+      }),
+    )
+    expect(Object.fromEntries(shownPolicy)).toEqual(defaultRetryPolicy)
+    expect(await textOf(page, 'fieldset.retry-policy')).toContain('Default: 2 more tries after 10 minutes')
+    expect(await textOf(page, 'fieldset.retry-policy')).toContain(
+      'Never retried: Call finished, Transferred to a person, Opted out, Declined.',
+    )
+    // Out of the schema's bounds: the browser refuses it before any request.
+    await fill(page, '#retry-busy-tries', '11')
+    expect(
+      await page.$eval('#retry-busy-tries', (input) => (input as HTMLInputElement).validity.rangeOverflow),
+    ).toBe(true)
+    // The owner's policy: busy never again, no answer 3 more after 45 minutes, voicemail 2 after 2 days.
+    await fill(page, '#retry-busy-tries', '0')
+    await fill(page, '#retry-no_answer-tries', '3')
+    await page.select('#retry-no_answer-unit', 'minutes')
+    await fill(page, '#retry-no_answer-after', '45')
+    await fill(page, '#retry-voicemail-tries', '2')
+    await fill(page, '#retry-voicemail-after', '2')
     // Calling hours first: the preview reads them back; then at any hour, as the job is made.
     await clickText(page, 'label', 'Only in calling hours')
     await page.click('input[name="windowDays"][value="fri"]')
@@ -167,6 +195,18 @@ describe.skipIf(!hasBrowser)('the studio’s campaigns', { timeout: 120_000 }, (
     await clickText(page, 'button', 'Create campaign')
     await page.waitForSelector('#campaign-title')
     expect(await textOf(page, '#campaign-title')).toBe('Spring renewals')
+    // The policy in force, as the API answers it for the job: what the owner set.
+    await page.waitForSelector('#retries-title')
+    expect(
+      await page.$$eval('dl.retry-rules > div', (rows) =>
+        rows.map((row) => [row.querySelector('dt')?.textContent, row.querySelector('dd')?.textContent]),
+      ),
+    ).toEqual([
+      ['Busy', 'Not retried'],
+      ['No answer', '3 more tries after 45 minutes'],
+      ['Voicemail (left or hung up)', '2 more tries after 2 days'],
+      ['Phone menu', 'Not retried'],
+    ])
     // Live over the stream: two calls ring, the busy one failed on its only try.
     await waitForText(page, '1 of 3 contacts done')
     expect(await textOf(page, '#campaign-status')).toBe('Calling')

@@ -178,20 +178,29 @@ export const startFakeDeepgram = async () => {
     connections,
     /** How many connections are open now. */
     open: () => sockets.size,
+    /**
+     * Sends once a ping's pong came back: the client has handled the upgrade by then, so the
+     * plugin's message listener (registered once the socket opened) is in place. A message in the
+     * upgrade's own packet would be emitted before it is.
+     */
     say: (text: string) => {
-      for (const socket of sockets)
-        socket.send(
-          JSON.stringify({
-            type: 'Results',
-            channel_index: [0, 1],
-            duration: 2,
-            start: 0,
-            is_final: true,
-            speech_final: true,
-            channel: { alternatives: [{ transcript: text, confidence: 0.98, words: [] }] },
-            metadata: { request_id: 'fake-request' },
-          }),
+      for (const socket of sockets) {
+        socket.once('pong', () =>
+          socket.send(
+            JSON.stringify({
+              type: 'Results',
+              channel_index: [0, 1],
+              duration: 2,
+              start: 0,
+              is_final: true,
+              speech_final: true,
+              channel: { alternatives: [{ transcript: text, confidence: 0.98, words: [] }] },
+              metadata: { request_id: 'fake-request' },
+            }),
+          ),
         )
+        socket.ping()
+      }
     },
     close,
   }

@@ -7,6 +7,7 @@ import { ErrorLine, Loading } from '../ui.tsx'
 import { CampaignContacts } from './campaign-contacts.tsx'
 import { type CampaignModel, createCampaignModel } from './campaign-model.ts'
 import { JobProgress } from './parts.tsx'
+import { RetryPolicyInForce } from './retry-policy.tsx'
 import { allowedActions, jobStatusName, outcomeName } from './words.ts'
 
 const Counters = ({ job }: { job: BatchJob }) => (
@@ -137,6 +138,7 @@ export const CampaignPage = ({ id }: { id: string }) => {
       </p>
       <ErrorLine error={model.loadError.value} />
       <Outcomes job={job} />
+      <RetryPolicyInForce job={job} />
       <CampaignContacts model={model} />
     </section>
   )

@@ -6,6 +6,7 @@ import { linkProps, navigate } from '../router.ts'
 import { describedBy, ErrorLine, Field, Loading, problemOf } from '../ui.tsx'
 import { CampaignPreview } from './campaign-preview.tsx'
 import { createCampaign, listPhoneNumbers, listVoiceAgents, previewCampaign } from './client.ts'
+import { RetryPolicyFields, retryPolicyOf } from './retry-policy.tsx'
 import { dayName, weekdays } from './words.ts'
 
 /** The field an error of the batch routes is about, by its code (their errors name no field). */
@@ -56,13 +57,15 @@ const requestOf = (
         days: entered.getAll('windowDays').map(String),
       }),
     )
+  request.append('retryPolicy', JSON.stringify(retryPolicyOf(entered)))
   const file = entered.get('file')
   if (file instanceof File) request.append('file', file, file.name)
   return request
 }
 
 /**
- * A new campaign: the voice agent and the number it calls from, the CSV, when to start; then the
+ * A new campaign: the voice agent and the number it calls from, the CSV, when to start, the
+ * retries by outcome; then the
  * preview (the server reads the file exactly as create will), then create, then the job's page.
  * Any change after a preview asks for a new one, so what is created is what was previewed.
  */
@@ -203,6 +206,7 @@ export const NewCampaignPage = () => {
             defaultValue="3"
           />
         </Field>
+        <RetryPolicyFields problem={problem('retryPolicy')} />
         {isFieldError(error) ? null : <ErrorLine error={error} />}
         <div class="row">
           <button type="submit" class="primary" disabled={busy !== null}>

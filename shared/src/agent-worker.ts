@@ -173,6 +173,22 @@ export const ZCallSetup = z.object({
    * caller's or callee's number. Null when the person is not known; absent from older servers.
    */
   memory: z.string().nullable().default(null),
+  /**
+   * An outbound call of a realtime agent: what answering-machine detection runs on, the
+   * speech-to-speech model having no text completion to classify with. `llm` is the agent's
+   * `analysisModel` (the catalogue's default text model without one, as post-call analysis picks
+   * it); `stt` the catalogue's default STT, which hears the callee on a side stream of the room
+   * audio during detection only (null when this deployment cannot serve it: the realtime model's
+   * own transcription of the callee is used then). Null for every other call, and when no text
+   * model can be served (the call goes on undetected); absent from older servers.
+   */
+  amd: z
+    .object({
+      llm: ZResolvedEndpoint,
+      stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
+    })
+    .nullable()
+    .default(null),
 })
 export type CallSetup = z.infer<typeof ZCallSetup>
 

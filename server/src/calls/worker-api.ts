@@ -1,6 +1,7 @@
 import type { AmdVerdict, CallSetup, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
+import { analysisModelOf } from '../analysis/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -132,7 +133,40 @@ export const callSetupFor = async (
     webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
     history: [],
     memory: null,
+    amd: null,
   }
+}
+
+/**
+ * What answering-machine detection runs on in an outbound call of a realtime agent (CallSetup's
+ * `amd`): its analysisModel or the catalogue's default text model (analysisModelOf, as post-call
+ * analysis), and the catalogue's default STT, each with the organization's key where it stored
+ * one, else the platform's. A part this deployment cannot serve is left out (null STT: the
+ * realtime model's own transcription; no text model: no detection), never failing the call.
+ */
+const detectionEndpointsFor = async (ctx: AppContext, agent: AgentRow, organizationId: string) => {
+  const resolve = async (kind: 'model' | 'stt', id: string) => {
+    try {
+      const { endpoint } = await resolveEndpoints(ctx, {
+        organizationId,
+        requests: { endpoint: request(kind, id) },
+      })
+      return endpoint ?? null
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      ctx.logger.warn(
+        { agentId: agent.id, kind, id, reason: error.message },
+        `answering-machine detection without its ${kind}`,
+      )
+      return null
+    }
+  }
+  const model = analysisModelOf(ctx, agent)
+  const [llm, stt] = await Promise.all([
+    model ? resolve('model', model) : null,
+    resolve('stt', ctx.catalogue.defaults.stt),
+  ])
+  return llm ? { llm, stt: stt && { ...stt, language: agent.languages[0] ?? 'en' } } : null
 }
 
 /** How many of a continued conversation's latest turns the voice agent hears (as text chat's prompt does). */
@@ -162,8 +196,10 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
-  const [setup, history, memory] = await Promise.all([
-    callSetupFor(ctx, await findLiveAgent(ctx, call), call.organizationId),
+  const agent = await findLiveAgent(ctx, call)
+  const detects = call.direction === 'outbound' && agent.agentArchitecture === 'realtime'
+  const [setup, history, memory, amd] = await Promise.all([
+    callSetupFor(ctx, agent, call.organizationId),
     call.conversationId
       ? chatStore.listTurnsBefore(ctx.db, {
           conversationId: call.conversationId,
@@ -172,8 +208,9 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
         })
       : [],
     recallCallMemory(ctx, call),
+    detects ? detectionEndpointsFor(ctx, agent, call.organizationId) : null,
   ])
-  return { success: true as const, data: { ...setup, history, memory } }
+  return { success: true as const, data: { ...setup, history, memory, amd } }
 }
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */

@@ -194,6 +194,28 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
     expect(holds).toEqual([])
   })
 
+  it('an agent that speaks first greets before the visitor’s first turn', async () => {
+    const agent = await parley.makeVoiceAgent({
+      greetingType: 'agentFirst',
+      greetingMessage: 'Welcome to the shop!',
+    })
+    await createTest(agent.id, {
+      name: 'Greets first',
+      visitor: { kind: 'script', turns: ['Hi, do you sell mugs?'] },
+      expectations: [{ type: 'must_say', text: 'Welcome to the shop' }],
+    })
+    const started = await request(`/v1/agents/${agent.id}/test-runs`, { method: 'POST', json: {} })
+    llm.queue({ text: ['We do.'] })
+    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+    const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+    expect(run.results[0]?.transcript).toEqual([
+      { role: 'agent', content: 'Welcome to the shop!' },
+      { role: 'visitor', content: 'Hi, do you sell mugs?' },
+      { role: 'agent', content: 'We do.' },
+    ])
+    expect(run.status).toBe('passed')
+  })
+
   it('a transfer to a person passes must_hand_off and ends the conversation', async () => {
     const agent = await makeShopAgent()
     await createTest(agent.id, {

@@ -204,6 +204,8 @@ export const runVoiceTestCase = async ({
         return { ended: true }
       },
       optOut: async () => ({ phoneNumber: '+15550000000', alreadyListed: false }),
+      // A test case dials nobody: no callee's SIP status is ever watched.
+      sipStatus: async () => ({ recorded: null }),
       searchKnowledge: async () => {
         throw new Error('knowledge search is not available in a voice test run')
       },

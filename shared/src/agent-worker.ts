@@ -247,6 +247,33 @@ export const ZCallOptOutResponse = z
   })
   .meta({ id: 'WorkerCallOptedOut' })
 
+/**
+ * The SIP callee's progress as LiveKit's `sip.callStatus` participant attribute says it, which only
+ * a participant in the room sees (the worker): the statuses the worker reports, in order.
+ */
+export const sipCallProgress = ['dialing', 'ringing', 'active'] as const
+export type SipCallProgress = (typeof sipCallProgress)[number]
+
+/**
+ * POST /v1/calls/{callId}/sip-status: the outbound callee's `sip.callStatus` changed. The server
+ * records `dialing`, `ringing` or `answered` (for `active`) as the call's event, once each and
+ * never one before a later one (or after `ended`).
+ */
+export const ZCallSipStatusRequest = z.strictObject({
+  status: z.enum(sipCallProgress).meta({ description: "The callee's sip.callStatus (LiveKit)" }),
+})
+export type CallSipStatusRequest = z.infer<typeof ZCallSipStatusRequest>
+export const ZCallSipStatusResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      recorded: z.enum(['dialing', 'ringing', 'answered']).nullable().meta({
+        description: 'The event this report wrote; null: nothing new (already there, or the call ended)',
+      }),
+    }),
+  })
+  .meta({ id: 'WorkerCallSipStatus' })
+
 /** How a warm transfer the worker ran ended (a cold one's result is the server's own). */
 export const warmTransferResults = ['transferred', 'no_answer', 'declined', 'failed'] as const
 

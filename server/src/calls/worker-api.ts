@@ -1,4 +1,4 @@
-import type { AmdVerdict, CallSetup, WorkerEndReason } from '@parley/shared'
+import type { AmdVerdict, CallSetup, SipCallProgress, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import { analysisModelOf } from '../analysis/index.ts'
@@ -10,6 +10,7 @@ import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../prov
 import { settleLateWorkerEnd } from './close.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
+import { recordCallProgress } from './events.ts'
 import { decisiveWorkerReasons, outcomeOfClose } from './outcome.ts'
 import { switchLiveAgent } from './presence.ts'
 import { voiceRateFor } from './pricing.ts'
@@ -297,4 +298,26 @@ export const endCallByWorker = async (
     })
   await deleteCallRoom(ctx, { roomName: call.roomName, why: 'a call its agent ended' })
   return { success: true as const, data: { ended: closed !== null } }
+}
+
+/** The call event each reported `sip.callStatus` stands for. */
+const stepOfSipStatus = { dialing: 'dialing', ringing: 'ringing', active: 'answered' } as const
+
+/**
+ * POST /v1/calls/{callId}/sip-status: the worker saw the outbound callee's `sip.callStatus`
+ * change (LiveKit's webhooks carry no attribute changes, so only a participant in the room sees
+ * `ringing`). Recorded as the call's `dialing`, `ringing` or `answered` event, once each and in
+ * order (events.ts recordCallProgress): a repeated or late report writes nothing and answers
+ * `recorded: null`, as does one for a call that has ended. A web call has no SIP callee (400).
+ */
+export const reportSipStatus = async (
+  ctx: AppContext,
+  { callId, status }: { callId: string; status: SipCallProgress },
+) => {
+  const call = await findCall(ctx, callId)
+  if (call.direction === 'web')
+    throw AppError.badRequest('A web call has no SIP callee to report the status of')
+  const step = stepOfSipStatus[status]
+  const written = await recordCallProgress(ctx, { callId, step })
+  return { success: true as const, data: { recorded: written ? step : null } }
 }

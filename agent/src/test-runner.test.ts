@@ -194,6 +194,28 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
     expect(holds).toEqual([])
   })
 
+  it('an agent that speaks first greets before the visitor’s first turn', async () => {
+    const agent = await parley.makeVoiceAgent({
+      greetingType: 'agentFirst',
+      greetingMessage: 'Welcome to the shop!',
+    })
+    await createTest(agent.id, {
+      name: 'Greets first',
+      visitor: { kind: 'script', turns: ['Hi, do you sell mugs?'] },
+      expectations: [{ type: 'must_say', text: 'Welcome to the shop' }],
+    })
+    const started = await request(`/v1/agents/${agent.id}/test-runs`, { method: 'POST', json: {} })
+    llm.queue({ text: ['We do.'] })
+    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+    const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+    expect(run.results[0]?.transcript).toEqual([
+      { role: 'agent', content: 'Welcome to the shop!' },
+      { role: 'visitor', content: 'Hi, do you sell mugs?' },
+      { role: 'agent', content: 'We do.' },
+    ])
+    expect(run.status).toBe('passed')
+  })
+
   it('a transfer to a person passes must_hand_off and ends the conversation', async () => {
     const agent = await makeShopAgent()
     await createTest(agent.id, {
@@ -216,6 +238,60 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       expect.objectContaining({ role: 'tool', kind: 'handoff', name: 'transfer_call', content: 'Sales' }),
     )
     expect(llm.requests).toHaveLength(1)
+  })
+
+  it('a persona visitor is played by the server; a handoff goes through the server to the other voice agent', async () => {
+    const billing = await parley.makeVoiceAgent({ name: 'Billing Desk', systemPrompt: 'You handle billing.' })
+    const frontDesk = await parley.makeVoiceAgent({
+      name: 'Front Desk',
+      greetingType: 'userFirst',
+      handoffAgentIds: [billing.id],
+    })
+    await createTest(frontDesk.id, {
+      name: 'Sends refunds to billing',
+      visitor: {
+        kind: 'persona',
+        persona: 'A customer',
+        goal: 'Get a refund',
+        opening: 'I need a refund.',
+        maxTurns: 3,
+      },
+      expectations: [
+        { type: 'must_hand_off', agentId: billing.id },
+        { type: 'must_say', text: 'Billing here' },
+      ],
+    })
+    const started = await request(`/v1/agents/${frontDesk.id}/test-runs`, { method: 'POST', json: {} })
+    llm.queue(
+      { toolCalls: [{ name: 'transfer_to_billing_desk', args: ['{}'] }] },
+      { text: ['Billing here, I can refund you.'] },
+      // The visitor model (on the server) is done after the agent's answer.
+      { text: ['[DONE]'], usage: { input: 30, output: 2 } },
+    )
+    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+    const run = (await request(`/v1/agents/${frontDesk.id}/test-runs/${started.body.data.id}`)).body.data
+    expect(run.status, JSON.stringify(run.results)).toBe('passed')
+    expect(run.results[0]?.transcript).toEqual([
+      { role: 'visitor', content: 'I need a refund.' },
+      {
+        role: 'tool',
+        kind: 'handoff',
+        name: 'transfer_to_billing_desk',
+        arguments: {},
+        content: billing.id,
+        answeredBy: 'none',
+      },
+      { role: 'agent', content: 'Billing here, I can refund you.' },
+    ])
+    // The handed-to agent answered with its own prompt; the visitor model saw the conversation.
+    expect(llm.requests[1]?.messages[0]?.content).toMatch(/^You handle billing\./)
+    expect(JSON.stringify(llm.requests[2]?.messages)).toContain('Get a refund')
+    const ledger = await parley.server.ctx.db
+      .selectFrom('credit_ledger')
+      .select('reason')
+      .where('reference', '=', run.id)
+      .execute()
+    expect(ledger.map((row) => row.reason)).toContain('Agent test visitor')
   })
 
   it('one worker a case: a held case is not handed out again; the claim names the case, the worker token guards it', async () => {

@@ -95,7 +95,7 @@ const makeShopAgent = async () => {
     json: { functionCallingEnabled: true, enabledFunctions: ['end_call'], enabledCustomFunctions: [fn.id] },
   })
   expect(put.status).toBe(200)
-  return agent
+  return Object.assign(agent, { functionId: fn.id })
 }
 
 const createTest = async (agentId: string, definition: Record<string, unknown>) => {
@@ -292,6 +292,68 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       .where('reference', '=', run.id)
       .execute()
     expect(ledger.map((row) => row.reason)).toContain('Agent test visitor')
+  })
+
+  it('a run on a numbered version uses the function definitions that version was published with', async () => {
+    // Version 2 enabled lookup_order; renaming and redefining it is live at once, recorded as version 3.
+    const agent = await makeShopAgent()
+    const edited = await parley.server.request(`/api/custom-functions/${agent.id}`, {
+      method: 'PUT',
+      token: parley.key,
+      json: {
+        id: agent.functionId,
+        name: 'find_order',
+        description: 'Finds an order by its new-style reference',
+        parameters: { type: 'object', properties: { reference: { type: 'string' } } },
+      },
+    })
+    expect(edited.status).toBe(200)
+    const versions = await request(`/v1/agents/${agent.id}/versions`)
+    expect((versions.body.data as unknown as { number: number }[])[0]?.number).toBe(3)
+    await createTest(agent.id, {
+      name: 'Finds an order the old way',
+      visitor: { kind: 'script', turns: ['Where is order A17?'] },
+      expectations: [{ type: 'must_call', function: 'lookup_order', arguments: { orderNumber: 'A17' } }],
+      stubs: { lookup_order: { status: 'shipped' } },
+    })
+    const toolsOf = async (version?: number) => {
+      llm.reset()
+      const started = await request(`/v1/agents/${agent.id}/test-runs`, {
+        method: 'POST',
+        json: version ? { version } : {},
+      })
+      expect(started.status, JSON.stringify(started.body)).toBe(202)
+      llm.queue(
+        { toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":"A17"}'] }] },
+        { text: ['It has shipped.'] },
+      )
+      expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+      const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+      expect(run.version).toBe(version ?? 3)
+      return { run, tools: llm.requests[0]?.tools?.map((tool) => tool.function) ?? [] }
+    }
+    // Version 2: the old name, description and parameters reach the model; the stub answers the old name.
+    const older = await toolsOf(2)
+    expect(older.tools.find((tool) => tool.name === 'lookup_order')).toMatchObject({
+      description: 'Finds an order by its number',
+      parameters: { properties: { orderNumber: { type: 'string' } } },
+    })
+    expect(older.tools.map((tool) => tool.name)).not.toContain('find_order')
+    expect(older.run.status, JSON.stringify(older.run.results)).toBe('passed')
+    expect(older.run.results[0]?.transcript).toContainEqual(
+      expect.objectContaining({ role: 'tool', name: 'lookup_order', answeredBy: 'stub' }),
+    )
+    // The published version 3: the definitions now (lookup_order is no tool of it).
+    const latest = await toolsOf()
+    expect(latest.tools.find((tool) => tool.name === 'find_order')).toMatchObject({
+      description: 'Finds an order by its new-style reference',
+      parameters: { properties: { reference: { type: 'string' } } },
+    })
+    expect(latest.tools.map((tool) => tool.name)).not.toContain('lookup_order')
+    expect(latest.run.results[0]?.transcript).not.toContainEqual(
+      expect.objectContaining({ answeredBy: 'stub' }),
+    )
+    expect(shop.received).toEqual([])
   })
 
   it('one worker a case: a held case is not handed out again; the claim names the case, the worker token guards it', async () => {

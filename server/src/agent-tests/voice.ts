@@ -53,12 +53,18 @@ const errorResult = (test: { id: string; name: string }, error: string): TestCas
 /** The model a voice agent's usage is priced at (a realtime agent's: the catalogue's default). */
 const modelOf = (ctx: AppContext, agent: AgentRow) => agent.model ?? ctx.catalogue.defaults.model
 
-/** The run's agent as its version has it. */
-const runAgent = async (ctx: AppContext, run: store.RunRow) => {
+/**
+ * The run's agent as its version has it, and its custom functions' definitions as that version
+ * published them (null for a draft run: the definitions there are now), as a chat run's.
+ */
+const runSnapshot = async (ctx: AppContext, run: store.RunRow) => {
   const current = await findAgent(ctx.db, { organizationId: run.organizationId, id: run.agentId })
   if (!current) throw AppError.notFound('agent')
-  return (await versionSnapshot(ctx, { agent: current, version: run.version })).agent
+  return versionSnapshot(ctx, { agent: current, version: run.version })
 }
+
+/** The run's agent as its version has it. */
+const runAgent = async (ctx: AppContext, run: store.RunRow) => (await runSnapshot(ctx, run)).agent
 
 /** Records a case's result and ends the run once every case has one (one transaction). */
 const recordResult = async (
@@ -91,7 +97,7 @@ const prepareCase = async (
 ): Promise<VoiceTestCase> => {
   const test = await store.findTest(ctx.db, { agentId: run.agentId, id: testId })
   if (!test) throw AppError.notFound('test')
-  const agent = await runAgent(ctx, run)
+  const { agent, functions } = await runSnapshot(ctx, run)
   if (!isVoiceAgent(agent)) throw AppError.conflict('The agent is a text agent in this version')
   const holdId = await placeHold(ctx, {
     organizationId: run.organizationId,
@@ -103,9 +109,10 @@ const prepareCase = async (
   })
   if (!holdId) throw AppError.paymentRequired(VOICE_CREDITS_MESSAGE)
   await voiceStore.setClaimHold(ctx.db, { claimId, holdId })
+  // The version's own function definitions (their tools and stubs' names), as a chat run's.
   const [runtime, setup] = await Promise.all([
-    agentRuntimeConfig(ctx, agent, run.organizationId),
-    callSetupFor(ctx, agent, run.organizationId),
+    agentRuntimeConfig(ctx, agent, run.organizationId, functions),
+    callSetupFor(ctx, agent, run.organizationId, functions),
   ])
   return {
     runId: run.id,

@@ -4,13 +4,14 @@ import {
   DISPATCH_METADATA_VERSION,
   type DispatchMetadata,
   type HandoffTarget,
+  type VersionFunction,
   type WorkerFunction,
   ZDispatchMetadata,
 } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
-import { invocableOf, listEnabledFunctions } from '../functions/index.ts'
+import { invocableOf, listEnabledFunctions, listVersionedFunctions } from '../functions/index.ts'
 
 const isVoiceAgent = (agent: AgentRow) => agent.agentArchitecture !== 'text'
 
@@ -50,9 +51,11 @@ export const agentRuntimeConfig = async (
   agent: AgentRow,
   /** The organization the call belongs to (another one's, for a commercial agent). */
   servingOrganizationId: string,
+  /** A version's own function definitions (a voice test run on a numbered version); else the current ones. */
+  versionFunctions: VersionFunction[] | null = null,
 ): Promise<AgentRuntimeConfig> => {
   const [functions, handoffTargets] = await Promise.all([
-    agent.functionCallingEnabled ? listEnabledFunctions(ctx, agent) : [],
+    agent.functionCallingEnabled ? enabledFunctionsOf(ctx, agent, versionFunctions) : [],
     voiceHandoffTargets(ctx, agent, servingOrganizationId),
   ])
   return {
@@ -251,13 +254,27 @@ export const buildDispatchMetadata = ({
   return { metadata, unknownPlaceholders }
 }
 
-/** The custom functions of an agent with their headers opened, for the worker only. */
-export const listWorkerFunctions = async (ctx: AppContext, agent: AgentRow): Promise<WorkerFunction[]> => {
+/** The agent's enabled functions: as a version defined them (`versionFunctions`), or as they are now. */
+const enabledFunctionsOf = (ctx: AppContext, agent: AgentRow, versionFunctions: VersionFunction[] | null) =>
+  versionFunctions ? listVersionedFunctions(ctx, agent, versionFunctions) : listEnabledFunctions(ctx, agent)
+
+/**
+ * The custom functions of an agent with their headers opened, for the worker only; with
+ * `versionFunctions`, as that version defined them (headers are never versioned: each has its
+ * function's headers now, none for a function deleted since).
+ */
+export const listWorkerFunctions = async (
+  ctx: AppContext,
+  agent: AgentRow,
+  versionFunctions: VersionFunction[] | null = null,
+): Promise<WorkerFunction[]> => {
   if (!agent.functionCallingEnabled) return []
-  return (await listEnabledFunctions(ctx, agent)).map((fn) => ({
+  return (await enabledFunctionsOf(ctx, agent, versionFunctions)).map((fn) => ({
     id: fn.id,
     name: fn.name,
     description: fn.description,
-    ...invocableOf(ctx, fn),
+    ...(fn.headersBox === null
+      ? { endpoint: fn.endpoint, method: fn.method, headers: {}, parameters: fn.parameters }
+      : invocableOf(ctx, { ...fn, headersBox: fn.headersBox })),
   }))
 }

@@ -1,4 +1,4 @@
-import type { AmdVerdict, CallSetup, SipCallProgress, WorkerEndReason } from '@parley/shared'
+import type { AmdVerdict, CallSetup, SipCallProgress, VersionFunction, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import { analysisModelOf } from '../analysis/index.ts'
@@ -94,6 +94,8 @@ export const callSetupFor = async (
   agent: AgentRow,
   /** The call's organization: its own provider keys serve it, also with another's commercial agent. */
   organizationId: string,
+  /** A version's own function definitions (a voice test run on a numbered version); else the current ones. */
+  versionFunctions: VersionFunction[] | null = null,
 ): Promise<CallSetup> => {
   const isRealtime = agent.agentArchitecture === 'realtime'
   const [endpoints, functions] = await Promise.all([
@@ -106,7 +108,7 @@ export const callSetupFor = async (
         realtime: isRealtime ? request('realtime', agent.realtimeProvider) : null,
       },
     }),
-    listWorkerFunctions(ctx, agent),
+    listWorkerFunctions(ctx, agent, versionFunctions),
   ])
   const [fallbackLlm, fallbackStt, fallbackTts] = isRealtime
     ? [null, null, null]

@@ -175,19 +175,29 @@ const FALLBACK_RETRY = { retries: 1, intervalMs: 300 } as const
 /**
  * The speech-to-text of a pipeline agent: its own, or, when the agent names a fallback, the
  * framework's FallbackAdapter over both. A provider that fails (an error answer, a lost
- * connection, a timeout) gives way to the next for the rest of the call until it recovers. The
- * VAD cuts the speech for STTs that do not stream (the adapter wraps them itself).
+ * connection, a timeout) gives way to the next until it recovers.
+ *
+ * How the adapter is used depends on the primary. A streaming primary (Deepgram, Cartesia,
+ * ElevenLabs) is run through the adapter's stream, which switches when the primary's stream
+ * fails. A primary that does not stream (OpenAI's transcriptions endpoint and its peers) is cut
+ * into utterances by the VAD: the framework's stream wrapper for such an STT logs a failed
+ * recognition and carries on (agents 1.9's `StreamAdapterWrapper`), so the adapter's stream would
+ * never see it fail and the caller would go unheard. Wrapped the other way round, the VAD's
+ * stream adapter hands each utterance to the FallbackAdapter's `recognize`, which sends the same
+ * audio to the next STT when one fails.
  */
 const buildSpeechToText = (setup: CallSetup, vad: VAD | undefined) => {
   const primary = builderOf('stt', setup.stt)(setup.stt as SttEndpoint)
   if (!setup.fallbackStt) return primary
   const fallback = builderOf('stt', setup.fallbackStt)(setup.fallbackStt)
-  return new stt.FallbackAdapter({
+  const adapter = new stt.FallbackAdapter({
     sttInstances: [primary, fallback],
     ...(vad ? { vad } : {}),
     maxRetryPerSTT: FALLBACK_RETRY.retries,
     retryIntervalMs: FALLBACK_RETRY.intervalMs,
   })
+  if (primary.capabilities.streaming || !vad) return adapter
+  return new stt.StreamAdapter(adapter, vad)
 }
 
 /** The text-to-speech of a pipeline agent: its own, or the framework's FallbackAdapter over it and its fallback. */

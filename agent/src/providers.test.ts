@@ -148,9 +148,10 @@ describe('the provider table', () => {
     expect(agent.stt).toBeInstanceOf(stt_.StreamAdapter)
     expect(agent.stt?.label).toBe('stt.StreamAdapter<stt.FallbackAdapter>')
     expect(agent.tts).toBeInstanceOf(tts_.FallbackAdapter)
-    expect((agent.tts as tts_.FallbackAdapter).ttsInstances.map((one) => one.model)).toEqual([
-      'tts-1',
-      'playai-tts',
+    // Each speech endpoint is wrapped once in the sentence stream adapter.
+    expect((agent.tts as tts_.FallbackAdapter).ttsInstances.map((one) => one.label)).toEqual([
+      'tts.StreamAdapter<openai.TTS>',
+      'tts.StreamAdapter<openai.TTS>',
     ])
     // The caller's memory from the setup is in the agent's instructions, as chat puts it.
     expect(agent.instructions).toContain(

@@ -334,6 +334,15 @@ export const buildCallSession = ({
       })
     }
   })
+  // A model's or provider's error: the framework retries, falls back or closes the session on
+  // its own (Close below); an `error` event nobody listens to would throw in Node.
+  session.on(voice.AgentSessionEventTypes.Error, ({ error }) => {
+    const { type, recoverable } = error as { type?: string; recoverable?: boolean }
+    logger.warn(
+      { callId, type, recoverable, error: String((error as { error?: unknown }).error ?? error) },
+      'model error',
+    )
+  })
   session.on(voice.AgentSessionEventTypes.UserStateChanged, ({ newState }) => {
     if (newState === 'away' && transferring === 0 && !leaving) void hangUp('inactivity')
   })

@@ -1,7 +1,7 @@
 import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { onKeyRevoked } from '../keys/index.ts'
-import { rememberInboundCallers } from './inbound-call.ts'
+import { rememberPhoneCallers } from './inbound-call.ts'
 import { costUpTo } from './pricing.ts'
 import { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 import { closeCall } from './service.ts'
@@ -97,7 +97,7 @@ export const registerCallJobs = (ctx: AppContext) => {
   ctx.jobs.define(CALL_AGENT_JOB, () => endCallsWithoutAgent(ctx), { concurrency: 1 })
   // A revoked key's live calls end with it (keys/ tells; it imports no call code).
   onKeyRevoked(ctx, (keyId) => endCallsOfKey(ctx, keyId))
-  rememberInboundCallers(ctx)
+  rememberPhoneCallers(ctx)
 }
 
 /**

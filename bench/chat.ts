@@ -1,31 +1,48 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createParser } from 'eventsource-parser'
+import { Agent, fetch as fetchThrough } from 'undici'
 import type { FakeReply } from '../server/test/helpers/fake-llm.ts'
+import { selfSignedCertificate } from '../server/test/helpers/tls.ts'
 import { percentile } from './stats.ts'
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300)
-const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000)
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 10000)
+/** `h2` (default): the upstream speaks HTTPS and HTTP/2 as hosted providers do; `h1`: plain HTTP/1.1. */
+const UPSTREAM = process.env.BENCH_UPSTREAM ?? 'h2'
 const CHUNK_DELAY_MS = 5
 const CHUNKS = 20
+
+/** The bench's own client to the upstream when it speaks TLS: trusts its certificate, offers HTTP/2. */
+let upstreamDispatcher: Agent | undefined
 
 const call = async (
   url: string,
   init: { token?: string; headers?: Record<string, string>; json?: unknown },
 ) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      ...init.headers,
-    },
-    body: JSON.stringify(init.json ?? {}),
-  })
+  const response = await (upstreamDispatcher && url.startsWith('https:')
+    ? (fetchThrough(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(init.json ?? {}),
+        dispatcher: upstreamDispatcher,
+      }) as unknown as Promise<Response>)
+    : fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+          ...init.headers,
+        },
+        body: JSON.stringify(init.json ?? {}),
+      }))
   if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
   return response
 }
@@ -62,6 +79,12 @@ type ChildMessage =
     }
   | { type: 'stopped' }
   | { type: 'done' }
+  | { type: 'watching' }
+  | {
+      type: 'pauses'
+      loopDelayMs: { p50: number; p90: number; p99: number; max: number }
+      collections: { count: number; totalMs: number; maxMs: number; over5Ms: number }
+    }
 
 /** The next message of `type` from a forked child. */
 const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
@@ -87,18 +110,41 @@ const forkReady = async (
   return { child, url }
 }
 
+/** A process's limit on open files (soft), from /proc; null where there is none to read. */
+const openFilesLimit = (pid: number | undefined) => {
+  try {
+    const line = readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((each) => each.startsWith('Max open files'))
+    return line ? Number(line.split(/\s{2,}/)[1]) : null
+  } catch {
+    return null
+  }
+}
+
 /** The server in a process of its own: its RSS is then the server's alone. */
-const forkServer = async (env: Record<string, string>) => {
+const forkServer = async (env: Record<string, string>, processEnv: Record<string, string> = {}) => {
   const { child, url } = await forkReady('./chat-server.ts', {
-    env: { BENCH_SERVER_ENV: JSON.stringify(env) },
+    env: { BENCH_SERVER_ENV: JSON.stringify(env), ...processEnv },
     // As `npm start` runs it (package.json).
     flags: (process.env.BENCH_FLAGS ?? '--heap-growing-percent=30').split(' ').filter(Boolean),
   })
   return {
     url,
+    openFilesLimit: () => openFilesLimit(child.pid),
     stats: async () => {
       child.send({ type: 'stats' })
       return nextMessage(child, 'stats')
+    },
+    /** Starts recording the server's event-loop delay and collection pauses. */
+    watch: async () => {
+      child.send({ type: 'watch' })
+      await nextMessage(child, 'watching')
+    },
+    /** What was recorded since `watch`. */
+    pauses: async () => {
+      child.send({ type: 'pauses' })
+      return nextMessage(child, 'pauses')
     },
     stop: async () => {
       child.send({ type: 'stop' })
@@ -108,14 +154,20 @@ const forkServer = async (env: Record<string, string>) => {
 }
 
 /** The fake upstream in a process of its own, so neither the client nor the server delays its chunks. */
-const forkUpstream = async () => {
-  const { child, url } = await forkReady('./chat-upstream.ts')
+const forkUpstream = async (tls?: { key: string; cert: string }) => {
+  const { child, url } = await forkReady('./chat-upstream.ts', {
+    env: tls ? { BENCH_UPSTREAM_TLS: JSON.stringify(tls) } : {},
+  })
   const request = async (message: Record<string, unknown>) => {
     child.send(message)
-    await nextMessage(child, 'done')
+    return (await nextMessage(child, 'done')) as unknown as { opened?: number; open?: number }
   }
   return {
     baseUrl: url,
+    connections: async () => {
+      const { opened = 0, open = 0 } = await request({ type: 'connections' })
+      return { opened, open }
+    },
     setFallback: (reply: FakeReply) => request({ type: 'reply', reply }),
     close: () => request({ type: 'stop' }).catch(() => undefined),
   }
@@ -149,7 +201,14 @@ const startTraceSink = async () => {
 }
 
 export const run = async () => {
-  const llm = await forkUpstream()
+  const tls = UPSTREAM === 'h2' ? selfSignedCertificate() : undefined
+  const certificateDirectory = mkdtempSync(join(tmpdir(), 'parley-bench-ca-'))
+  const caFile = join(certificateDirectory, 'ca.pem')
+  if (tls) {
+    writeFileSync(caFile, tls.cert)
+    upstreamDispatcher = new Agent({ allowH2: true, connect: { ca: tls.cert } })
+  }
+  const llm = await forkUpstream(tls)
   await llm.setFallback({
     text: Array.from({ length: CHUNKS }, (_, i) => `word${i} `),
     delayMs: CHUNK_DELAY_MS,
@@ -157,16 +216,19 @@ export const run = async () => {
   // BENCH_TRACING=1: the server exports traces to a loopback OTLP/HTTP sink here (README, Traces).
   const sink = process.env.BENCH_TRACING === '1' ? await startTraceSink() : null
   // Errors only: a refused request in (c) should say why.
-  const server = await forkServer({
-    ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
-    LLM_BASE_URL: llm.baseUrl,
-    TRIAL_CREDITS_USD: '10000',
-    LOG_LEVEL: 'error',
-    // (c) holds BENCH_STREAMS streams of one organization: its cap is lifted to measure them.
-    STREAMS_PER_ORGANIZATION: '1000000',
-    // BENCH_METRICS=0 measures the same server without Prometheus metrics (README, Metrics).
-    METRICS_ENABLED: process.env.BENCH_METRICS ?? '1',
-  })
+  const server = await forkServer(
+    {
+      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
+      LLM_BASE_URL: llm.baseUrl,
+      TRIAL_CREDITS_USD: '10000',
+      LOG_LEVEL: 'error',
+      // (c) holds BENCH_STREAMS streams of one organization: its cap is lifted to measure them.
+      STREAMS_PER_ORGANIZATION: '1000000',
+      // BENCH_METRICS=0 measures the same server without Prometheus metrics (README, Metrics).
+      METRICS_ENABLED: process.env.BENCH_METRICS ?? '1',
+    },
+    tls ? { NODE_EXTRA_CA_CERTS: caFile } : {},
+  )
   try {
     const base = server.url
     const signup = (await (
@@ -218,6 +280,7 @@ export const run = async () => {
 
     // (a) added latency, sample by sample: the upstream directly, then the same through the server.
     const added = { first: [] as number[], last: [] as number[] }
+    await server.watch()
     for (let i = 0; i < SAMPLES; i++) {
       const direct = await timeStream(
         () =>
@@ -238,6 +301,7 @@ export const run = async () => {
       added.first.push(through.first - direct.first)
       added.last.push(through.last - direct.last)
     }
+    const pauses = await server.pauses()
 
     // (b) session creation rate, 16 at a time.
     const started = performance.now()
@@ -287,15 +351,25 @@ export const run = async () => {
       }),
     )
     const { openStreams, rssMiB, heapUsedMiB, heapTotalMiB, externalMiB } = await server.stats()
+    const upstreamConnections = await llm.connections()
 
     const fmt = (n: number) => n.toFixed(2)
     process.stdout.write(
       [
         `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart; metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'}; tracing ${sink ? 'on' : 'off'})`,
-        `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p99 ${fmt(percentile(added.first, 99))} ms (target p50 <= 5 ms)`,
-        `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
+        `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p90 ${fmt(percentile(added.first, 90))} ms, p99 ${fmt(percentile(added.first, 99))} ms, max ${fmt(Math.max(...added.first))} ms (target p50 <= 5 ms, p99 <= 10 ms)`,
+        `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p90 ${fmt(percentile(added.last, 90))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
+        `    server during (a): event-loop delay p50 ${fmt(pauses.loopDelayMs.p50)} ms, p90 ${fmt(pauses.loopDelayMs.p90)} ms, p99 ${fmt(pauses.loopDelayMs.p99)} ms, max ${fmt(pauses.loopDelayMs.max)} ms; ${pauses.collections.count} collections, ${fmt(pauses.collections.totalMs)} ms in all, longest ${fmt(pauses.collections.maxMs)} ms, ${pauses.collections.over5Ms} over 5 ms`,
+        `    slowest first chunks (ms): ${[...added.first]
+          .sort((a, b) => b - a)
+          .slice(0, 5)
+          .map(fmt)
+          .join(', ')}; load average ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(' ')}`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
-        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 5,000 under 1 GiB)`,
+        `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 10,000 under 1 GiB)`,
+        `    upstream (${tls ? 'HTTPS, HTTP/2 offered' : 'plain HTTP/1.1'}): ${upstreamConnections.open} connections open for ${openStreams} streams (${upstreamConnections.opened} opened in the whole run); RSS per open stream ${fmt((rssMiB * 1024) / Math.max(1, openStreams))} KiB all told; server's open-files limit ${server.openFilesLimit() ?? 'unknown'} (the bench cannot raise it: set \`ulimit -n\` before it runs)`,
         ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),
         ...(sink
           ? [
@@ -313,6 +387,8 @@ export const run = async () => {
   } finally {
     await server.stop()
     await llm.close()
+    await upstreamDispatcher?.close()
+    rmSync(certificateDirectory, { recursive: true, force: true })
     await sink?.close()
   }
 }

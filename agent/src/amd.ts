@@ -1,4 +1,4 @@
-import { llm, type log, voice } from '@livekit/agents'
+import { llm, type log, type stt, voice } from '@livekit/agents'
 import type { AmdVerdict, VoicemailSetting } from '@parley/shared'
 import type { ParleyAgent } from './parley-agent.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
@@ -66,6 +66,13 @@ export const actionFor = (
   }
 }
 
+/**
+ * A realtime agent's detection models (its speech-to-speech model has no text completion): the
+ * classifier's text LLM, and the STT that hears the callee on a side stream of the room audio
+ * (null: the realtime model's own transcription of the callee is classified).
+ */
+export type DetectionModels = { llm: llm.LLM; stt: stt.STT | null }
+
 export type AmdRun = {
   verdict: AmdVerdict
   action: AmdAction
@@ -86,6 +93,10 @@ export type AmdRun = {
  *  - unavailable (a box that takes no message): the call ends `voicemail_hung_up`.
  * Every end carries the verdict (`end` sends it as `amdVerdict`). Never throws: a detection that
  * fails counts as uncertain, and the conversation goes on.
+ *
+ * A realtime agent's model cannot classify: the same detector runs on `models` instead, its STT
+ * (when given) on the framework's side stream of the callee's audio (`session._subscribeAudioStream`),
+ * its transcripts only; the realtime model's replies are held as a pipeline's are.
  */
 export const detectAnsweringMachine = async ({
   session,
@@ -98,6 +109,7 @@ export const detectAnsweringMachine = async ({
   verdictReached,
   end,
   logger,
+  models = null,
 }: {
   session: voice.AgentSession
   agent: ParleyAgent
@@ -114,6 +126,8 @@ export const detectAnsweringMachine = async ({
   /** Ends the call with a reason (no last message: a machine is not said goodbye to). */
   end: (reason: EndReason) => Promise<void>
   logger: Logger
+  /** A realtime agent's detection models (null: the agent's own LLM and the session's STT). */
+  models?: DetectionModels | null
 }): Promise<AmdRun> => {
   let verdict: AmdVerdict = 'uncertain'
   let transcript = ''
@@ -125,17 +139,31 @@ export const detectAnsweringMachine = async ({
     return { verdict, action: { kind: 'converse' }, transcript }
   }
   try {
-    const model = agent.llm
-    // A realtime model has no text completion for the classifier: such calls go on undetected.
-    if (!(model instanceof llm.LLM)) throw new Error('the agent has no text model to classify with')
+    const own = agent.llm instanceof llm.LLM ? agent.llm : null
+    // A realtime model has no text completion: its detection models classify, or nothing does.
+    const model = own ?? models?.llm
+    if (!model) throw new Error('the agent has no text model to classify with')
     const amd = new voice.AMD(session, {
       llm: model,
-      // The session's STT transcripts (null), never LiveKit Cloud's.
-      stt: null,
+      // A pipeline's session STT transcripts (null), a realtime agent's side STT; never LiveKit Cloud's.
+      stt: own ? null : (models?.stt ?? null),
       ...(participantIdentity ? { participantIdentity } : {}),
       // Ours may be any catalogue model: the warning would be said on every call.
       suppressCompatibilityWarning: true,
     })
+    // A person (or nobody sure) hears the agent's greeting, which answers their first words: a
+    // reply the session held while detection listened (a realtime model's own reply to their
+    // "Hello?", a pipeline's) is dropped unsaid before replies resume; their words stay in the
+    // conversation. Machines' held replies the framework drops itself (interruptOnMachine).
+    if (agent.runtime.greetingType === 'agentFirst')
+      amd.on('amd_prediction', (prediction) => {
+        if (prediction.isMachine) return
+        try {
+          session.interrupt({ force: true }).await.catch(() => undefined)
+        } catch (error) {
+          logger.debug({ error: String(error) }, 'held replies not dropped')
+        }
+      })
     try {
       const result = await amd.execute()
       verdict = verdictOf(result.category)

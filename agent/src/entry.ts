@@ -17,6 +17,7 @@ import { answerInbound, readInboundJob, sayRefusal } from './inbound.ts'
 import { createMetricsReporter } from './job-metrics.ts'
 import { buildSpeech } from './providers.ts'
 import { buildCallSession, type CallSession, type WarmTransfer, type WarmTransferResult } from './session.ts'
+import { watchSipStatus } from './sip-status.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import { flushWorkerTraces, startWorkerTracing } from './tracing.ts'
 import { createWorkerApi } from './worker-api.ts'
@@ -168,6 +169,15 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     })
     reporter.watch(call.session)
     if (!inbound) await ctx.connect()
+    // The callee's dialing, ringing and answer become the call's events (sip-status.ts).
+    if (callee)
+      watchSipStatus({
+        room: ctx.room,
+        identity: callee,
+        report: (status) => api.sipStatus(metadata.callId, status),
+        onError: (error, status) =>
+          logger.warn({ status, error: String(error) }, 'the callee’s SIP status was not reported'),
+      })
   } catch (error) {
     logger.error({ error: String(error) }, 'the call could not start')
     await api.end(metadata.callId, 'agent_error').catch(() => undefined)

@@ -93,6 +93,15 @@ const main = async () => {
   logger.info({ port: http.port }, 'health and metrics endpoint listening')
   server = new AgentServer(serverOptions(config, { metrics, healthPort }))
   const running = server
+  // Voice agents' test runs: cases claimed from the server and run here in text mode (no room).
+  const { createTestRunApi, startTestRunner } = await import('./test-runner.ts')
+  const { inference } = await import('@livekit/agents')
+  const testRunner = startTestRunner({
+    api: createTestRunApi({ apiUrl: config.apiUrl, workerToken: config.workerToken }),
+    vad: new inference.VAD(),
+    logger,
+    allowHosts: config.outboundAllowHosts,
+  })
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -105,7 +114,10 @@ const main = async () => {
       { signal, calls: running.activeJobs.length },
       'draining: no new calls, waiting for calls in progress',
     )
-    await running.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed'))
+    await Promise.all([
+      running.drain().catch((error: unknown) => logger.error({ error: String(error) }, 'drain failed')),
+      testRunner.stop(),
+    ])
     // The calls are over. close() also waits out the framework's pause between connection attempts
     // (up to 10 s when LiveKit is away) and a job process still starting (which never answers a
     // shutdown): neither holds anything worth waiting for.

@@ -3,7 +3,7 @@ import * as google from '@livekit/agents-plugin-google'
 import * as openai from '@livekit/agents-plugin-openai'
 import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, ResolvedEndpoint } from '@parley/shared'
 import { describe, expect, it } from 'vitest'
-import { UnsupportedSetupError } from './providers.ts'
+import { buildDetectionModels, UnsupportedSetupError } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi } from './worker-api.ts'
 
@@ -55,6 +55,7 @@ const noSetup: CallSetup = {
   webSearch: null,
   history: [],
   memory: null,
+  amd: null,
 }
 
 /** Builds the call's first agent; nothing here opens a connection. */
@@ -197,5 +198,25 @@ describe('the provider table', () => {
       agentFor(runtime({}), { ...noSetup, stt, tts, llm: endpoint('deepgram', 'nova-3', 'https://x.test') }),
     ).toThrow(/no llm plugin speaks the deepgram protocol/)
     expect(() => agentFor(runtime({ architecture: 'realtime' }), noSetup)).toThrow(/no realtime endpoint/)
+  })
+
+  it("builds a realtime agent's detection models: the text LLM, and the STT streaming on the VAD", () => {
+    const vad = new inference.VAD()
+    const llm = endpoint('openai', 'gpt-4o-mini', 'http://127.0.0.1:11434/v1')
+    const streaming = buildDetectionModels(
+      { llm, stt: { ...endpoint('deepgram', 'nova-3', 'https://api.deepgram.com/v1'), language: 'ur' } },
+      vad,
+    )
+    expect(streaming.llm).toBeInstanceOf(openai.LLM)
+    expect(streaming.llm.model).toBe('gpt-4o-mini')
+    expect([streaming.stt?.label, streaming.stt?.model]).toEqual(['deepgram.STT', 'nova-3'])
+    // An STT that does not stream gets the framework's adapter: detection reads a stream.
+    const cut = buildDetectionModels(
+      { llm, stt: { ...endpoint('openai', 'whisper-1', 'http://127.0.0.1:11434/v1'), language: 'en' } },
+      vad,
+    )
+    expect(cut.stt).toBeInstanceOf(stt_.StreamAdapter)
+    expect(cut.stt?.capabilities.streaming).toBe(true)
+    expect(buildDetectionModels({ llm, stt: null }).stt).toBeNull()
   })
 })

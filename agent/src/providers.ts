@@ -252,3 +252,20 @@ export const buildRealtimeModel = (setup: CallSetup, options: Options) =>
 /** A TTS alone, for words said outside a session's agent (an inbound call's refusal). */
 export const buildSpeech = (endpoint: TtsEndpoint, language = 'en') =>
   builderOf('tts', endpoint)(endpoint, { temperature: 0, language })
+
+/**
+ * What answering-machine detection runs on in a realtime agent's outbound call (the setup's `amd`):
+ * a text LLM for the framework's classifier and, when the setup names one, an STT that hears the
+ * callee on a side stream of the room audio (the VAD cuts the speech for an STT that does not
+ * stream). The caller closes both once detection is over.
+ */
+export const buildDetectionModels = (endpoints: NonNullable<CallSetup['amd']>, vad?: VAD) => {
+  const options = { temperature: 0, language: endpoints.stt?.language ?? 'en' }
+  const classifier = builderOf('llm', endpoints.llm)(endpoints.llm, options)
+  const listener = endpoints.stt ? builderOf('stt', endpoints.stt)(endpoints.stt) : null
+  return {
+    llm: classifier,
+    stt:
+      listener && !listener.capabilities.streaming && vad ? new stt.StreamAdapter(listener, vad) : listener,
+  }
+}

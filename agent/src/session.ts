@@ -11,10 +11,10 @@ import type {
   RuntimeTransferDestination,
   warmTransferResults,
 } from '@parley/shared'
-import { type AmdRun, detectAnsweringMachine, type WaitForAnswer } from './amd.ts'
+import { type AmdRun, type DetectionModels, detectAnsweringMachine, type WaitForAnswer } from './amd.ts'
 import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
-import { buildPipelineModels, buildRealtimeModel } from './providers.ts'
+import { buildDetectionModels, buildPipelineModels, buildRealtimeModel } from './providers.ts'
 import { buildTools } from './tools/index.ts'
 import { knowledgeForTurn } from './tools/search-knowledge.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
@@ -471,21 +471,39 @@ export const buildCallSession = ({
      */
     detectAnsweringMachine: async (): Promise<AmdRun | null> => {
       if (!detecting) return null
-      return detectAnsweringMachine({
-        session,
-        agent,
-        setting: metadata.agent.voicemail,
-        message: agent.wording.voicemailMessage,
-        waitForAnswer: detecting,
-        keypad: services.keypad ?? null,
-        ...(metadata.sipParticipantIdentity ? { participantIdentity: metadata.sipParticipantIdentity } : {}),
-        verdictReached: (verdict, person) => {
-          amdVerdict = verdict
-          personHeard(person)
-        },
-        end: (reason) => hangUp(reason, { silent: true }),
-        logger,
-      })
+      // A realtime agent classifies with the text model and STT the server chose for detection.
+      let models: DetectionModels | null = null
+      if (agent.runtime.architecture === 'realtime') {
+        try {
+          models = setup.amd ? buildDetectionModels(setup.amd, services.vad) : null
+        } catch (error) {
+          logger.warn({ callId, error: String(error) }, 'detection models not built')
+        }
+      }
+      try {
+        return await detectAnsweringMachine({
+          models,
+          session,
+          agent,
+          setting: metadata.agent.voicemail,
+          message: agent.wording.voicemailMessage,
+          waitForAnswer: detecting,
+          keypad: services.keypad ?? null,
+          ...(metadata.sipParticipantIdentity
+            ? { participantIdentity: metadata.sipParticipantIdentity }
+            : {}),
+          verdictReached: (verdict, person) => {
+            amdVerdict = verdict
+            personHeard(person)
+          },
+          end: (reason) => hangUp(reason, { silent: true }),
+          logger,
+        })
+      } finally {
+        // Ours, not the framework's: AMD leaves a given model open.
+        await models?.stt?.close().catch(() => undefined)
+        await models?.llm.aclose().catch(() => undefined)
+      }
     },
     /** Resolves when the call's ending (if any) and every transcript line are done: the job awaits it before it exits. */
     settled: async () => {

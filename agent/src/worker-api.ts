@@ -4,12 +4,14 @@ import {
   type CallSetup,
   type CallTransferRequest,
   type InboundCallOpenRequest,
+  type SipCallProgress,
   type workerEndReasons,
   ZCallEndResponse,
   ZCallHandoffResponse,
   ZCallKnowledgeResult,
   ZCallOptOutResponse,
   ZCallSetupResponse,
+  ZCallSipStatusResponse,
   ZCallTransferResponse,
   ZInboundCallOpenResponse,
   ZTranscriptAppended,
@@ -103,6 +105,22 @@ export const createWorkerApi = ({
             headers,
             body: amdVerdict === undefined ? { reason } : { reason, amdVerdict },
             ...retrying(3),
+          }),
+        ),
+      ).data,
+
+    /**
+     * The outbound callee's `sip.callStatus` changed (dialing, ringing, active): the server records
+     * it as the call's event, once (a retried report writes nothing twice).
+     */
+    sipStatus: async (callId: string, status: SipCallProgress) =>
+      ZCallSipStatusResponse.parse(
+        await inClientSpan('worker_api sip_status', (headers) =>
+          request(callPath(callId, 'sip-status'), {
+            method: 'POST',
+            headers,
+            body: { status },
+            ...retrying(2),
           }),
         ),
       ).data,

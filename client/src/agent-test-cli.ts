@@ -5,7 +5,8 @@ import { createParleyClient, ParleyError, type Schemas, unwrap } from './index.t
  * `npm run agent-test -- <agent id> [--version n|draft] [--test <id>]... [--base-url URL]`: runs an
  * agent's tests through the API (PARLEY_API_KEY, a secret key), waits for the run, prints each
  * test's verdicts and exits 0 when every test passed, 1 when one did not, 2 when it could not run.
- * For owners' CI.
+ * For owners' CI. A voice agent's run is the voice worker's (its own session in text mode): the
+ * CLI waits for it the same way, so a deployment's voice worker must be running.
  */
 
 const USAGE = `usage: npm run agent-test -- <agent id> [--version <n>|draft] [--test <test id>]... [--base-url <url>] [--timeout <seconds>] [--poll-ms <ms>]
@@ -78,7 +79,9 @@ const main = async () => {
       },
     }),
   ).data
-  process.stderr.write(`Started test run ${started.id} (${started.total} tests)\n`)
+  process.stderr.write(
+    `Started test run ${started.id} (${started.total} tests)${started.runner === 'voice_worker' ? ', run by the voice worker (npm run agent must be running)' : ''}\n`,
+  )
   let run: Run = started
   while (run.status === 'queued' || run.status === 'running') {
     if (Date.now() > deadline)

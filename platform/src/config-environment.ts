@@ -193,6 +193,7 @@ export const ZEnvironment = z.object({
   CHAT_IDLE_TIMEOUT_SECONDS: wholeNumber(6, 'seconds', 1).default(1800),
   CALL_CHECK_INTERVAL_SECONDS: wholeNumber(5, 'seconds', 1).default(60),
   AGENT_JOIN_TIMEOUT_SECONDS: wholeNumber(4, 'seconds', 1).default(15),
+  CALL_END_GRACE_SECONDS: wholeNumber(3, 'seconds').default(10),
   CHAT_RESUME_GRACE_MS: wholeNumber(7, 'milliseconds').default(10_000),
   CHAT_PLAN_CACHE_ENTRIES: wholeNumber(7, 'entries').default(10_000),
   BATCH_TICK_MS: wholeNumber(9, 'milliseconds', 10).default(1000),

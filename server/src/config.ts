@@ -82,6 +82,11 @@ export type Config = Readonly<{
   callCheckIntervalMs: number
   /** A call no agent worker took within this ends `agent_unavailable`, unbilled (AGENT_JOIN_TIMEOUT_SECONDS). */
   agentJoinTimeoutSeconds: number
+  /**
+   * A phone call a LiveKit webhook closed waits this long at most for its agent worker's end
+   * before its `ended` event and `call.ended` go out (CALL_END_GRACE_SECONDS; 0: never waits).
+   */
+  callEndGraceSeconds: number
   /** A reply whose client left is aborted when no resume arrives within this (CHAT_RESUME_GRACE_MS). */
   chatResumeGraceMs: number
   /**
@@ -254,6 +259,7 @@ export const loadConfig = (env: Environment = process.env): Config => {
     chatIdleTimeoutMs: vars.CHAT_IDLE_TIMEOUT_SECONDS * 1000,
     callCheckIntervalMs: vars.CALL_CHECK_INTERVAL_SECONDS * 1000,
     agentJoinTimeoutSeconds: vars.AGENT_JOIN_TIMEOUT_SECONDS,
+    callEndGraceSeconds: vars.CALL_END_GRACE_SECONDS,
     chatResumeGraceMs: vars.CHAT_RESUME_GRACE_MS,
     chatPlanCacheEntries: vars.CHAT_PLAN_CACHE_ENTRIES,
     chatMinBalanceMicros: Math.round(vars.CHAT_MIN_BALANCE_USD * 1_000_000),

@@ -1,16 +1,48 @@
 import { request as httpRequest } from 'node:http'
+import { createServer, type Server } from 'node:net'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 let server: TestServer
+/** A loopback peer that accepts connections and never answers: a database too busy to serve. */
+let silentPeer: Server
 beforeAll(async () => {
-  server = await startTestServer()
+  silentPeer = createServer(() => {})
+  await new Promise<void>((resolve) => silentPeer.listen(0, '127.0.0.1', resolve))
+  const { port } = silentPeer.address() as { port: number }
+  server = await startTestServer({
+    extendApp: ({ app }) => {
+      // node-postgres' own error when no connection is free in time, thrown through the real chain.
+      app.get('/v1/probe/database-busy', async () => {
+        const pool = new pg.Pool({ host: '127.0.0.1', port, max: 1, connectionTimeoutMillis: 50 })
+        pool.on('error', () => {})
+        try {
+          await pool.query('select 1')
+        } finally {
+          void pool.end()
+        }
+      })
+    },
+  })
 })
 afterAll(async () => {
   await server.destroy()
+  silentPeer.close()
 })
 
 describe('error body shapes by area', () => {
+  it('a database with no free connection in time answers 503 with Retry-After, not 500', async () => {
+    const response = await server.request('/v1/probe/database-busy')
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('2')
+    expect(await response.json()).toEqual({
+      success: false,
+      error: 'The database is busy; retry shortly',
+      code: 'service_unavailable',
+    })
+  })
+
   it('v1: {success: false, error, code}', async () => {
     const response = await server.request('/v1/no-such-thing')
     expect(response.status).toBe(404)

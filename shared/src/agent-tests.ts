@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ZAgentRuntimeConfig, ZCallSetup } from './agent-worker.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
 
 /**
@@ -176,6 +177,12 @@ export type TestCaseResult = z.infer<typeof ZTestCaseResult>
 
 export const testRunStatuses = ['queued', 'running', 'passed', 'failed', 'error'] as const
 
+/**
+ * Who runs a run's cases: `server` (a text agent: the chat path, in a server job) or
+ * `voice_worker` (a voice agent: the voice worker runs its own session in text mode).
+ */
+export const testRunners = ['server', 'voice_worker'] as const
+
 export const ZTestRunSummary = z
   .object({
     id: z.string(),
@@ -191,6 +198,8 @@ export const ZTestRunSummary = z
     failed: z.number().int(),
     /** Which started it: the API, or the publish gate. */
     trigger: z.enum(['api', 'publish']),
+    /** Who runs it: the server (chat path) or the voice worker (a voice agent's own session). */
+    runner: z.enum(testRunners),
     createdAt: ZIsoDateTime,
     finishedAt: ZIsoDateTime.nullable(),
   })
@@ -236,3 +245,90 @@ export const ZAgentTestSettingsResponse = z
 export const ZDeletedAgentTest = z
   .object({ success: z.literal(true), data: z.object({ id: z.string(), deleted: z.literal(true) }) })
   .meta({ id: 'DeletedAgentTest' })
+
+/*
+ * The voice worker's side of a voice agent's test run (WORKER_TOKEN): it claims one case at a
+ * time with a lease, asks the server for a persona visitor's next turn and for a handoff's target,
+ * and posts the case's transcript, where the server checks the expectations, asks the judge and
+ * bills. Requests are strict: an unknown field is a 400.
+ */
+
+/** POST /v1/worker/agent-test-runs/claim (no body). */
+export const ZVoiceTestClaimRequest = z.strictObject({})
+
+/** A claimed case: the test, the agent as the run's version has it, and its call setup (secret). */
+export const ZVoiceTestCase = z.object({
+  runId: z.string(),
+  testId: z.string(),
+  /** Names this claim in the case's later requests; a claim swept after its lease is refused. */
+  claimId: z.string(),
+  /** The claim is the worker's for this long; the case must be reported by then. */
+  leaseSeconds: z.number().int(),
+  organizationId: z.string(),
+  name: z.string(),
+  visitor: ZTestVisitor,
+  stubs: z.record(z.string(), z.unknown()),
+  allowRealCalls: z.boolean(),
+  agent: ZAgentRuntimeConfig,
+  setup: ZCallSetup,
+})
+export type VoiceTestCase = z.infer<typeof ZVoiceTestCase>
+
+export const ZVoiceTestClaimResponse = z
+  .object({ success: z.literal(true), data: ZVoiceTestCase.nullable() })
+  .meta({ id: 'WorkerVoiceTestClaim' })
+
+export const ZVoiceTestCaseParams = z.object({
+  runId: z.string().min(1).max(100),
+  testId: z.string().min(1).max(100),
+})
+
+const ZClaimId = z.string().min(1).max(100)
+
+/** A transcript turn as the worker reports it (strict: the server stores it as sent). */
+export const ZReportedTurn = z.strictObject({
+  role: z.enum(['visitor', 'agent', 'tool']),
+  content: z.string().max(10_000),
+  kind: z.enum(['function', 'end_call', 'handoff', 'unknown']).optional(),
+  name: z.string().max(200).optional(),
+  arguments: z.unknown().optional(),
+  answeredBy: z.enum(['stub', 'real', 'refused', 'none']).optional(),
+})
+
+/** POST …/cases/{testId}/visitor: a persona visitor's next turn (null: it is done). */
+export const ZVoiceTestVisitorRequest = z.strictObject({
+  claimId: ZClaimId,
+  transcript: z.array(ZReportedTurn).max(500),
+})
+export const ZVoiceTestVisitorResponse = z
+  .object({ success: z.literal(true), data: z.object({ message: z.string().nullable() }) })
+  .meta({ id: 'WorkerVoiceTestVisitorTurn' })
+
+/** POST …/cases/{testId}/handoff: the live agent hands the case to one of its handoff agents. */
+export const ZVoiceTestHandoffRequest = z.strictObject({
+  claimId: ZClaimId,
+  agentId: z.string().min(1).max(100),
+})
+
+/** POST …/cases/{testId}/result: the case ran (or could not: `error`); its model usage to bill. */
+export const ZVoiceTestResultRequest = z.strictObject({
+  claimId: ZClaimId,
+  transcript: z.array(ZReportedTurn).max(500),
+  usage: z.strictObject({
+    inputTokens: z.number().int().min(0).max(100_000_000),
+    outputTokens: z.number().int().min(0).max(100_000_000),
+  }),
+  error: z.string().trim().min(1).max(2000).nullable(),
+})
+export type VoiceTestResultRequest = z.infer<typeof ZVoiceTestResultRequest>
+export const ZVoiceTestResultResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      runId: z.string(),
+      status: z.enum(testRunStatuses),
+      done: z.number().int(),
+      total: z.number().int(),
+    }),
+  })
+  .meta({ id: 'WorkerVoiceTestResult' })

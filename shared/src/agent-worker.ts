@@ -173,6 +173,22 @@ export const ZCallSetup = z.object({
    * caller's or callee's number. Null when the person is not known; absent from older servers.
    */
   memory: z.string().nullable().default(null),
+  /**
+   * An outbound call of a realtime agent: what answering-machine detection runs on, the
+   * speech-to-speech model having no text completion to classify with. `llm` is the agent's
+   * `analysisModel` (the catalogue's default text model without one, as post-call analysis picks
+   * it); `stt` the catalogue's default STT, which hears the callee on a side stream of the room
+   * audio during detection only (null when this deployment cannot serve it: the realtime model's
+   * own transcription of the callee is used then). Null for every other call, and when no text
+   * model can be served (the call goes on undetected); absent from older servers.
+   */
+  amd: z
+    .object({
+      llm: ZResolvedEndpoint,
+      stt: ZResolvedEndpoint.extend({ language: z.string() }).nullable(),
+    })
+    .nullable()
+    .default(null),
 })
 export type CallSetup = z.infer<typeof ZCallSetup>
 
@@ -230,6 +246,33 @@ export const ZCallOptOutResponse = z
     data: z.object({ phoneNumber: z.string(), alreadyListed: z.boolean() }),
   })
   .meta({ id: 'WorkerCallOptedOut' })
+
+/**
+ * The SIP callee's progress as LiveKit's `sip.callStatus` participant attribute says it, which only
+ * a participant in the room sees (the worker): the statuses the worker reports, in order.
+ */
+export const sipCallProgress = ['dialing', 'ringing', 'active'] as const
+export type SipCallProgress = (typeof sipCallProgress)[number]
+
+/**
+ * POST /v1/calls/{callId}/sip-status: the outbound callee's `sip.callStatus` changed. The server
+ * records `dialing`, `ringing` or `answered` (for `active`) as the call's event, once each and
+ * never one before a later one (or after `ended`).
+ */
+export const ZCallSipStatusRequest = z.strictObject({
+  status: z.enum(sipCallProgress).meta({ description: "The callee's sip.callStatus (LiveKit)" }),
+})
+export type CallSipStatusRequest = z.infer<typeof ZCallSipStatusRequest>
+export const ZCallSipStatusResponse = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      recorded: z.enum(['dialing', 'ringing', 'answered']).nullable().meta({
+        description: 'The event this report wrote; null: nothing new (already there, or the call ended)',
+      }),
+    }),
+  })
+  .meta({ id: 'WorkerCallSipStatus' })
 
 /** How a warm transfer the worker ran ended (a cold one's result is the server's own). */
 export const warmTransferResults = ['transferred', 'no_answer', 'declined', 'failed'] as const

@@ -313,8 +313,11 @@ export type CallEventType = z.infer<typeof ZCallEventType>
 
 /**
  * One event of GET /v1/calls/{id}/events (the SSE `event:` line is `type`, the `id:` line is
- * `id`). `queued` carries the request's metadata; `transcript` a line (role, content); `ended`
- * the call's status, its outcome (end reason) and the SIP status of an unanswered dial.
+ * `id`). `queued` carries the request's metadata; `dialing`, `ringing` and `answered` the callee's
+ * progress (each once, in order; `ringing` and an early `answered` come from the worker's view of
+ * LiveKit's `sip.callStatus`); `transcript` a line (role, content); `transferred` a transfer to a
+ * person; `ended` the call's status, its final outcome (end reason) and the SIP status of an
+ * unanswered dial.
  */
 export const ZCallEvent = z
   .object({
@@ -324,5 +327,9 @@ export const ZCallEvent = z
     at: z.string(),
     data: z.record(z.string(), z.unknown()),
   })
-  .meta({ id: 'CallEvent' })
+  .meta({
+    id: 'CallEvent',
+    description:
+      'dialing, ringing and answered: the callee’s progress, once each and in order; ended: the final outcome (sent once, after the agent worker had its say on how the call ended)',
+  })
 export type CallEvent = z.infer<typeof ZCallEvent>

@@ -113,6 +113,8 @@ export const errorCodes = [
   // the voice worker's endpoints and the model providers
   'call_ended',
   'invalid_handoff_target',
+  // a voice test case whose claim (lease) ended before the worker's request
+  'claim_lost',
   // transfer_call: a name that is not one of the live agent's transferDestinations; no number to dial out on
   'invalid_transfer_destination',
   'no_transfer_line',

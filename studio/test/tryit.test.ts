@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -28,6 +29,7 @@ let server: TestServer
 let llm: FakeLlm
 let livekit: FakeLiveKit
 let browser: Browser
+const WORKER_TOKEN = randomBytes(24).toString('hex')
 
 beforeAll(async () => {
   if (!hasBrowser) return
@@ -35,7 +37,7 @@ beforeAll(async () => {
   llm.setFallback({ text: ['Your order ', 'ships tomorrow.'] })
   livekit = await startFakeLiveKit()
   server = await startTestServer({
-    env: { ...livekit.env, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key' },
+    env: { ...livekit.env, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test-llm-key', WORKER_TOKEN },
   })
   browser = await launchBrowser([
     // A microphone that needs no one to allow it: the call goes as far as the voice session.
@@ -225,6 +227,44 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
     expect(answered.request().headers()['x-api-key']).toBeUndefined()
     expect(answered.status()).toBe(200)
     expect(((await answered.json()) as { room_name: string }).room_name).toContain(`agent_${voiceId}_`)
+
+    // Its test runs are the voice worker's: the Tests card says so while the run waits for one,
+    // and follows the run the worker reports (the worker's own side: agent/src/test-runner.test.ts).
+    const created = await server.request(`/v1/agents/${voiceId}/tests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${answered.request().headers()['x-studio-token'] ?? ''}` },
+      json: {
+        name: 'Says when it ships',
+        visitor: { kind: 'script', turns: ['When does my order ship?'] },
+        expectations: [{ type: 'must_say', text: 'tomorrow' }],
+      },
+    })
+    expect(created.status).toBe(201)
+    await page.reload()
+    await waitForText(page, 'Says when it ships', '#tests')
+    await clickText(page, 'button', 'Run on the live version')
+    await waitForText(page, 'waiting for the voice worker', '#tests')
+    const worker = async (path: string, body: unknown) => {
+      const response = await server.request(path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${WORKER_TOKEN}` },
+        json: body,
+      })
+      expect(response.status).toBe(200)
+      return ((await response.json()) as { data: { runId: string; testId: string; claimId: string } }).data
+    }
+    const claimed = await worker('/v1/worker/agent-test-runs/claim', {})
+    await waitForText(page, 'run by the voice worker', '#tests')
+    await worker(`/v1/worker/agent-test-runs/${claimed.runId}/cases/${claimed.testId}/result`, {
+      claimId: claimed.claimId,
+      transcript: [
+        { role: 'visitor', content: 'When does my order ship?' },
+        { role: 'agent', content: 'Your order ships tomorrow.' },
+      ],
+      usage: { inputTokens: 40, outputTokens: 6 },
+      error: null,
+    })
+    await waitForText(page, '1 of 1 done, 1 passed', '#tests')
     await context.close()
   })
 

@@ -7,17 +7,27 @@ import {
   ZAgentTestSettings,
   ZAgentTestSettingsResponse,
   ZAgentTestsQuery,
+  ZCallHandoffResponse,
   ZCreateAgentTest,
   ZDeletedAgentTest,
   ZStartTestRun,
   ZTestRunList,
   ZTestRunResponse,
   ZUpdateAgentTest,
+  ZVoiceTestCaseParams,
+  ZVoiceTestClaimRequest,
+  ZVoiceTestClaimResponse,
+  ZVoiceTestHandoffRequest,
+  ZVoiceTestResultRequest,
+  ZVoiceTestResultResponse,
+  ZVoiceTestVisitorRequest,
+  ZVoiceTestVisitorResponse,
 } from '@parley/shared'
 import { agentActorOf } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import * as tests from './service.ts'
+import * as voice from './voice.ts'
 
 const tag = 'Agent tests'
 
@@ -179,5 +189,59 @@ export const registerAgentTestRoutes = (routes: RouteTable, ctx: AppContext) => 
       success: true as const,
       data: await tests.getTestRun(ctx, await agentActorOf(ctx, req), params),
     }),
+  })
+
+  // The voice worker's side of a voice agent's run (WORKER_TOKEN): voice.ts.
+  routes.add({
+    method: 'post',
+    path: '/v1/worker/agent-test-runs/claim',
+    summary:
+      'Claim the next case of a voice agent’s test run, for a lease (the voice worker, with WORKER_TOKEN)',
+    tag,
+    auth: 'worker',
+    body: ZVoiceTestClaimRequest,
+    response: ZVoiceTestClaimResponse,
+    errors: [400],
+    handle: async () => ({ success: true as const, data: await voice.claimVoiceCase(ctx) }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/worker/agent-test-runs/{runId}/cases/{testId}/visitor',
+    summary: 'A persona visitor’s next turn in a claimed voice test case (WORKER_TOKEN)',
+    tag,
+    auth: 'worker',
+    params: ZVoiceTestCaseParams,
+    body: ZVoiceTestVisitorRequest,
+    response: ZVoiceTestVisitorResponse,
+    errors: [400, 402, 404, 409],
+    handle: ({ params, body }) => voice.voiceVisitorTurn(ctx, params, body),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/worker/agent-test-runs/{runId}/cases/{testId}/handoff',
+    summary: 'Hand a claimed voice test case to another voice agent (WORKER_TOKEN)',
+    tag,
+    auth: 'worker',
+    params: ZVoiceTestCaseParams,
+    body: ZVoiceTestHandoffRequest,
+    response: ZCallHandoffResponse,
+    errors: [400, 404, 409],
+    handle: ({ params, body }) => voice.voiceHandoff(ctx, params, body),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/worker/agent-test-runs/{runId}/cases/{testId}/result',
+    summary:
+      'Report a claimed voice test case’s conversation: checked, judged and billed here (WORKER_TOKEN)',
+    tag,
+    auth: 'worker',
+    params: ZVoiceTestCaseParams,
+    body: ZVoiceTestResultRequest,
+    response: ZVoiceTestResultResponse,
+    errors: [400, 404, 409],
+    handle: ({ params, body }) => voice.reportVoiceCase(ctx, params, body),
   })
 }

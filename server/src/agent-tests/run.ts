@@ -147,8 +147,34 @@ export const runTestCase = async (
     const message = error instanceof AppError ? error.message : 'The test could not run to its end'
     return { ...base, status: 'error', error: message, transcript: [], verdicts: [], costMicros: 0 }
   }
-  const { transcript, error } = conversation
-  let { costMicros } = conversation
+  return resultOf(ctx, { run, test, signal, ...conversation })
+}
+
+/**
+ * A case's result from its finished conversation (the chat path's, or the voice worker's): each
+ * expectation checked, the criteria judged (billed like chat) unless the conversation was cut
+ * short, the verdicts in the order the test lists its expectations.
+ */
+export const resultOf = async (
+  ctx: AppContext,
+  {
+    run,
+    test,
+    signal,
+    transcript,
+    error,
+    costMicros: conversationCost,
+  }: {
+    run: Pick<store.RunRow, 'id' | 'organizationId'>
+    test: store.TestRow
+    signal: AbortSignal
+    transcript: TranscriptTurn[]
+    error: string | null
+    costMicros: number
+  },
+): Promise<TestCaseResult> => {
+  const base = { testId: test.id, name: test.name }
+  let costMicros = conversationCost
   const verdicts: ExpectationVerdict[] = []
   const judged: Extract<TestExpectation, { type: 'judge' }>[] = []
   for (const expectation of test.expectations) {

@@ -16,6 +16,7 @@ import { type PageQuery, pageWindow, paginationOf } from '../http/pagination.ts'
 import { checkPatterns } from './expectations.ts'
 import { executeRun, RUN_JOB } from './run.ts'
 import * as store from './store.ts'
+import { isVoiceAgent } from './voice.ts'
 
 /** An agent keeps at most this many test cases. */
 export const MAX_TESTS_PER_AGENT = 100
@@ -190,13 +191,17 @@ const queueRun = async (
   if (trigger === 'api') await assertCredits(ctx, agent.organizationId)
   const version = input.version ?? (await publishedVersionOf(ctx, agentId))
   // A version number that does not exist is a 404 now, not a failed run later.
-  if (version !== 'draft') await agentAsVersion(ctx, { agent, version })
+  const asRun = await agentAsVersion(ctx, { agent, version })
+  // A voice agent's run is the voice worker's (its own session, in text mode); the publish gate,
+  // which answers within its request, runs every agent on the chat path.
+  const runner = trigger === 'api' && isVoiceAgent(asRun) ? 'voice_worker' : 'server'
   return store.insertRun(ctx.db, {
     id: ulid(),
     organizationId: agent.organizationId,
     agentId,
     version,
     trigger,
+    runner,
     testIds: tests.map((test) => test.id),
     startedBy: actor.userId,
   })
@@ -209,7 +214,8 @@ export const startTestRun = async (
   input: StartTestRun,
 ) => {
   const run = await queueRun(ctx, { actor, agentId, input, trigger: 'api' })
-  await ctx.jobs.now(RUN_JOB, { runId: run.id })
+  // The voice worker claims a voice run's cases itself (voice.ts).
+  if (run.runner === 'server') await ctx.jobs.now(RUN_JOB, { runId: run.id })
   return toRun(run)
 }
 

@@ -27,6 +27,7 @@ export type RunRow = {
   version: number | 'draft'
   status: 'queued' | 'running' | 'passed' | 'failed' | 'error'
   trigger: 'api' | 'publish'
+  runner: 'server' | 'voice_worker'
   testIds: string[]
   total: number
   done: number
@@ -139,6 +140,7 @@ type RunRecord = {
   version: number | null
   status: string
   trigger: string
+  runner: string
   test_ids: string[]
   total: number
   done: number
@@ -157,6 +159,7 @@ const toRun = (row: RunRecord): RunRow => ({
   version: row.version ?? 'draft',
   status: row.status as RunRow['status'],
   trigger: row.trigger as RunRow['trigger'],
+  runner: row.runner === 'voice_worker' ? 'voice_worker' : 'server',
   testIds: row.test_ids,
   total: row.total,
   done: row.done,
@@ -176,6 +179,7 @@ export const insertRun = async (
     agentId: string
     version: number | 'draft'
     trigger: RunRow['trigger']
+    runner: RunRow['runner']
     testIds: string[]
     startedBy: string | null
   },
@@ -190,6 +194,7 @@ export const insertRun = async (
         version: run.version === 'draft' ? null : run.version,
         status: 'queued',
         trigger: run.trigger,
+        runner: run.runner,
         test_ids: JSON.stringify(run.testIds),
         total: run.testIds.length,
         started_by: run.startedBy,
@@ -228,7 +233,6 @@ export const listRuns = async (
   return { rows: rows.map(toRun), total: count.total }
 }
 
-/** Takes a queued run (false: another worker has it, or it is gone). */
 /** Takes a queued run for `instanceId`; false when another took it (or it is no longer queued). */
 export const startRun = async (db: Executor, { id, instanceId }: { id: string; instanceId: string }) => {
   const result = await db
@@ -236,6 +240,7 @@ export const startRun = async (db: Executor, { id, instanceId }: { id: string; i
     .set({ status: 'running', instance_id: instanceId })
     .where('id', '=', id)
     .where('status', '=', 'queued')
+    .where('runner', '=', 'server')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
@@ -253,6 +258,8 @@ export const endOrphanedRuns = async (
       .updateTable('agent_test_runs')
       .set({ status: 'error', error: reason, finished_at: sql`now()` })
       .where('status', '=', 'running')
+      // The voice worker's runs have no instance: their cases' leases are swept instead.
+      .where('runner', '=', 'server')
       .where((eb) =>
         eb.or([
           eb('agent_test_runs.instance_id', 'is', null),

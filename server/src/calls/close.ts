@@ -5,6 +5,7 @@ import { debitUsages, releaseHoldsOf, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { createWriteBatcher } from '../db/write-batcher.ts'
+import { isListed } from '../do-not-call/index.ts'
 import { notifyAgent, type WebhookSubscriber } from '../webhooks/index.ts'
 import { announceCallEvents, endedEvents, insertCallEvents } from './events.ts'
 import { type CloseDetails, outcomeOfClose, refinableReasons } from './outcome.ts'
@@ -58,36 +59,114 @@ export const onCallsClosing = (ctx: AppContext, step: CallsClosingStep) => subsc
 /** Runs `step` inside every transaction of this instance that refines a closed call's outcome. */
 export const onCallRefining = (ctx: AppContext, step: CallRefiningStep) => subscribe(refiningSteps, ctx, step)
 
+/** The job that sends a held `ended` when the worker's end did not come in time. */
+export const CALL_END_RELEASE_JOB = 'calls.release-end'
+
 /**
- * The worker ended a call with a decisive reason (a voicemail, a phone menu, an opt-out) after a
- * webhook closed it as `completed` (the machine hung up first, say): the outcome becomes the
- * worker's, with its verdict, and other domains re-settle in the same transaction. The close's
- * `ended` event and `call.ended` stay as sent. Answers the call refined, or null.
+ * The worker's end came after a webhook closed the call (the machine hung up while the agent spoke,
+ * say). With a decisive reason (a voicemail, a phone menu, an opt-out: `refine`) the outcome
+ * becomes the worker's, with its verdict, and other domains re-settle; either way the held `ended`
+ * event and `call.ended` go out now, once, with the final outcome, in the same transaction as
+ * the refinement. Answers the call refined, or null.
  */
-export const refineCallOutcome = async (
+export const settleLateWorkerEnd = async (
   ctx: AppContext,
-  { callId, outcome, amdVerdict }: { callId: string; outcome: CallOutcome; amdVerdict: AmdVerdict | null },
+  {
+    callId,
+    refine,
+  }: { callId: string; refine: { outcome: CallOutcome; amdVerdict: AmdVerdict | null } | null },
 ) => {
-  const { call, after } = await ctx.db.transaction().execute(async (tx) => {
-    const refined = await store.refineClosedOutcome(tx, {
-      id: callId,
-      outcome,
-      amdVerdict,
-      refinable: refinableReasons,
-    })
+  const { refined, released, after } = await ctx.db.transaction().execute(async (tx) => {
     const then: Array<() => Promise<void>> = []
-    if (!refined) return { call: null, after: then }
-    for (const step of refiningSteps.get(ctx) ?? []) {
-      const next = await step(tx, refined)
-      if (next) then.push(next)
-    }
-    return { call: refined, after: then }
+    const call = refine
+      ? await store.refineClosedOutcome(tx, {
+          id: callId,
+          outcome: refine.outcome,
+          amdVerdict: refine.amdVerdict,
+          refinable: refinableReasons,
+        })
+      : undefined
+    if (call)
+      for (const step of refiningSteps.get(ctx) ?? []) {
+        const next = await step(tx, call)
+        if (next) then.push(next)
+      }
+    return { refined: call ?? null, released: await releaseEnd(tx, callId), after: then }
   })
   for (const next of after)
     await next().catch((error: unknown) =>
       ctx.logger.error({ err: error, callId }, 'a call-refining step failed'),
     )
-  return call
+  if (released) await announceEnd(ctx, released)
+  return refined
+}
+
+/** Ends a held call's wait (once) and writes its `ended` event in the caller's transaction. */
+const releaseEnd = async (tx: Executor, callId: string) => {
+  const released = await store.releaseHeldEnd(tx, callId)
+  if (released) await insertCallEvents(tx, endedEvents([released]))
+  return released ?? null
+}
+
+/** After the commit that wrote a held call's `ended`: its streams hear it, `call.ended` goes. */
+const announceEnd = async (ctx: AppContext, call: store.CallRow) => {
+  await announceCallEvents(ctx, [call.id])
+  await sendCallsEnded(ctx, [call])
+}
+
+/**
+ * The grace period passed (CALL_END_RELEASE_JOB) without the worker's end: the held `ended` and
+ * `call.ended` go out with the outcome the close gave. Nothing when they went already.
+ */
+export const releaseHeldCallEnd = async (ctx: AppContext, callId: string) => {
+  const released = await ctx.db.transaction().execute((tx) => releaseEnd(tx, callId))
+  if (released) await announceEnd(ctx, released)
+  return released
+}
+
+/** Held ends whose release job never ran (a lost job): the sweep sends them. */
+export const releaseOverdueCallEnds = async (ctx: AppContext, limit: number) => {
+  for (const { id } of await store.listOverdueHeldEnds(ctx.db, limit)) await releaseHeldCallEnd(ctx, id)
+}
+
+/**
+ * The calls of a close whose `ended` waits for the worker: closed by a webhook that only knows the
+ * room emptied (`completed`), on a phone call an agent worker took, where the worker may yet say
+ * more: an outbound call (answering-machine detection) or an inbound caller now on the
+ * do-not-call list (opt_out). Web calls and every other close send at once.
+ */
+const endsToHold = async (ctx: AppContext, tx: Executor, calls: store.CallRow[]) => {
+  if (ctx.config.callEndGraceSeconds <= 0) return new Set<string>()
+  const held = new Set<string>()
+  for (const call of calls) {
+    const waits =
+      call.status === 'ended' &&
+      call.outcome === 'completed' &&
+      call.agentTakenAt !== null &&
+      (refinableReasons as readonly string[]).includes(call.endReason ?? '')
+    if (!waits) continue
+    if (call.direction === 'outbound') held.add(call.id)
+    else if (
+      call.direction === 'inbound' &&
+      call.phoneNumber &&
+      (await isListed(tx, { organizationId: call.organizationId, phoneNumber: call.phoneNumber }))
+    )
+      held.add(call.id)
+  }
+  return held
+}
+
+/** Schedules the release of held ends; a job that cannot be scheduled releases at once. */
+const scheduleReleases = async (ctx: AppContext, callIds: string[]) => {
+  const when = new Date(Date.now() + ctx.config.callEndGraceSeconds * 1000)
+  for (const callId of callIds) {
+    try {
+      await ctx.jobs.schedule(when, CALL_END_RELEASE_JOB, { callId })
+    } catch (error) {
+      ctx.logger.error({ err: error, callId }, 'could not schedule a held call end; sending it now')
+      await releaseHeldCallEnd(ctx, callId)
+    }
+  }
 }
 
 /** A failed call (unanswered dial, failed dispatch, no agent) costs nothing; others their billed time. */
@@ -197,13 +276,18 @@ const sendCallEnded = (ctx: AppContext, call: store.CallRow, agent: WebhookSubsc
 /**
  * Closes many calls in one transaction: the conditional UPDATE that closes them (exactly one
  * closer wins each call), the closing steps of other domains, and their billing. Then listeners
- * run and `call.ended` is queued. Answers, per request, the call it closed or null.
+ * run and `call.ended` is queued. A close that may yet be refined by the call's worker (endsToHold)
+ * writes no `ended` event and queues no `call.ended`: both wait for the worker's end
+ * (settleLateWorkerEnd) or the grace period's release job, whichever comes first, and go out once.
+ * Answers, per request, the call it closed or null.
  */
 const closeCalls = async (ctx: AppContext, requests: readonly store.CloseRequest[]) => {
-  const { closed, afterCommit } = await ctx.db.transaction().execute(async (tx) => {
+  const { closed, held, afterCommit } = await ctx.db.transaction().execute(async (tx) => {
     const marked = await store.markCallsClosed(tx, [...requests])
-    if (marked.length === 0) return { closed: [], afterCommit: [] }
-    await insertCallEvents(tx, endedEvents(marked))
+    if (marked.length === 0) return { closed: [], held: new Set<string>(), afterCommit: [] }
+    const holding = await endsToHold(ctx, tx, marked)
+    await store.holdCallEnds(tx, { ids: [...holding], seconds: ctx.config.callEndGraceSeconds })
+    await insertCallEvents(tx, endedEvents(marked.filter((call) => !holding.has(call.id))))
     const after: Array<() => Promise<void>> = [
       () =>
         announceCallEvents(
@@ -215,13 +299,17 @@ const closeCalls = async (ctx: AppContext, requests: readonly store.CloseRequest
       const then = await step(tx, marked)
       if (then) after.push(then)
     }
-    return { closed: await chargeCalls(ctx, tx, marked), afterCommit: after }
+    return { closed: await chargeCalls(ctx, tx, marked), held: holding, afterCommit: after }
   })
   for (const then of afterCommit) {
     await then().catch((error: unknown) => ctx.logger.error({ err: error }, 'a call-closing step failed'))
   }
   for (const call of closed) await notifyClosed(ctx, call)
-  await sendCallsEnded(ctx, closed)
+  await sendCallsEnded(
+    ctx,
+    closed.filter((call) => !held.has(call.id)),
+  )
+  await scheduleReleases(ctx, [...held])
   const byRoom = new Map(closed.map((call) => [call.roomName, call]))
   return requests.map(({ roomName }) => {
     const call = byRoom.get(roomName) ?? null

@@ -44,6 +44,38 @@ export const recordCallEvent = async (ctx: AppContext, event: NewCallEvent) => {
   await announceCallEvents(ctx, [event.callId])
 }
 
+/** A call's progress before its conversation, in order; `ended` comes after all of them. */
+const progressSteps = ['queued', 'dialing', 'ringing', 'answered'] as const
+export type ProgressStep = (typeof progressSteps)[number]
+
+/**
+ * Records a step of an active call's progress once and in order, whoever says it (the server's
+ * dial, the worker's view of the callee's `sip.callStatus`): nothing when the call already has this
+ * step or a later one, or has closed. The call row's lock orders concurrent reports and the close.
+ * Answers whether it wrote the event.
+ */
+export const recordCallProgress = async (
+  ctx: AppContext,
+  { callId, step, data = {} }: { callId: string; step: ProgressStep; data?: Record<string, unknown> },
+) => {
+  const written = await ctx.db.transaction().execute(async (tx) => {
+    const call = await store.lockCall(tx, callId)
+    if (call?.status !== 'active') return false
+    const sameOrLater = [...progressSteps.slice(progressSteps.indexOf(step)), 'ended']
+    const known = await tx
+      .selectFrom('call_events')
+      .select('id')
+      .where('call_id', '=', callId)
+      .where('type', 'in', sameOrLater)
+      .executeTakeFirst()
+    if (known) return false
+    await insertCallEvents(tx, [{ callId, type: step, data }])
+    return true
+  })
+  if (written) await announceCallEvents(ctx, [callId])
+  return written
+}
+
 /** The `ended` events of calls that just closed, written in their closing transaction. */
 export const endedEvents = (calls: store.CallRow[]): NewCallEvent[] =>
   calls.map((call) => ({
@@ -114,9 +146,10 @@ export const streamCallEvents = async (
       }
       if (rows.length < PAGE) break
     }
-    // A call closed before its events were kept has no `ended` to wait for.
+    // A call closed before its events were kept has no `ended` to wait for; one whose `ended`
+    // waits for its worker's end (close.ts) has.
     const current = await store.findCallById(ctx.db, callId)
-    if (current && current.status !== 'active') {
+    if (current && current.status !== 'active' && current.endHeldUntil === null) {
       const ended = await ctx.db
         .selectFrom('call_events')
         .select('id')

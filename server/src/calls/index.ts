@@ -58,4 +58,4 @@ export {
 export { personJoinBilling } from './store.ts'
 export { TRANSFER_RINGING_TIMEOUT_SECONDS, transferCall } from './transfer.ts'
 export { createVoiceSession, mediaServerError } from './web-call.ts'
-export { endCallByWorker, getCallSetup, handOffCall } from './worker-api.ts'
+export { callSetupFor, endCallByWorker, getCallSetup, handOffCall, reportSipStatus } from './worker-api.ts'

@@ -1,6 +1,7 @@
 import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { onKeyRevoked } from '../keys/index.ts'
+import { CALL_END_RELEASE_JOB, releaseHeldCallEnd, releaseOverdueCallEnds } from './close.ts'
 import { rememberPhoneCallers } from './inbound-call.ts'
 import { costUpTo } from './pricing.ts'
 import { deleteCallRoom, endCallsOfKey } from './rooms.ts'
@@ -19,6 +20,8 @@ const CALLS_PER_RUN = 500
  * LiveKit cannot be asked, nothing is closed: an outage must not end calls that still run.
  */
 export const sweepOrphanedCalls = async (ctx: AppContext) => {
+  // A held `ended` whose release job was lost goes out here (close.ts).
+  await releaseOverdueCallEnds(ctx, CALLS_PER_RUN)
   if (!ctx.livekit) return
   const calls = await store.listActiveCalls(ctx.db, {
     startedBefore: new Date(Date.now() - SWEEP_GRACE_MS),
@@ -95,6 +98,9 @@ export const registerCallJobs = (ctx: AppContext) => {
   ctx.jobs.define(CALL_SWEEP_JOB, () => sweepOrphanedCalls(ctx), { concurrency: 1 })
   ctx.jobs.define(CALL_CREDIT_JOB, () => endCallsWithoutCredit(ctx), { concurrency: 1 })
   ctx.jobs.define(CALL_AGENT_JOB, () => endCallsWithoutAgent(ctx), { concurrency: 1 })
+  ctx.jobs.define(CALL_END_RELEASE_JOB, async (data: { callId?: unknown }) => {
+    if (typeof data?.callId === 'string') await releaseHeldCallEnd(ctx, data.callId)
+  })
   // A revoked key's live calls end with it (keys/ tells; it imports no call code).
   onKeyRevoked(ctx, (keyId) => endCallsOfKey(ctx, keyId))
   rememberPhoneCallers(ctx)

@@ -8,7 +8,7 @@ import { AppError } from '../http/app-error.ts'
 import { checkE164, findPhoneNumber } from '../phone-numbers/index.ts'
 import { closeUnansweredCall, dialCall } from './dialled-call.ts'
 import { agentRuntimeConfig, buildDispatchMetadata } from './dispatch-metadata.ts'
-import { recordCallEvent } from './events.ts'
+import { recordCallEvent, recordCallProgress } from './events.ts'
 import { recordPersonJoined } from './presence.ts'
 import { estimateCallMicros, voiceRateFor } from './pricing.ts'
 import { presentCall } from './records.ts'
@@ -125,7 +125,7 @@ const dialRequested = async (
     trunkId,
   }: { callId: string; roomName: string; metadata: string; to: string; trunkId: string },
 ) => {
-  await recordCallEvent(ctx, { callId, type: 'dialing', data: {} })
+  await recordCallProgress(ctx, { callId, step: 'dialing' })
   const failure = await dialCall(ctx, { trunkId, number: to, contactId: callId, roomName, metadata })
   if (failure) {
     await closeUnansweredCall(ctx, { roomName, failure })
@@ -133,7 +133,8 @@ const dialRequested = async (
   }
   // Billing starts at the answer, not at the ringing (LiveKit's participant_joined may say so too).
   await recordPersonJoined(ctx, roomName)
-  await recordCallEvent(ctx, { callId, type: 'answered', data: {} })
+  // Once: the worker may have reported the callee's sip.callStatus active first.
+  await recordCallProgress(ctx, { callId, step: 'answered' })
 }
 
 /**

@@ -55,7 +55,7 @@ export const registerCallRoutes = (routes: RouteTable, ctx: AppContext) => {
     method: 'get',
     path: '/v1/calls/{callId}/events',
     summary:
-      'What happens on a call as Server-Sent Events (queued, dialing, answered, transcript, ended); resumes after Last-Event-ID',
+      'What happens on a call as Server-Sent Events (queued, dialing, ringing, answered, transcript, transferred, ended); resumes after Last-Event-ID',
     tag: TAG,
     auth: 'apiKey',
     params: ZCallIdParams,

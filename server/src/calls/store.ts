@@ -48,6 +48,11 @@ export type CallRow = {
   amdVerdict: AmdVerdict | null
   /** Micro-USD a minute at the live agent's models and keys; null: its architecture's flat price. */
   microsPerMinute: number | null
+  /**
+   * A closed call whose `ended` event and `call.ended` wait for its agent worker's end, until this
+   * time at the latest (calls/close.ts); null: nothing waits.
+   */
+  endHeldUntil: Date | null
 }
 
 export type NewCall = Pick<
@@ -102,6 +107,7 @@ const callColumns = [
   'sip_status as sipStatus',
   'amd_verdict as amdVerdict',
   'micros_per_minute as microsPerMinute',
+  'end_held_until as endHeldUntil',
 ] as const
 
 /** callColumns for raw SQL on the calls table. */
@@ -675,3 +681,36 @@ export const refineClosedOutcome = (
     .where('end_reason', 'in', [...refinable])
     .returning(callColumns)
     .executeTakeFirst()
+
+/** These closed calls' `ended` events wait for their workers' ends, `seconds` at most. */
+export const holdCallEnds = async (db: Executor, { ids, seconds }: { ids: string[]; seconds: number }) => {
+  if (ids.length === 0) return
+  await db
+    .updateTable('calls')
+    .set({ end_held_until: sql`now() + make_interval(secs => ${seconds})` })
+    .where('id', 'in', ids)
+    .execute()
+}
+
+/**
+ * Ends the wait of a call whose `ended` event was held: exactly one of any number of concurrent
+ * releasers gets the call (to send its `ended` event and `call.ended`), the others undefined.
+ */
+export const releaseHeldEnd = (db: Executor, id: string): Promise<CallRow | undefined> =>
+  db
+    .updateTable('calls')
+    .set({ end_held_until: null })
+    .where('id', '=', id)
+    .where('end_held_until', 'is not', null)
+    .returning(callColumns)
+    .executeTakeFirst()
+
+/** Calls whose held end is overdue (its release job lost): the sweep releases them. */
+export const listOverdueHeldEnds = (db: Executor, limit: number): Promise<Array<{ id: string }>> =>
+  db
+    .selectFrom('calls')
+    .select('id')
+    .where('end_held_until', '<', sql<Date>`now()`)
+    .orderBy('end_held_until')
+    .limit(limit)
+    .execute()

@@ -1,14 +1,16 @@
-import type { AmdVerdict, CallSetup, WorkerEndReason } from '@parley/shared'
+import type { AmdVerdict, CallSetup, SipCallProgress, WorkerEndReason } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
+import { analysisModelOf } from '../analysis/index.ts'
 import * as chatStore from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { recallMemory } from '../memory/index.ts'
 import { type EndpointRequest, providerVoiceOf, resolveEndpoints } from '../providers/registry.ts'
-import { refineCallOutcome } from './close.ts'
+import { settleLateWorkerEnd } from './close.ts'
 import { findContactOfCall } from './contacts.ts'
 import { agentRuntimeConfig, configForContact, listWorkerFunctions } from './dispatch-metadata.ts'
+import { recordCallProgress } from './events.ts'
 import { decisiveWorkerReasons, outcomeOfClose } from './outcome.ts'
 import { switchLiveAgent } from './presence.ts'
 import { voiceRateFor } from './pricing.ts'
@@ -132,7 +134,40 @@ export const callSetupFor = async (
     webSearch: usesSearch && ctx.config.search ? { ...ctx.config.search } : null,
     history: [],
     memory: null,
+    amd: null,
   }
+}
+
+/**
+ * What answering-machine detection runs on in an outbound call of a realtime agent (CallSetup's
+ * `amd`): its analysisModel or the catalogue's default text model (analysisModelOf, as post-call
+ * analysis), and the catalogue's default STT, each with the organization's key where it stored
+ * one, else the platform's. A part this deployment cannot serve is left out (null STT: the
+ * realtime model's own transcription; no text model: no detection), never failing the call.
+ */
+const detectionEndpointsFor = async (ctx: AppContext, agent: AgentRow, organizationId: string) => {
+  const resolve = async (kind: 'model' | 'stt', id: string) => {
+    try {
+      const { endpoint } = await resolveEndpoints(ctx, {
+        organizationId,
+        requests: { endpoint: request(kind, id) },
+      })
+      return endpoint ?? null
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      ctx.logger.warn(
+        { agentId: agent.id, kind, id, reason: error.message },
+        `answering-machine detection without its ${kind}`,
+      )
+      return null
+    }
+  }
+  const model = analysisModelOf(ctx, agent)
+  const [llm, stt] = await Promise.all([
+    model ? resolve('model', model) : null,
+    resolve('stt', ctx.catalogue.defaults.stt),
+  ])
+  return llm ? { llm, stt: stt && { ...stt, language: agent.languages[0] ?? 'en' } } : null
 }
 
 /** How many of a continued conversation's latest turns the voice agent hears (as text chat's prompt does). */
@@ -162,8 +197,10 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
   const call = await findCall(ctx, callId)
   if (call.status !== 'active') throw callEnded()
   await callStore.markAgentTaken(ctx.db, call.id)
-  const [setup, history, memory] = await Promise.all([
-    callSetupFor(ctx, await findLiveAgent(ctx, call), call.organizationId),
+  const agent = await findLiveAgent(ctx, call)
+  const detects = call.direction === 'outbound' && agent.agentArchitecture === 'realtime'
+  const [setup, history, memory, amd] = await Promise.all([
+    callSetupFor(ctx, agent, call.organizationId),
     call.conversationId
       ? chatStore.listTurnsBefore(ctx.db, {
           conversationId: call.conversationId,
@@ -172,8 +209,9 @@ export const getCallSetup = async (ctx: AppContext, callId: string) => {
         })
       : [],
     recallCallMemory(ctx, call),
+    detects ? detectionEndpointsFor(ctx, agent, call.organizationId) : null,
   ])
-  return { success: true as const, data: { ...setup, history, memory } }
+  return { success: true as const, data: { ...setup, history, memory, amd } }
 }
 
 /** The agent's configuration for this call: a batch call's placeholders filled from its contact. */
@@ -235,6 +273,8 @@ export const handOffCall = async (
  * answering-machine detection heard, an opt-out). Closed through closeCall with that reason (the
  * call's outcome, calls/outcome.ts) and the detector's verdict, and its room deleted, which hangs up a SIP callee. Asked
  * again, nothing more closes (`ended: false`); the room is asked to go again, in case it stayed.
+ * After a webhook's close, a decisive reason refines its outcome and the `ended` event held for
+ * the worker goes out (close.ts, settleLateWorkerEnd).
  */
 export const endCallByWorker = async (
   ctx: AppContext,
@@ -247,13 +287,37 @@ export const endCallByWorker = async (
   const call = await findCall(ctx, callId)
   const verdict = amdVerdict ?? null
   const closed = await closeCall(ctx, { roomName: call.roomName, reason, amdVerdict: verdict })
-  // A webhook closed it first (the machine hung up while the agent spoke): the worker knows better.
-  if (!closed && decisiveWorkerReasons.has(reason))
-    await refineCallOutcome(ctx, {
+  // A webhook closed it first (the machine hung up while the agent spoke): the worker knows better,
+  // and the `ended` event and call.ended held for it go out now with the final outcome.
+  if (!closed)
+    await settleLateWorkerEnd(ctx, {
       callId,
-      outcome: outcomeOfClose({ reason, status: 'ended' }),
-      amdVerdict: verdict,
+      refine: decisiveWorkerReasons.has(reason)
+        ? { outcome: outcomeOfClose({ reason, status: 'ended' }), amdVerdict: verdict }
+        : null,
     })
   await deleteCallRoom(ctx, { roomName: call.roomName, why: 'a call its agent ended' })
   return { success: true as const, data: { ended: closed !== null } }
+}
+
+/** The call event each reported `sip.callStatus` stands for. */
+const stepOfSipStatus = { dialing: 'dialing', ringing: 'ringing', active: 'answered' } as const
+
+/**
+ * POST /v1/calls/{callId}/sip-status: the worker saw the outbound callee's `sip.callStatus`
+ * change (LiveKit's webhooks carry no attribute changes, so only a participant in the room sees
+ * `ringing`). Recorded as the call's `dialing`, `ringing` or `answered` event, once each and in
+ * order (events.ts recordCallProgress): a repeated or late report writes nothing and answers
+ * `recorded: null`, as does one for a call that has ended. A web call has no SIP callee (400).
+ */
+export const reportSipStatus = async (
+  ctx: AppContext,
+  { callId, status }: { callId: string; status: SipCallProgress },
+) => {
+  const call = await findCall(ctx, callId)
+  if (call.direction === 'web')
+    throw AppError.badRequest('A web call has no SIP callee to report the status of')
+  const step = stepOfSipStatus[status]
+  const written = await recordCallProgress(ctx, { callId, step })
+  return { success: true as const, data: { recorded: written ? step : null } }
 }

@@ -372,6 +372,8 @@ export interface CallsTable {
   outcome: CallOutcome | null
   sip_status: number | null
   amd_verdict: AmdVerdict | null
+  /** A webhook's close waiting for the worker's end: its `ended` event is sent by then at the latest (0081). */
+  end_held_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 /** What happened on a call, in order (GET /v1/calls/{id}/events; migration 0045). */
@@ -577,6 +579,21 @@ export interface AgentTestRunsTable {
   finished_at: Timestamp | null
   /** The instance running it (migration 0077). */
   instance_id: Generated<string | null>
+  /** Who runs it: a server job (chat path) or the voice worker (migration 0086). */
+  runner: Generated<string>
+}
+
+/** A case of a voice run a worker is running, with its lease (migration 0086). */
+export interface AgentTestCaseClaimsTable {
+  run_id: string
+  test_id: string
+  claim_id: string
+  lease_until: Timestamp
+  attempts: Generated<number>
+  active: Generated<boolean>
+  hold_id: string | null
+  live_agent_id: string
+  cost_micros: ColumnType<string | number, number | undefined, number>
 }
 
 export interface AgentTestSettingsTable {
@@ -600,6 +617,7 @@ export interface Database {
   agent_tests: AgentTestsTable
   agent_test_runs: AgentTestRunsTable
   agent_test_settings: AgentTestSettingsTable
+  agent_test_case_claims: AgentTestCaseClaimsTable
   organization_provider_keys: OrganizationProviderKeysTable
   custom_functions: CustomFunctionsTable
   idempotency_keys: IdempotencyKeysTable

@@ -48,6 +48,18 @@ const bodyErrorByType: Record<string, () => AppError> = {
     AppError.badRequest('Request body length does not match its Content-Length', 'invalid_encoding'),
 }
 
+/**
+ * node-postgres' pool gives up waiting for a free connection after its `connectionTimeoutMillis`
+ * (the embedded database has one connection, so a burst of slow writes queues behind it). That
+ * is overload, not a fault: the caller is told to come back, as a load balancer would.
+ */
+const isPoolCheckoutTimeout = (error: unknown) =>
+  error instanceof Error &&
+  (error.message === 'timeout exceeded when trying to connect' ||
+    error.message === 'Connection terminated due to connection timeout')
+
+const DATABASE_BUSY_RETRY_SECONDS = 2
+
 /** Turns what body-parser and friends throw into AppErrors with a message fit for the caller. */
 const toAppError = (error: unknown): AppError => {
   if (error instanceof AppError) return error
@@ -63,6 +75,14 @@ const toAppError = (error: unknown): AppError => {
   // The router's param decoding: a malformed percent-escape in a path id.
   if (error instanceof URIError || (parserError?.status === 400 && parserError.type === undefined))
     return AppError.badRequest('The URL holds a malformed percent-escape', 'invalid_encoding')
+  if (isPoolCheckoutTimeout(error))
+    return new AppError({
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The database is busy; retry shortly',
+      cause: error,
+      headers: { 'Retry-After': String(DATABASE_BUSY_RETRY_SECONDS) },
+    })
   return AppError.internal(error)
 }
 

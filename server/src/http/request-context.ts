@@ -20,24 +20,55 @@ const requestIdOf = (req: IncomingMessage, res: ServerResponse): string => {
  */
 const isClientAbort = (req: IncomingMessage, res: ServerResponse) => !req.complete && !res.writableEnded
 
-/** Request id on every response and log line; one access-log line per request. */
-export const requestContext = (logger: Logger) =>
+/** Load balancers' probes: a line for each would drown the log at a few per second per balancer. */
+const probePaths = new Set(['/healthz', '/readyz'])
+
+/** One probe in this many gets its access-log line (the first one always does). */
+export const PROBE_LOG_SAMPLE = 100
+
+const pathOf = (url: string | undefined) => {
+  if (url === undefined) return ''
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * pino-http's `autoLogging.ignore`: probes are logged one in `every` (a failing readiness check
+ * logs its own warning, see system-routes.ts); every other request is logged.
+ */
+export const sampleProbes = (every: number) => {
+  let seen = 0
+  return (req: IncomingMessage) => {
+    if (!probePaths.has(pathOf(req.url))) return false
+    seen = (seen + 1) % every
+    return seen !== 1 % every
+  }
+}
+
+/**
+ * Request id on every response and log line; one access-log line per request, probes sampled.
+ * Cheap by configuration: the serializers read the raw request and response (pino-http's
+ * wrapping would first copy every header into an object the line then drops).
+ */
+export const requestContext = (logger: Logger, { probeSample = PROBE_LOG_SAMPLE } = {}) =>
   pinoHttp({
     logger,
     genReqId: requestIdOf,
     customAttributeKeys: { reqId: 'requestId' },
+    autoLogging: { ignore: sampleProbes(probeSample) },
+    wrapSerializers: false,
     customLogLevel: (req, res, error) => {
       if (isClientAbort(req, res) || res.statusCode === 499) return 'warn'
       return error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'
     },
     serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({
+      req: (req: IncomingMessage & { id: string }) => ({
         id: req.id,
         method: req.method,
-        url: req.url?.split('?')[0],
+        url: pathOf(req.url),
       }),
-      res: (res: { statusCode: number | null; raw: ServerResponse }) => ({
-        statusCode: isClientAbort(res.raw.req, res.raw) ? 499 : res.statusCode,
+      res: (res: ServerResponse) => ({
+        statusCode: isClientAbort(res.req, res) ? 499 : res.headersSent ? res.statusCode : null,
       }),
     },
   })

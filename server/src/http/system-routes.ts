@@ -32,13 +32,15 @@ export const registerSystemRoutes = (
     auth: 'none',
     response: ZReadiness,
     errors: [503],
-    handle: async ({ res }) => {
+    handle: async ({ req, res }) => {
       const names = Object.keys(checks)
       const outcomes = await Promise.allSettled(names.map((name) => withTimeout(checks[name] as Check, 2000)))
       const results = Object.fromEntries(
         names.map((name, i) => [name, outcomes[i]?.status === 'fulfilled' ? 'ok' : 'failed'] as const),
       )
       const isReady = Object.values(results).every((result) => result === 'ok')
+      // Probes' access lines are sampled (request-context.ts): a failed check is logged on its own.
+      if (!isReady) req.log?.warn({ checks: results }, 'not ready')
       res.status(isReady ? 200 : 503)
       return { status: isReady ? ('ok' as const) : ('unavailable' as const), checks: results }
     },

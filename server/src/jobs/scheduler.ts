@@ -1,5 +1,5 @@
 import { PostgresBackend } from '@agendajs/postgres-backend'
-import { Agenda, type Job } from 'agenda'
+import { Agenda, InMemoryNotificationChannel, type Job } from 'agenda'
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Jobs } from '../context.ts'
@@ -23,25 +23,35 @@ const withoutTrace = (stored: Record<string, unknown> | undefined) => {
   return { carrier, data }
 }
 
+/** How often the embedded database is polled: a safety net there, new jobs are announced in memory. */
+export const EMBEDDED_POLL_MS = 5000
+
 /**
  * Agenda on PostgreSQL, polling with SKIP LOCKED. LISTEN/NOTIFY is off on both backends: it does
  * not cross the embedded PGlite socket, and on a real server its listener pins a pooled
- * connection and re-emits connection losses as unhandled errors. A 500 ms poll costs one indexed
- * query per worker and keeps webhook retries and expiry well within their time budgets.
+ * connection and re-emits connection losses as unhandled errors. On a real server a 500 ms poll
+ * (one indexed query per job name) keeps webhook retries and expiry well within their time
+ * budgets whichever instance enqueued them. The embedded database has a single process by
+ * construction, so agenda's in-memory notification channel tells the poller of each job saved
+ * (it locks one due before the next scan at once, as a poll would) and the poll, which runs in the
+ * main thread's PGlite, slows to EMBEDDED_POLL_MS: an idle server polled 10–14 % of a core at 500 ms.
  */
 export const createJobs = ({
   pool,
   logger,
-  pollMs = 500,
+  isEmbedded = false,
+  pollMs = isEmbedded ? EMBEDDED_POLL_MS : 500,
 }: {
   pool: pg.Pool
   logger: Logger
+  isEmbedded?: boolean
   pollMs?: number
 }): Jobs => {
   const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: true })
   const agenda = new Agenda({
     backend,
     processEvery: pollMs,
+    ...(isEmbedded ? { notificationChannel: new InMemoryNotificationChannel() } : {}),
     defaultLockLifetime: 5 * 60 * 1000,
     removeOnComplete: true,
   })

@@ -124,6 +124,7 @@ export const statusOfCode: Record<ErrorCode, number | number[]> = {
   invalid_signature: 401,
   invalid_worker_token: 401,
   call_ended: 409,
+  claim_lost: 409,
   invalid_handoff_target: 400,
   invalid_transfer_destination: 400,
   no_transfer_line: 409,
@@ -170,7 +171,7 @@ const codesByTag: Record<string, ErrorCode[]> = {
   ],
   'API keys': ['key_revoked'],
   'Agent versions': ['tests_failed'],
-  'Agent tests': ['insufficient_credits'],
+  'Agent tests': ['insufficient_credits', 'claim_lost', 'invalid_handoff_target'],
   'Text chat': [
     'not_text_agent',
     'message_too_long',

@@ -1,8 +1,48 @@
 import { Readable } from 'node:stream'
-import { Agent, request } from 'undici'
+import type { TLSSocket } from 'node:tls'
+import { Agent, buildConnector, Client, type Dispatcher, Pool, request } from 'undici'
 
-/** Kept-alive connections to the LLM endpoint, shared by every client. */
-const dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 })
+/** Replies one HTTP/2 connection carries at most (a provider's SETTINGS may lower it). */
+const STREAMS_PER_CONNECTION = 100
+
+/**
+ * Connections to LLM endpoints, shared by every client: HTTP/2 where the provider offers it in TLS
+ * (ALPN; OpenAI, Groq, Gemini and Anthropic do), so one connection carries up to 100 concurrent
+ * replies (undici opens another past that), and kept-alive HTTP/1.1 otherwise (a plain-HTTP vLLM or
+ * Ollama needs a connection per concurrent reply). undici lets a connection carry more than one
+ * request only with `pipelining` above 1, which on HTTP/1.1 would queue a reply behind another's
+ * whole stream: each connection gets it once ALPN has said which protocol it speaks.
+ * `tls` adds TLS options (a test's own certificate authority).
+ */
+export const createLlmDispatcher = (tls: buildConnector.BuildOptions = {}): Dispatcher => {
+  const connector = buildConnector({ ...tls, allowH2: true })
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    allowH2: true,
+    maxConcurrentStreams: STREAMS_PER_CONNECTION,
+    // A pool per origin, as undici's own; its connections set their pipelining from ALPN.
+    factory: (origin, poolOptions) =>
+      new Pool(origin, {
+        ...poolOptions,
+        factory: (url, options) => {
+          const client: Client = new Client(url, {
+            ...options,
+            connect: (connectOptions, callback) =>
+              connector(connectOptions, (...result) => {
+                const [, socket] = result
+                if (socket)
+                  client.pipelining = (socket as TLSSocket).alpnProtocol === 'h2' ? STREAMS_PER_CONNECTION : 1
+                callback(...result)
+              }),
+          })
+          return client
+        },
+      }),
+  })
+}
+
+const defaultDispatcher = createLlmDispatcher()
 
 const encoder = new TextEncoder()
 
@@ -22,7 +62,20 @@ const headersOf = (init: RequestInit | undefined) => {
  * Anything but a plain request (a stream or form body) goes to the global fetch. No redirects are
  * followed: an LLM endpoint that redirects is misconfigured.
  */
-export const llmFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+export const llmFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+  fetchThrough(defaultDispatcher, input, init)
+
+/**
+ * `llmFetch` over `dispatcher`. Requests are marked idempotent so HTTP/2 may multiplex them: undici
+ * otherwise holds a POST back until the connection has no other request in flight, which would
+ * open a connection per reply again. It retries nothing either way; the openai client's retries
+ * are off (llm.ts).
+ */
+export const fetchThrough = async (
+  dispatcher: Dispatcher,
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> => {
   const isPlain =
     !(input instanceof Request) &&
     (init?.body === undefined || init.body === null || typeof init.body === 'string')
@@ -34,6 +87,7 @@ export const llmFetch = async (input: string | URL | Request, init?: RequestInit
     // the request keeps its body (and so the whole slab) until the reply ends.
     body: typeof init?.body === 'string' ? encoder.encode(init.body) : null,
     signal: init?.signal ?? undefined,
+    idempotent: true,
     dispatcher,
   })
   const headers = new Headers()

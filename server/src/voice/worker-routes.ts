@@ -7,6 +7,8 @@ import {
   ZCallOptOutRequest,
   ZCallOptOutResponse,
   ZCallSetupResponse,
+  ZCallSipStatusRequest,
+  ZCallSipStatusResponse,
   ZCallTransferRequest,
   ZCallTransferResponse,
   ZInboundCallOpenRequest,
@@ -18,6 +20,7 @@ import {
   handOffCall,
   openInboundCall,
   optOutOfCall,
+  reportSipStatus,
   transferCall,
 } from '../calls/index.ts'
 import type { AppContext } from '../context.ts'
@@ -78,6 +81,20 @@ export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
     errors: [400, 404],
     handle: ({ params, body }) =>
       endCallByWorker(ctx, { callId: params.callId, reason: body.reason, amdVerdict: body.amdVerdict }),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/calls/{callId}/sip-status',
+    summary:
+      "Report the outbound callee's sip.callStatus as the worker sees it in the room: recorded once each, in order, as the call's dialing, ringing or answered event (the worker only)",
+    tag: TAG,
+    auth: 'worker',
+    params: ZCallIdParams,
+    body: ZCallSipStatusRequest,
+    response: ZCallSipStatusResponse,
+    errors: [400, 404],
+    handle: ({ params, body }) => reportSipStatus(ctx, { callId: params.callId, status: body.status }),
   })
 
   routes.add({

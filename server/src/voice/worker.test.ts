@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { ZCallHandoffResponse, ZCallSetupResponse } from '@parley/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { registerPhoneNumber } from '../../test/helpers/batch.ts'
+import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { type FakeLiveKit, startFakeLiveKit } from '../../test/helpers/fake-livekit.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
@@ -91,6 +93,8 @@ describe('GET /v1/calls/{callId}/setup', () => {
       fallbackStt: null,
       fallbackTts: null,
       memory: null,
+      // Answering-machine detection's own models are for realtime agents' outbound calls only.
+      amd: null,
       stt: {
         provider: 'deepgram',
         api: 'deepgram',
@@ -158,6 +162,56 @@ describe('GET /v1/calls/{callId}/setup', () => {
       functions: [],
       webSearch: null,
     })
+  })
+
+  it("gives a realtime agent's outbound call what answering-machine detection runs on", async () => {
+    await storeOrganizationKeys({ deepgram: 'dg-org-amd-2468' })
+    const agent = await makeAgent(server, team.owner, {
+      agentArchitecture: 'realtime',
+      analysisModel: 'gpt-4o',
+      language: 'Urdu',
+    })
+    const fromPhoneNumberId = await registerPhoneNumber(server, key, {
+      number: '+14155550142',
+      sipTrunkId: 'ST_amd',
+    })
+    await setBalanceMicros(server, { organizationId: team.organizationId, micros: 10_000_000 })
+    fake.scriptSip('+14155550143', { result: 'answered' })
+    const placed = await server.request('/v1/calls', {
+      method: 'POST',
+      token: key,
+      json: { fromPhoneNumberId, to: '+14155550143', agentId: agent.id },
+    })
+    expect(placed.status).toBe(201)
+    const { data: call } = await placed.json()
+    const body = ZCallSetupResponse.parse(await (await worker(`/v1/calls/${call.id}/setup`)).json())
+    // Its analysisModel with the platform's OpenAI key; the default STT with the organization's
+    // own Deepgram key, in the agent's language.
+    expect(body.data.amd).toEqual({
+      llm: {
+        provider: 'openai',
+        api: 'openai',
+        baseUrl: 'https://api.openai.com/v1',
+        apiKey: 'sk-platform-openai',
+        model: 'gpt-4o',
+        keySource: 'platform',
+      },
+      stt: {
+        provider: 'deepgram',
+        api: 'deepgram',
+        baseUrl: 'https://api.deepgram.com/v1',
+        apiKey: 'dg-org-amd-2468',
+        model: 'nova-3',
+        keySource: 'organization',
+        language: 'ur',
+      },
+    })
+    expect(body.data.llm).toBeNull()
+    // A web call of the same agent has no callee to detect.
+    const session = await startVoiceSession(server, { key, agentId: agent.id })
+    const web = ZCallSetupResponse.parse(await (await worker(`/v1/calls/${session.callId}/setup`)).json())
+    expect(web.data.amd).toBeNull()
+    await server.request(`/v1/calls/${call.id}/hangup`, { method: 'POST', token: key })
   })
 
   it('says which entry cannot be served when its provider is not configured (409)', async () => {

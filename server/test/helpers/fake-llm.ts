@@ -1,5 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createSecureServer } from 'node:http2'
+import type { AddressInfo, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /** One scripted completion: what the fake model streams for the next request. */
@@ -37,8 +38,10 @@ const STANDARD_REPLY: FakeReply = { text: ['Hello', ' there', '!'], usage: { inp
 /**
  * An OpenAI-compatible chat-completions endpoint on a loopback port: real SSE chunks in OpenAI's
  * format, replies scripted per test with `queue`; `requests` and `clientsGone` record what happened.
+ * With `tls` it speaks HTTPS as the hosted providers do, HTTP/2 to a client that offers it (ALPN)
+ * and HTTP/1.1 otherwise; `connections` counts the connections clients opened.
  */
-export const startFakeLlm = async () => {
+export const startFakeLlm = async ({ tls }: { tls?: { key: string; cert: string } } = {}) => {
   const script: FakeReply[] = []
   const requests: CompletionRequest[] = []
   /** The headers of each completion request, in the same order (the key a client sent). */
@@ -60,7 +63,7 @@ export const startFakeLlm = async () => {
     choices: [{ index: 0, delta, finish_reason: finish }],
   })
 
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     // LiveKit's OpenAI plugin lists the models first, to open the connection before the first turn.
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -143,12 +146,25 @@ export const startFakeLlm = async () => {
       })
       res.end('data: [DONE]\n\n')
     })
+  }
+  // HTTP/2's compatibility request and response carry what the handler reads and writes.
+  const server = tls
+    ? createSecureServer({ ...tls, allowHTTP1: true }, handle as never)
+    : createServer(handle)
+  let connections = 0
+  const sockets = new Set<Socket>()
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections++
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     /** What LLM_BASE_URL should be. */
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
+    /** Connections opened so far, and how many are open now. */
+    connections: () => ({ opened: connections, open: sockets.size }),
     requests,
     requestHeaders,
     requestTimes,
@@ -168,7 +184,7 @@ export const startFakeLlm = async () => {
       requestTimes.length = 0
     },
     close: async () => {
-      server.closeAllConnections()
+      for (const socket of sockets) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }

@@ -4,6 +4,7 @@ import { t } from '../i18n.tsx'
 import { linkProps, navigate } from '../router.ts'
 import { ErrorLine, Loading } from '../ui.tsx'
 import { mayManage } from './access.ts'
+import { CallMe } from './call-me.tsx'
 import { deleteAgent, getAgent, loadCatalogue, setAgentActive } from './client.ts'
 import { AgentFunctions } from './functions/agent-functions.tsx'
 import { architectureName } from './pickers.tsx'
@@ -84,6 +85,7 @@ export const AgentPage = ({ id }: { id: string }) => {
       </div>
       <ErrorLine error={error} />
       <TryIt key={agent.id} agent={agent} />
+      {agent.agentArchitecture === 'text' ? null : <CallMe key={agent.id} agent={agent} />}
       <SettingsForm agent={agentWithDraft(agent, draft)} catalogue={catalogue} onSaved={reload} />
       <AgentFunctions agent={agentWithDraft(agent, draft)} onChanged={reload} />
       <VersionsPanel agent={agent} draft={draft} onChanged={reload} />

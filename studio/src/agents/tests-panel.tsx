@@ -193,6 +193,13 @@ export const TestsPanel = ({ agent }: { agent: AgentV1 }) => {
                 passed: run.passed,
               })}{' '}
               · {run.version === 'draft' ? t('draft') : t('Version {number}', { number: run.version })}
+              {run.runner === 'voice_worker' ? (
+                <>
+                  {' '}
+                  ·{' '}
+                  {run.status === 'queued' ? t('waiting for the voice worker') : t('run by the voice worker')}
+                </>
+              ) : null}
             </span>
           </h3>
           {run.error ? <p class="error">{run.error}</p> : null}

@@ -17,6 +17,8 @@ const sd: Record<string, string> = {
   Expectations: 'توقعات',
   Failed: 'فيل',
   Goal: 'مقصد',
+  'waiting for the voice worker': 'وائس ورڪر جو انتظار',
+  'run by the voice worker': 'وائس ورڪر هلايو',
   'Last run': 'آخري رن',
   'Must call the function': 'هي فنڪشن لازمي سڏي',
   'Must end the chat': 'چيٽ لازمي ختم ڪري',

@@ -17,6 +17,8 @@ const ur: Record<string, string> = {
   Expectations: 'توقعات',
   Failed: 'فیل',
   Goal: 'مقصد',
+  'waiting for the voice worker': 'وائس ورکر کا انتظار',
+  'run by the voice worker': 'وائس ورکر نے چلایا',
   'Last run': 'آخری رن',
   'Must call the function': 'یہ فنکشن لازماً بلائے',
   'Must end the chat': 'چیٹ لازماً ختم کرے',

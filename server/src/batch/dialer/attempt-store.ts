@@ -381,7 +381,7 @@ export const listStaleAttempts = async (
 
 /**
  * A call that closed as `completed` turned out otherwise (the worker's decisive end after a
- * webhook's close, calls/close.ts refineCallOutcome): its attempt takes the outcome, and its
+ * webhook's close, calls/close.ts settleLateWorkerEnd): its attempt takes the outcome, and its
  * contact, when it ended with this call, waits for `retryAt` (pending) or ends `finalStatus`.
  * Answers the job, or undefined when the call was no completed attempt's.
  */

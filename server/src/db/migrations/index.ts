@@ -48,6 +48,8 @@ import * as callVoicePrice from './0076-call-voice-price.ts'
 import * as agentTestRunLiveness from './0077-agent-test-run-liveness.ts'
 import * as conversationAgentDraft from './0078-conversation-agent-draft.ts'
 import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
+import * as callEndHold from './0081-call-end-hold.ts'
+import * as voiceAgentTestRuns from './0086-voice-agent-test-runs.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -100,4 +102,6 @@ export const migrations: Record<string, Migration> = {
   '0077-agent-test-run-liveness': agentTestRunLiveness,
   '0078-conversation-agent-draft': conversationAgentDraft,
   '0080-knowledge-tenant-index': knowledgeTenantIndex,
+  '0081-call-end-hold': callEndHold,
+  '0086-voice-agent-test-runs': voiceAgentTestRuns,
 }

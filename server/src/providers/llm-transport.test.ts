@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
+import { selfSignedCertificate } from '../../test/helpers/tls.ts'
+import { createLlmDispatcher, fetchThrough } from './llm-transport.ts'
+
+const STREAMS = 20
+
+const openStream = (
+  dispatcher: ReturnType<typeof createLlmDispatcher>,
+  baseUrl: string,
+  signal: AbortSignal,
+) =>
+  fetchThrough(dispatcher, `${baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
+    signal,
+  })
+
+describe('the LLM transport', () => {
+  let llm: FakeLlm
+  let certificate: { key: string; cert: string }
+
+  beforeAll(async () => {
+    certificate = selfSignedCertificate()
+    llm = await startFakeLlm({ tls: certificate })
+    llm.setFallback({ text: ['one'], hang: true })
+  })
+  afterAll(() => llm.close())
+
+  it('carries many concurrent streamed replies over one HTTP/2 connection to a provider that offers it', async () => {
+    const dispatcher = createLlmDispatcher({ ca: certificate.cert })
+    const controller = new AbortController()
+    const before = llm.connections().opened
+    // The first reply finds the provider speaks HTTP/2 (requests sent while a connection is still
+    // being set up each get one of their own); the rest share its connection.
+    const responses = [await openStream(dispatcher, llm.baseUrl, controller.signal)]
+    responses.push(
+      ...(await Promise.all(
+        Array.from({ length: STREAMS - 1 }, () => openStream(dispatcher, llm.baseUrl, controller.signal)),
+      )),
+    )
+    expect(responses.map((response) => response.status)).toEqual(Array(STREAMS).fill(200))
+    const reader = (responses[0] as Response).body?.getReader()
+    const first = new TextDecoder().decode((await reader?.read())?.value)
+    expect(first).toContain('chat.completion.chunk')
+    expect(llm.connections().opened - before).toBe(1)
+    controller.abort()
+    await dispatcher.close().catch(() => undefined)
+  })
+
+  it('keeps HTTP/1.1 for a plain-HTTP endpoint (a local vLLM or Ollama)', async () => {
+    const plain = await startFakeLlm()
+    try {
+      const dispatcher = createLlmDispatcher()
+      const first = await fetchThrough(dispatcher, `${plain.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
+      })
+      expect(first.status).toBe(200)
+      expect(await first.text()).toContain('[DONE]')
+      await dispatcher.close()
+    } finally {
+      await plain.close()
+    }
+  })
+})

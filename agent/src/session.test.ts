@@ -208,16 +208,19 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
       greetingMessage: 'Thanks for calling the front desk.',
     })
     const said = await startTextCall(greeter.id)
-    await vi.waitFor(async () =>
-      expect(await said.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+    await vi.waitFor(
+      async () =>
+        expect(await said.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+      { timeout: 15_000 },
     )
     expect(llm.requests).toEqual([])
 
     const improviser = await parley.makeVoiceAgent({ greetingType: 'agentFirst', greetingMessage: null })
     llm.queue({ text: ['Hello, how can I help?'] })
     const made = await startTextCall(improviser.id)
-    await vi.waitFor(async () =>
-      expect(await made.transcript()).toEqual([['assistant', 'Hello, how can I help?']]),
+    await vi.waitFor(
+      async () => expect(await made.transcript()).toEqual([['assistant', 'Hello, how can I help?']]),
+      { timeout: 15_000 },
     )
     expect(JSON.stringify(llm.requests[0]?.messages)).toContain('Open the call with one short greeting')
   })

@@ -144,21 +144,35 @@ describe('the provider table', () => {
       fallbackTts: { ...tts, provider: 'groq', model: 'playai-tts' },
       memory: 'User: I am vegetarian.',
     })
-    expect(agent.stt).toBeInstanceOf(stt_.FallbackAdapter)
+    // The primary answers whole utterances: the call's VAD cuts the speech, and each utterance
+    // goes to the adapter's recognize, which hands it to the next STT when one fails.
+    expect(agent.stt).toBeInstanceOf(stt_.StreamAdapter)
+    expect(agent.stt?.label).toBe('stt.StreamAdapter<stt.FallbackAdapter>')
     expect(agent.tts).toBeInstanceOf(tts_.FallbackAdapter)
-    // Both STTs answer whole utterances: the adapter cuts the speech for them with the call's VAD.
-    expect((agent.stt as stt_.FallbackAdapter).sttInstances.map((one) => one.label)).toEqual([
-      'stt.StreamAdapter<openai.STT>',
-      'stt.StreamAdapter<openai.STT>',
-    ])
-    expect((agent.tts as tts_.FallbackAdapter).ttsInstances.map((one) => one.model)).toEqual([
-      'tts-1',
-      'playai-tts',
+    // Each speech endpoint is wrapped once in the sentence stream adapter.
+    expect((agent.tts as tts_.FallbackAdapter).ttsInstances.map((one) => one.label)).toEqual([
+      'tts.StreamAdapter<openai.TTS>',
+      'tts.StreamAdapter<openai.TTS>',
     ])
     // The caller's memory from the setup is in the agent's instructions, as chat puts it.
     expect(agent.instructions).toContain(
       'What you remember about this person from earlier conversations:\nUser: I am vegetarian.',
     )
+  })
+
+  it('runs a streaming primary STT through the fallback adapter’s own stream', () => {
+    const agent = agentFor(runtime({}), {
+      ...noSetup,
+      llm: endpoint('openai', 'gpt-4o-mini', 'http://127.0.0.1:9/v1'),
+      stt: { ...endpoint('deepgram', 'nova-3', 'http://127.0.0.1:9'), language: 'en' },
+      tts: { ...endpoint('openai', 'tts-1', 'http://127.0.0.1:9/v1'), voice: 'alloy' },
+      fallbackStt: { ...endpoint('openai', 'whisper-1', 'http://127.0.0.1:9/v1'), language: 'en' },
+    })
+    expect(agent.stt).toBeInstanceOf(stt_.FallbackAdapter)
+    expect((agent.stt as stt_.FallbackAdapter).sttInstances.map((one) => one.label)).toEqual([
+      'deepgram.STT',
+      'stt.StreamAdapter<openai.STT>',
+    ])
   })
 
   it('serves any OpenAI-compatible endpoint for all three parts, and ElevenLabs voices', () => {

@@ -1,4 +1,4 @@
-import { llm, stt, tts, type VAD } from '@livekit/agents'
+import { llm, stt, tokenize, tts, type VAD } from '@livekit/agents'
 import * as cartesia from '@livekit/agents-plugin-cartesia'
 import * as deepgram from '@livekit/agents-plugin-deepgram'
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs'
@@ -175,19 +175,53 @@ const FALLBACK_RETRY = { retries: 1, intervalMs: 300 } as const
 /**
  * The speech-to-text of a pipeline agent: its own, or, when the agent names a fallback, the
  * framework's FallbackAdapter over both. A provider that fails (an error answer, a lost
- * connection, a timeout) gives way to the next for the rest of the call until it recovers. The
- * VAD cuts the speech for STTs that do not stream (the adapter wraps them itself).
+ * connection, a timeout) gives way to the next until it recovers.
+ *
+ * How the adapter is used depends on the primary. A streaming primary (Deepgram, Cartesia,
+ * ElevenLabs) is run through the adapter's stream, which switches when the primary's stream
+ * fails. A primary that does not stream (OpenAI's transcriptions endpoint and its peers) is cut
+ * into utterances by the VAD: the framework's stream wrapper for such an STT logs a failed
+ * recognition and carries on (agents 1.9's `StreamAdapterWrapper`), so the adapter's stream would
+ * never see it fail and the caller would go unheard. Wrapped the other way round, the VAD's
+ * stream adapter hands each utterance to the FallbackAdapter's `recognize`, which sends the same
+ * audio to the next STT when one fails.
  */
 const buildSpeechToText = (setup: CallSetup, vad: VAD | undefined) => {
   const primary = builderOf('stt', setup.stt)(setup.stt as SttEndpoint)
   if (!setup.fallbackStt) return primary
   const fallback = builderOf('stt', setup.fallbackStt)(setup.fallbackStt)
-  return new stt.FallbackAdapter({
+  const adapter = new stt.FallbackAdapter({
     sttInstances: [primary, fallback],
     ...(vad ? { vad } : {}),
     maxRetryPerSTT: FALLBACK_RETRY.retries,
     retryIntervalMs: FALLBACK_RETRY.intervalMs,
   })
+  quietBetweenTurns(adapter)
+  if (primary.capabilities.streaming || !vad) return adapter
+  return new stt.StreamAdapter(adapter, vad)
+}
+
+/**
+ * A fallback adapter re-emits its providers' errors, also those of its background recovery
+ * probes, which run between turns (and until the adapter is closed) when no session listens: an
+ * `error` event nobody listens to throws in Node. The session logs the errors it hears; the
+ * adapter itself reports them through availability changes.
+ */
+const quietBetweenTurns = (adapter: stt.FallbackAdapter | tts.FallbackAdapter) => {
+  adapter.on('error', () => undefined)
+}
+
+/**
+ * A TTS that does not stream (OpenAI's speech endpoint), wrapped once in the framework's sentence
+ * by sentence stream adapter. The fallback adapter would wrap it itself, anew for every reply,
+ * and that wrapper re-emits the TTS's errors on itself, where nobody listens (agents 1.9): an
+ * unhandled `error` event throws.
+ */
+const streamingSpeech = (speech: tts.TTS) => {
+  if (speech.capabilities.streaming) return speech
+  const adapter = new tts.StreamAdapter(speech, new tokenize.basic.SentenceTokenizer())
+  adapter.on('error', () => undefined)
+  return adapter
 }
 
 /** The text-to-speech of a pipeline agent: its own, or the framework's FallbackAdapter over it and its fallback. */
@@ -195,11 +229,13 @@ const buildTextToSpeech = (setup: CallSetup, options: Options) => {
   const primary = builderOf('tts', setup.tts)(setup.tts as TtsEndpoint, options)
   if (!setup.fallbackTts) return primary
   const fallback = builderOf('tts', setup.fallbackTts)(setup.fallbackTts, options)
-  return new tts.FallbackAdapter({
-    ttsInstances: [primary, fallback],
+  const adapter = new tts.FallbackAdapter({
+    ttsInstances: [streamingSpeech(primary), streamingSpeech(fallback)],
     maxRetryPerTTS: FALLBACK_RETRY.retries,
     recoveryDelayMs: FALLBACK_RETRY.intervalMs,
   })
+  quietBetweenTurns(adapter)
+  return adapter
 }
 
 /** The models of a pipeline agent (STT → LLM → TTS), each from its resolved endpoint, with their fallbacks. */

@@ -1,7 +1,9 @@
+import type { AddressInfo } from 'node:net'
 import { inference, initializeLogger, log, type voice } from '@livekit/agents'
 import * as openai from '@livekit/agents-plugin-openai'
-import type { ChatHistory, DispatchMetadata } from '@parley/shared'
+import type { CallSetup, ChatHistory, DispatchMetadata } from '@parley/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { WebSocketServer } from 'ws'
 import { chatCall, createChatSession, createTextAgent, sendChat } from '../../server/test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
@@ -16,7 +18,7 @@ import { createWorkerApi, type WorkerApi } from './worker-api.ts'
  * voice-session API) and answers the worker's endpoints. One server and one model for the file.
  */
 
-initializeLogger({ pretty: false, level: 'fatal' })
+initializeLogger({ pretty: false, level: (process.env.AUDIO_LOG_LEVEL as 'fatal') ?? 'fatal' })
 
 const LLM_KEY = 'sk-platform-key-for-the-fake-llm'
 const VOICE_STYLE =
@@ -61,11 +63,12 @@ const startTextCall = async (
   agentId: string,
   adjust = (metadata: DispatchMetadata) => metadata,
   continues?: { conversation_id: string; session_token: string },
+  adjustSetup = (setup: CallSetup) => setup,
 ) => {
   const call = await parley.startCall(agentId, continues)
   const dispatch = readDispatch(call.metadata)
   if (!dispatch.ok) throw new Error(`the server's metadata was refused: ${dispatch.problem}`)
-  const setup = await api.setup(call.callId)
+  const setup = adjustSetup(await api.setup(call.callId))
   const shutdowns: string[] = []
   const built = buildCallSession({
     metadata: adjust(dispatch.metadata),
@@ -205,16 +208,19 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
       greetingMessage: 'Thanks for calling the front desk.',
     })
     const said = await startTextCall(greeter.id)
-    await vi.waitFor(async () =>
-      expect(await said.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+    await vi.waitFor(
+      async () =>
+        expect(await said.transcript()).toEqual([['assistant', 'Thanks for calling the front desk.']]),
+      { timeout: 15_000 },
     )
     expect(llm.requests).toEqual([])
 
     const improviser = await parley.makeVoiceAgent({ greetingType: 'agentFirst', greetingMessage: null })
     llm.queue({ text: ['Hello, how can I help?'] })
     const made = await startTextCall(improviser.id)
-    await vi.waitFor(async () =>
-      expect(await made.transcript()).toEqual([['assistant', 'Hello, how can I help?']]),
+    await vi.waitFor(
+      async () => expect(await made.transcript()).toEqual([['assistant', 'Hello, how can I help?']]),
+      { timeout: 15_000 },
     )
     expect(JSON.stringify(llm.requests[0]?.messages)).toContain('Open the call with one short greeting')
   })
@@ -433,4 +439,89 @@ describe('a call in text mode', { timeout: 60_000 }, () => {
     expect(model.model).toBe(setup.realtime?.model)
     expect(model._options).toMatchObject({ voice: setup.realtime?.voice, apiKey: setup.realtime?.apiKey })
   })
+
+  it('continues a realtime call on its pipeline fallback when the realtime model fails', async () => {
+    const fields = {
+      agentArchitecture: 'realtime',
+      realtimeProvider: 'openai',
+      voiceId: 'alloy',
+      greetingType: 'userFirst',
+      model: null,
+      stt: null,
+      tts: null,
+    }
+    // The fallback is whole or absent.
+    const partial = await parley.server.request('/v1/agents', {
+      method: 'POST',
+      headers: { 'x-api-key': parley.key },
+      json: { name: 'Half a fallback', systemPrompt: 'You help.', ...fields, fallbackModel: 'gpt-4o-mini' },
+    })
+    expect(partial.status).toBe(400)
+    expect(JSON.stringify(await partial.json())).toContain(
+      'fallbackModel, fallbackStt and fallbackTts together',
+    )
+
+    const agent = await parley.makeVoiceAgent({
+      ...fields,
+      fallbackModel: 'gpt-4o-mini',
+      // OpenAI's, which this server reaches on the fake LLM's loopback address (LLM_BASE_URL).
+      fallbackStt: 'whisper-1',
+      fallbackTts: 'openai-tts-1',
+    })
+    // OpenAI's Realtime endpoint failing for good: it accepts the WebSocket and answers with an
+    // `error` server event whose code the plugin takes as fatal (the organization's quota is spent).
+    const realtime = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+    await new Promise((resolve) => realtime.once('listening', resolve))
+    let connections = 0
+    realtime.on('connection', (socket) => {
+      connections++
+      // It answers the plugin's first event (its session.update).
+      socket.once('message', () =>
+        socket.send(
+          JSON.stringify({
+            type: 'error',
+            event_id: 'event_fake_1',
+            error: {
+              type: 'insufficient_quota',
+              code: 'insufficient_quota',
+              message: 'You exceeded your current quota.',
+              param: null,
+              event_id: null,
+            },
+          }),
+        ),
+      )
+    })
+    const { port } = realtime.address() as AddressInfo
+    const call = await startTextCall(agent.id, undefined, undefined, (setup) => ({
+      ...setup,
+      realtime: setup.realtime && { ...setup.realtime, baseUrl: `http://127.0.0.1:${port}/v1` },
+    }))
+    expect(call.setup.fallbackLlm).toMatchObject({ model: 'gpt-4o-mini' })
+    expect(call.setup.fallbackStt).toMatchObject({ model: 'whisper-1', baseUrl: llm.baseUrl })
+    expect(call.setup.fallbackTts).toMatchObject({ model: 'tts-1', baseUrl: llm.baseUrl })
+    expect(call.agent.llm).toBeInstanceOf(openai.realtime.RealtimeModel)
+
+    // The realtime model reports it failed for good; the call goes on with a pipeline agent.
+    await vi.waitFor(() => expect(call.session.currentAgent).not.toBe(call.agent), { timeout: 30_000 })
+    const fallback = call.session.currentAgent
+    expect(fallback.llm).toBeInstanceOf(openai.LLM)
+    expect((fallback.llm as openai.LLM).model).toBe('gpt-4o-mini')
+    expect([fallback.stt?.label, fallback.tts?.label]).toEqual(['openai.STT', 'openai.TTS'])
+    expect(call.shutdowns).toEqual([])
+
+    llm.queue({ text: ['Still here, how can I help?'] })
+    await call.session.run({ userInput: 'Hello?' }).wait()
+    await vi.waitFor(
+      async () =>
+        expect(await call.transcript()).toEqual([
+          ['user', 'Hello?'],
+          ['assistant', 'Still here, how can I help?'],
+        ]),
+      { timeout: 20_000 },
+    )
+    expect((await parley.readCall(call.callId)).status).toBe('active')
+    expect(connections).toBe(1)
+    realtime.close()
+  }, 120_000)
 })

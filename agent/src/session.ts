@@ -68,6 +68,23 @@ const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup, vad: VAD) => {
 }
 
 /**
+ * A realtime agent's pipeline fallback as the models of a pipeline setup, when the setup names
+ * all three parts; null otherwise.
+ */
+const pipelineFallbackOf = (setup: CallSetup) =>
+  setup.fallbackLlm && setup.fallbackStt && setup.fallbackTts
+    ? {
+        llm: setup.fallbackLlm,
+        stt: setup.fallbackStt,
+        tts: setup.fallbackTts,
+        realtime: null,
+        fallbackLlm: null,
+        fallbackStt: null,
+        fallbackTts: null,
+      }
+    : null
+
+/**
  * The chat conversation a call continues, as the framework's context: the agent starts knowing
  * what was typed (and said in earlier calls) and carries on from there.
  */
@@ -245,7 +262,7 @@ export const buildCallSession = ({
   }) => {
     const wording = wordingFor(runtime, metadata.contact, agentSetup.memory ?? null)
     for (const { name, target } of nameTransferTools(runtime.handoffAgents)) transferTargets.set(name, target)
-    return new ParleyAgent({
+    const agent = new ParleyAgent({
       runtime,
       wording,
       arrival,
@@ -285,6 +302,8 @@ export const buildCallSession = ({
         },
       }),
     })
+    builtFrom.set(agent, { runtime, agentSetup })
+    return agent
   }
 
   /** The server checks the target and answers its configuration and setup; the new agent hears the conversation so far. */
@@ -332,6 +351,57 @@ export const buildCallSession = ({
         targetAgentId: target && !failed ? target.id : null,
         calledAt: new Date(call.createdAt).toISOString(),
       })
+    }
+  })
+  // A model's or provider's error: the framework retries, falls back or closes the session on
+  // its own (Close below); an `error` event nobody listens to would throw in Node.
+  session.on(voice.AgentSessionEventTypes.Error, ({ error }) => {
+    const { type, recoverable } = error as { type?: string; recoverable?: boolean }
+    logger.warn(
+      { callId, type, recoverable, error: String((error as { error?: unknown }).error ?? error) },
+      'model error',
+    )
+  })
+  /** Each agent of the call with what it was built from: a realtime agent's fallback reads it. */
+  const builtFrom = new WeakMap<voice.Agent, { runtime: AgentRuntimeConfig; agentSetup: CallSetup }>()
+  let fellBack = false
+  /**
+   * A realtime agent whose setup names a whole pipeline fallback (fallbackLlm, fallbackStt and
+   * fallbackTts): when its realtime model fails for good, at the start of the call or later, the
+   * call goes on with a pipeline agent on those models, which hears the conversation so far. The
+   * framework's LLM fallback adapter does not take realtime models; its session reports the
+   * failure as an `error` event (`realtime_model_error`, not recoverable) and closes after its
+   * listeners ran unless the error was made recoverable, which this does once it switched. Once
+   * per call: a failing fallback ends the call as any failing pipeline does.
+   */
+  session.on(voice.AgentSessionEventTypes.Error, (event) => {
+    const error = event.error as { type?: string; recoverable?: boolean }
+    if (fellBack || error.type !== 'realtime_model_error' || error.recoverable) return
+    const current = builtFrom.get(session.currentAgent)
+    const pipeline = current && pipelineFallbackOf(current.agentSetup)
+    if (current?.runtime.architecture !== 'realtime' || !pipeline) return
+    fellBack = true
+    const history = session.currentAgent.chatCtx.copy({
+      excludeInstructions: true,
+      excludeFunctionCall: true,
+      excludeHandoff: true,
+    })
+    const messages = history.items.filter((item) => item.type === 'message')
+    const last = messages.at(-1)
+    const arrival: Arrival = !last ? 'call-start' : last.role === 'user' ? 'handoff' : 'continuation'
+    try {
+      session.updateAgent(
+        createAgent({
+          runtime: { ...current.runtime, architecture: 'pipeline' },
+          agentSetup: { ...current.agentSetup, ...pipeline },
+          arrival,
+          chatCtx: history,
+        }),
+      )
+      error.recoverable = true
+      logger.warn({ callId }, 'the realtime model failed; the call goes on with its pipeline fallback')
+    } catch (failure) {
+      logger.error({ callId, error: String(failure) }, 'the pipeline fallback could not start')
     }
   })
   session.on(voice.AgentSessionEventTypes.UserStateChanged, ({ newState }) => {

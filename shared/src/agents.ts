@@ -241,7 +241,7 @@ const voicemail = z
 
 const fallbackModel = catalogueId.nullable().meta({
   description:
-    "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline)",
+    "A catalogue model tried once when the model's provider fails before the reply's first chunk (text and pipeline). Realtime agents: with fallbackStt and fallbackTts (all three or none), the pipeline a call continues on when the realtime model fails",
 })
 
 const analysisModel = catalogueId.nullable().meta({
@@ -249,10 +249,12 @@ const analysisModel = catalogueId.nullable().meta({
     "Realtime agents: the catalogue text model post-call analysis runs on (null: the catalogue's default model). Pipeline and text agents are analysed by their own model",
 })
 const fallbackStt = catalogueId.nullable().meta({
-  description: "Pipeline agents: a catalogue STT the worker turns to when the agent's own STT fails",
+  description:
+    "Pipeline agents: a catalogue STT the worker turns to when the agent's own STT fails. Realtime agents: the STT of their pipeline fallback (see fallbackModel)",
 })
 const fallbackTts = catalogueId.nullable().meta({
-  description: "Pipeline agents: a catalogue TTS the worker turns to when the agent's own TTS fails",
+  description:
+    "Pipeline agents: a catalogue TTS the worker turns to when the agent's own TTS fails. Realtime agents: the TTS of their pipeline fallback (see fallbackModel)",
 })
 
 /** Fields both update forms (v1 PUT and studio PUT) share, in the studio vocabulary. */

@@ -66,8 +66,12 @@ export const startFakeOpenAiAudio = async ({
   const syntheses: Synthesis[] = []
   const texts: string[] = []
   let defaultText = 'Hello?'
-  /** While set, every request is answered with this HTTP status and an OpenAI error body. */
-  let failStatus: number | null = null
+  /**
+   * While set, the requests to `failPath` (every request when null) are answered with this HTTP
+   * status and an OpenAI error body, or, for `drop`, their connection is cut before any answer.
+   */
+  let failStatus: number | 'drop' | null = null
+  let failPath: string | null = null
   /** The requests answered with failStatus, by path. */
   const failed: string[] = []
 
@@ -75,8 +79,12 @@ export const startFakeOpenAiAudio = async ({
     const receivedAt = Date.now()
     const body = await bodyOf(request)
     const authorization = request.headers.authorization
-    if (failStatus !== null) {
+    if (failStatus !== null && (failPath === null || request.url === failPath)) {
       failed.push(String(request.url))
+      if (failStatus === 'drop') {
+        request.socket.destroy()
+        return
+      }
       response.writeHead(failStatus, { 'content-type': 'application/json' })
       response.end(JSON.stringify({ error: { message: 'The server had an error', type: 'server_error' } }))
       return
@@ -145,9 +153,13 @@ export const startFakeOpenAiAudio = async ({
     transcriptions,
     syntheses,
     failed,
-    /** Answers every request with this status (500: the provider is down) until given null. */
-    failWith: (status: number | null) => {
+    /**
+     * Answers every request (or only those to `path`, e.g. `/v1/audio/transcriptions`) with this
+     * status (500: the provider is down), or cuts their connection (`drop`), until given null.
+     */
+    failWith: (status: number | 'drop' | null, path: string | null = null) => {
       failStatus = status
+      failPath = path
     },
     /** The next transcriptions' texts, in order. */
     transcribe: (...next: string[]) => void texts.push(...next),
@@ -160,6 +172,7 @@ export const startFakeOpenAiAudio = async ({
       texts.length = 0
       failed.length = 0
       failStatus = null
+      failPath = null
     },
     close: async () => {
       server.closeAllConnections()

@@ -58,7 +58,7 @@ afterAll(async () => {
   await Promise.all([llm?.close(), audio?.close(), shop?.close()])
 })
 
-describe('a call with sound', { timeout: 30_000 }, () => {
+describe('a call with sound', { timeout: 60_000 }, () => {
   it('hears a spoken question and speaks the answer; both turns reach the transcript', async () => {
     const question = await speechOf('What time do you open tomorrow?')
     const agent = await parley.makeVoiceAgent({ ...AUDIO_AGENT, greetingType: 'userFirst' })
@@ -137,6 +137,23 @@ describe('a call with sound', { timeout: 30_000 }, () => {
       'Tell me about your plans.',
       'Sorry, just the cheapest one please.',
     ])
+    // The worker sent the lines to the server's worker API: the cut-off turn is stored as such.
+    const storedTurns = async () =>
+      (await parley.readCall(call.callId)).transcript.map(({ role, interrupted }) => [role, interrupted])
+    await vi.waitFor(
+      async () =>
+        expect(await storedTurns()).toEqual([
+          ['assistant', false],
+          ['user', false],
+          ['assistant', true],
+          ['user', false],
+          ['assistant', false],
+        ]),
+      { timeout: 20_000 },
+    )
+    const stored = (await parley.readCall(call.callId)).transcript
+    expect(stored[2]?.content.length).toBeGreaterThan(0)
+    expect(long.startsWith(stored[2]?.content ?? '-')).toBe(true)
   })
 
   it('says the last message and ends the call when the caller stays silent', async () => {

@@ -39,15 +39,9 @@ export const clearUnusedFields = <T extends Settings>(agent: T): T => {
     case 'pipeline':
       return { ...agent, realtimeProvider: null, analysisModel: null }
     case 'realtime':
-      return {
-        ...agent,
-        model: null,
-        stt: null,
-        tts: null,
-        fallbackModel: null,
-        fallbackStt: null,
-        fallbackTts: null,
-      }
+      // fallbackModel, fallbackStt and fallbackTts stay: together they are the pipeline a
+      // realtime call continues on when its model fails.
+      return { ...agent, model: null, stt: null, tts: null }
     default:
       // A chat has no phone line: transfers to a person are a voice agent's.
       return {
@@ -81,6 +75,20 @@ const oneOf = (field: string, allowed: string[]) =>
     `${field} must be one of: ${allowed.length > 0 ? allowed.join(', ') : '(none available)'}`,
   )
 
+/**
+ * A realtime agent's pipeline fallback is whole or absent: fallbackModel, fallbackStt and
+ * fallbackTts together (the worker cannot continue a call on a part of a pipeline).
+ */
+const checkPipelineFallback = (agent: Settings) => {
+  const parts = (['fallbackModel', 'fallbackStt', 'fallbackTts'] as const).filter(
+    (field) => agent[field] !== null && agent[field] !== undefined,
+  )
+  if (parts.length > 0 && parts.length < 3)
+    throw AppError.badRequest(
+      'A realtime agent’s pipeline fallback needs fallbackModel, fallbackStt and fallbackTts together',
+    )
+}
+
 /** The architecture rules of the spec, then every value checked against the catalogue. */
 export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
   const missing = requiredFields(agent).filter((field) => agent[field] === null || agent[field] === undefined)
@@ -94,11 +102,17 @@ export const checkAgentSettings = (agent: Settings, catalogue: Catalogue) => {
       'model',
       models.map((m) => m.id),
     )
+  if (agent.agentArchitecture === 'realtime') checkPipelineFallback(agent)
+  // A realtime agent's fallback model runs in a pipeline.
+  const fallbackModels =
+    agent.agentArchitecture === 'realtime'
+      ? catalogue.models.filter((model) => model.architectures.includes('pipeline'))
+      : models
   if (agent.fallbackModel !== null && agent.fallbackModel !== undefined) {
-    if (!models.some((model) => model.id === agent.fallbackModel))
+    if (!fallbackModels.some((model) => model.id === agent.fallbackModel))
       throw oneOf(
         'fallbackModel',
-        models.map((m) => m.id),
+        fallbackModels.map((m) => m.id),
       )
     if (agent.fallbackModel === agent.model) throw AppError.badRequest('fallbackModel must differ from model')
   }

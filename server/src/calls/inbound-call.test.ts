@@ -184,3 +184,50 @@ describe('POST /v1/calls/inbound (the worker)', { timeout: 60_000 }, () => {
     expect((await open({ ...body, extra: true })).status).toBe(400)
   })
 })
+
+describe('a phone caller’s memory', { timeout: 60_000 }, () => {
+  it('keeps what a call said in the caller number’s memory, and the next call from it starts with that', async () => {
+    const { key } = await tenant('+14155550300')
+    const caller = '+14155550888'
+    const first = (await (await open(openFor('+14155550300', caller).body)).json()).data
+    expect(first.dispatch.agent.prompt).not.toContain('remember')
+    const said = await server.request(`/v1/calls/${first.callId}/transcript`, {
+      method: 'POST',
+      token: WORKER_TOKEN,
+      json: {
+        lines: [
+          { role: 'user', content: 'I am allergic to peanuts, please note it.' },
+          { role: 'assistant', content: 'Noted, no peanuts.' },
+        ],
+      },
+    })
+    expect(said.status).toBe(200)
+    const ended = await server.request(`/v1/calls/${first.callId}/end`, {
+      method: 'POST',
+      token: WORKER_TOKEN,
+      json: { reason: 'agent_ended' },
+    })
+    expect(ended.status).toBe(200)
+    const summaryOf = async (identity: string) =>
+      (
+        await server.ctx.db
+          .selectFrom('memory_summaries')
+          .select('summary')
+          .where('identity', '=', identity)
+          .executeTakeFirst()
+      )?.summary ?? ''
+    await expect.poll(() => summaryOf(`user:${caller}`), { timeout: 20_000 }).toContain('peanuts')
+
+    // The same number calls again: the agent's prompt carries what it said (the worker's call
+    // setup reads the same identity: voice-memory.test.ts).
+    const second = (await (await open(openFor('+14155550300', caller).body)).json()).data
+    expect(second.callId).not.toBe(first.callId)
+    expect(second.dispatch.agent.prompt).toContain('User: I am allergic to peanuts, please note it.')
+
+    // Another number is a stranger; the call record shows nothing of the memory to the API.
+    const other = (await (await open(openFor('+14155550300', '+14155550999').body)).json()).data
+    expect(other.dispatch.agent.prompt).not.toContain('peanuts')
+    const call = await server.request(`/v1/calls/${second.callId}`, { token: key })
+    expect(call.status).toBe(200)
+  })
+})

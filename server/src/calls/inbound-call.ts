@@ -178,10 +178,19 @@ export const openInboundCall = async (
   }
 }
 
-/** An inbound call's transcript joins its caller's memory when it ends, as a chat's does. */
-export const rememberInboundCallers = (ctx: AppContext) =>
+/** Ends for which the person never spoke with the agent: a machine answered the call. */
+const MACHINE_ENDS = new Set(['voicemail_left', 'voicemail_hung_up', 'phone_menu'])
+
+/**
+ * A phone call's transcript joins the memory of the number on the line when it ends, as a chat's
+ * joins its user's: the caller of an inbound call, the person dialled on an outbound one
+ * (`user:<number>`, the identity the next call with that number recalls in its setup). Calls
+ * that failed, and calls a machine answered, leave nothing to remember.
+ */
+export const rememberPhoneCallers = (ctx: AppContext) =>
   onCallClosed(ctx, async (call) => {
-    if (call.direction !== 'inbound' || !call.phoneNumber || call.status === 'failed') return
+    if (!call.phoneNumber || call.status === 'failed') return
+    if (call.endReason && MACHINE_ENDS.has(call.endReason)) return
     const transcript = await store.listTranscript(ctx.db, call.id)
     if (transcript.length === 0) return
     ingestMemory(ctx, {

@@ -2,7 +2,7 @@ import { getBalanceMicros } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { onKeyRevoked } from '../keys/index.ts'
 import { CALL_END_RELEASE_JOB, releaseHeldCallEnd, releaseOverdueCallEnds } from './close.ts'
-import { rememberInboundCallers } from './inbound-call.ts'
+import { rememberPhoneCallers } from './inbound-call.ts'
 import { costUpTo } from './pricing.ts'
 import { deleteCallRoom, endCallsOfKey } from './rooms.ts'
 import { closeCall } from './service.ts'
@@ -103,7 +103,7 @@ export const registerCallJobs = (ctx: AppContext) => {
   })
   // A revoked key's live calls end with it (keys/ tells; it imports no call code).
   onKeyRevoked(ctx, (keyId) => endCallsOfKey(ctx, keyId))
-  rememberInboundCallers(ctx)
+  rememberPhoneCallers(ctx)
 }
 
 /**

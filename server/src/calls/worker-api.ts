@@ -110,13 +110,13 @@ export const callSetupFor = async (
     }),
     listWorkerFunctions(ctx, agent, versionFunctions),
   ])
-  const [fallbackLlm, fallbackStt, fallbackTts] = isRealtime
-    ? [null, null, null]
-    : await Promise.all([
-        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'model', id: agent.fallbackModel }),
-        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'stt', id: agent.fallbackStt }),
-        fallbackEndpointFor(ctx, { agent, organizationId, kind: 'tts', id: agent.fallbackTts }),
-      ])
+  // A pipeline agent's fallbacks stand in for its own parts; a realtime agent's three together
+  // are the pipeline the worker continues the call on when the realtime model fails.
+  const [fallbackLlm, fallbackStt, fallbackTts] = await Promise.all([
+    fallbackEndpointFor(ctx, { agent, organizationId, kind: 'model', id: agent.fallbackModel }),
+    fallbackEndpointFor(ctx, { agent, organizationId, kind: 'stt', id: agent.fallbackStt }),
+    fallbackEndpointFor(ctx, { agent, organizationId, kind: 'tts', id: agent.fallbackTts }),
+  ])
   const voice = agent.voiceId === null ? null : providerVoiceOf(ctx.catalogue, agent.voiceId)
   const ttsVoice = voice ?? providerVoiceOf(ctx.catalogue, ctx.catalogue.defaults.voiceId)
   const language = agent.languages[0] ?? 'en'

@@ -5,7 +5,7 @@ import type { TestRun } from '@parley/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
-import { createTeam, secretKeyFor } from '../../server/test/helpers/organization.ts'
+import { createTeam, makeAgent, secretKeyFor } from '../../server/test/helpers/organization.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { createTestRunApi, runClaimedTestCases, type TestRunApi } from './test-runner.ts'
 
@@ -24,6 +24,7 @@ let llm: FakeLlm
 let shop: HttpTarget
 let api: TestRunApi
 let otherKey: string
+let other: Awaited<ReturnType<typeof createTeam>>
 const vad = new inference.VAD()
 
 beforeAll(async () => {
@@ -35,7 +36,7 @@ beforeAll(async () => {
     env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-fake', OUTBOUND_ALLOW_HOSTS: shop.hostAndPort },
   })
   api = createTestRunApi({ apiUrl: parley.server.url, workerToken: parley.workerToken })
-  const other = await createTeam(parley.server)
+  other = await createTeam(parley.server)
   otherKey = await secretKeyFor(parley.server, other.owner)
 }, 60_000)
 
@@ -354,6 +355,124 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       expect.objectContaining({ answeredBy: 'stub' }),
     )
     expect(shop.received).toEqual([])
+  })
+
+  it('searches the agent’s knowledge sources through the server; another organization’s claim cannot', async () => {
+    const created = await parley.server.request('/v1/knowledge/sources', {
+      method: 'POST',
+      headers: { 'x-api-key': parley.key },
+      json: {
+        kind: 'text',
+        title: 'Front desk',
+        text: '# Opening hours\n\nThe shop opens at nine on Mondays.\n\n# Parking\n\nGuests park free behind the hotel.',
+      },
+    })
+    expect(created.status).toBe(202)
+    const sourceId = ((await created.json()) as { data: { id: string } }).data.id
+    await vi.waitFor(
+      async () => {
+        const response = await parley.server.request(`/v1/knowledge/sources/${sourceId}`, {
+          headers: { 'x-api-key': parley.key },
+        })
+        expect(((await response.json()) as { data: { status: string } }).data.status).toBe('ready')
+      },
+      { timeout: 45_000, interval: 50 },
+    )
+    const agent = await parley.makeVoiceAgent({ greetingType: 'userFirst', knowledgeSourceIds: [sourceId] })
+    await createTest(agent.id, {
+      name: 'Knows where to park',
+      visitor: { kind: 'script', turns: ['Is there somewhere for the car?'] },
+      expectations: [
+        { type: 'must_call', function: 'search_knowledge' },
+        { type: 'must_say', text: 'behind the hotel' },
+      ],
+    })
+    const started = await request(`/v1/agents/${agent.id}/test-runs`, { method: 'POST', json: {} })
+    llm.queue(
+      { toolCalls: [{ name: 'search_knowledge', args: ['{"query":"where to park"}'] }] },
+      { text: ['Parking is free behind the hotel.'] },
+    )
+    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+    const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+    expect(run.status, JSON.stringify(run.results)).toBe('passed')
+    expect(run.results[0]?.transcript).toContainEqual({
+      role: 'tool',
+      kind: 'function',
+      name: 'search_knowledge',
+      arguments: { query: 'where to park' },
+      content: 'completed',
+      answeredBy: 'none',
+    })
+    // The search's passages reached the model as the tool's output.
+    const output = llm.requests[1]?.messages.find((message) => message.role === 'tool')
+    expect(JSON.stringify(output)).toContain('Guests park free behind the hotel.')
+
+    // Another organization's case: its claim searches only its own agent's sources, never this
+    // run's; on this organization's run it is no claim at all.
+    const theirs = await makeAgent(parley.server, other.owner, {
+      agentArchitecture: 'pipeline',
+      greetingType: 'userFirst',
+    })
+    const otherTest = await request(`/v1/agents/${theirs.id}/tests`, {
+      method: 'POST',
+      key: otherKey,
+      json: {
+        name: 'Theirs',
+        visitor: { kind: 'script', turns: ['Hi'] },
+        expectations: [{ type: 'must_say', text: 'hello' }],
+      },
+    })
+    expect(otherTest.status).toBe(201)
+    const otherRun = await request(`/v1/agents/${theirs.id}/test-runs`, {
+      method: 'POST',
+      json: {},
+      key: otherKey,
+    })
+    expect(otherRun.status).toBe(202)
+    const claimed = await api.claim()
+    expect(claimed).toMatchObject({ runId: otherRun.body.data.id, organizationId: other.organizationId })
+    const search = (runId: string, testId: string, body: unknown) =>
+      parley.server.request(`/v1/worker/agent-test-runs/${runId}/cases/${testId}/knowledge/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${parley.workerToken}` },
+        json: body,
+      })
+    const own = await search(claimed?.runId ?? '', claimed?.testId ?? '', {
+      claimId: claimed?.claimId,
+      query: 'where to park',
+    })
+    expect(own.status).toBe(200)
+    expect(await own.json()).toEqual({ passages: [], sources: [], instruction: null })
+    const foreign = await search(run.id, run.results[0]?.testId ?? '', {
+      claimId: claimed?.claimId,
+      query: 'where to park',
+    })
+    expect(foreign.status).toBe(409)
+    // Strict bodies, and the worker's token only.
+    expect(
+      (
+        await search(claimed?.runId ?? '', claimed?.testId ?? '', {
+          claimId: claimed?.claimId,
+          query: 'x',
+          extra: 1,
+        })
+      ).status,
+    ).toBe(400)
+    expect(
+      (await search(claimed?.runId ?? '', claimed?.testId ?? '', { claimId: claimed?.claimId, query: ' ' }))
+        .status,
+    ).toBe(400)
+    const keyed = await parley.server.request(
+      `/v1/worker/agent-test-runs/${claimed?.runId}/cases/${claimed?.testId}/knowledge/search`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${parley.key}` },
+        json: { claimId: claimed?.claimId, query: 'park' },
+      },
+    )
+    expect(keyed.status).toBe(401)
+    if (claimed)
+      await api.report(claimed, { transcript: [], usage: { inputTokens: 0, outputTokens: 0 }, error: 'done' })
   })
 
   it('one worker a case: a held case is not handed out again; the claim names the case, the worker token guards it', async () => {

@@ -10,6 +10,7 @@ import {
   type VoiceTestCase,
   type VoiceTestResultRequest,
   ZCallHandoffResponse,
+  ZCallKnowledgeResult,
   ZVoiceTestClaimResponse,
   ZVoiceTestResultResponse,
   ZVoiceTestVisitorResponse,
@@ -74,6 +75,15 @@ export const createTestRunApi = ({ apiUrl, workerToken }: { apiUrl: string; work
           retry: 1,
         }),
       ).data,
+    /** Passages for a question from the case's live agent's knowledge sources (one quick retry: a turn waits on it). */
+    searchKnowledge: async (testCase: VoiceTestCase, query: string) =>
+      ZCallKnowledgeResult.parse(
+        await request(casePath(testCase, 'knowledge/search'), {
+          method: 'POST',
+          body: { claimId: testCase.claimId, query },
+          retry: 1,
+        }),
+      ),
     /** The case's conversation: the server checks, judges, bills and stores it. */
     report: async (testCase: VoiceTestCase, body: Omit<VoiceTestResultRequest, 'claimId'>) =>
       ZVoiceTestResultResponse.parse(
@@ -206,9 +216,8 @@ export const runVoiceTestCase = async ({
       optOut: async () => ({ phoneNumber: '+15550000000', alreadyListed: false }),
       // A test case dials nobody: no callee's SIP status is ever watched.
       sipStatus: async () => ({ recorded: null }),
-      searchKnowledge: async () => {
-        throw new Error('knowledge search is not available in a voice test run')
-      },
+      // The case's live agent's knowledge sources, searched by the server as a call's are.
+      searchKnowledge: async (_callId, query) => api.searchKnowledge(testCase, query),
       transfer: async (_callId, body) => {
         const now = new Date().toISOString()
         return {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ZAgentRuntimeConfig, ZCallSetup } from './agent-worker.ts'
 import { ZIsoDateTime, ZPagination } from './common.ts'
+import { ZCallKnowledgeSearch } from './knowledge.ts'
 
 /**
  * Agent tests: per-agent test cases (a simulated visitor and what the agent must or must not do),
@@ -309,6 +310,14 @@ export const ZVoiceTestHandoffRequest = z.strictObject({
   claimId: ZClaimId,
   agentId: z.string().min(1).max(100),
 })
+
+/**
+ * POST …/cases/{testId}/knowledge/search: passages for the case's question from its live agent's
+ * knowledge sources (the agent's `search_knowledge` tool, and each turn's), as a call's search.
+ */
+export const ZVoiceTestKnowledgeSearch = ZCallKnowledgeSearch.extend({ claimId: ZClaimId })
+  .strict()
+  .meta({ id: 'WorkerVoiceTestKnowledgeSearchRequest' })
 
 /** POST …/cases/{testId}/result: the case ran (or could not: `error`); its model usage to bill. */
 export const ZVoiceTestResultRequest = z.strictObject({

@@ -8,6 +8,7 @@ import {
   ZAgentTestSettingsResponse,
   ZAgentTestsQuery,
   ZCallHandoffResponse,
+  ZCallKnowledgeResult,
   ZCreateAgentTest,
   ZDeletedAgentTest,
   ZStartTestRun,
@@ -18,6 +19,7 @@ import {
   ZVoiceTestClaimRequest,
   ZVoiceTestClaimResponse,
   ZVoiceTestHandoffRequest,
+  ZVoiceTestKnowledgeSearch,
   ZVoiceTestResultRequest,
   ZVoiceTestResultResponse,
   ZVoiceTestVisitorRequest,
@@ -229,6 +231,20 @@ export const registerAgentTestRoutes = (routes: RouteTable, ctx: AppContext) => 
     response: ZCallHandoffResponse,
     errors: [400, 404, 409],
     handle: ({ params, body }) => voice.voiceHandoff(ctx, params, body),
+  })
+
+  routes.add({
+    method: 'post',
+    path: '/v1/worker/agent-test-runs/{runId}/cases/{testId}/knowledge/search',
+    summary:
+      'Passages for a claimed voice test case’s question from its live agent’s knowledge sources (WORKER_TOKEN)',
+    tag,
+    auth: 'worker',
+    params: ZVoiceTestCaseParams,
+    body: ZVoiceTestKnowledgeSearch,
+    response: ZCallKnowledgeResult,
+    errors: [400, 404, 409],
+    handle: ({ params, body }) => voice.voiceKnowledgeSearch(ctx, params, body),
   })
 
   routes.add({

@@ -6,6 +6,7 @@ import { agentRuntimeConfig, callSetupFor } from '../calls/index.ts'
 import { countPromptTokens, priceReply, replyCharge, roundWorstCaseMicros } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
+import { knowledgeInstruction, retrieveForReply } from '../knowledge/index.ts'
 import { nextVisitorTurn } from './roles.ts'
 import { resultOf } from './run.ts'
 import * as store from './store.ts'
@@ -235,6 +236,34 @@ export const voiceHandoff = async (
   ])
   await voiceStore.setLiveAgent(ctx.db, { claimId, agentId: target.id })
   return { success: true as const, data: { agent, setup } }
+}
+
+/**
+ * POST …/cases/{testId}/knowledge/search: the passages for a question from the case's live
+ * agent's knowledge sources in the run's organization (the run's agent as its version has them; a
+ * handed-to agent's as they are now), as a call's search answers them.
+ */
+export const voiceKnowledgeSearch = async (
+  ctx: AppContext,
+  ids: { runId: string; testId: string },
+  { claimId, query }: { claimId: string; query: string },
+) => {
+  const { run, claim } = await claimedCase(ctx, { ...ids, claimId })
+  const agent =
+    claim.liveAgentId === run.agentId
+      ? await runAgent(ctx, run)
+      : await findAgent(ctx.db, { organizationId: run.organizationId, id: claim.liveAgentId })
+  if (!agent) throw AppError.notFound('agent')
+  const retrieval = await retrieveForReply(ctx, {
+    organizationId: run.organizationId,
+    sourceIds: agent.knowledgeSourceIds,
+    message: query,
+  })
+  return {
+    passages: retrieval?.passages ?? [],
+    sources: retrieval?.sources ?? [],
+    instruction: retrieval ? knowledgeInstruction(retrieval) : null,
+  }
 }
 
 /**

@@ -355,6 +355,37 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       expect.objectContaining({ answeredBy: 'stub' }),
     )
     expect(shop.received).toEqual([])
+
+    // Deleted since (version 4): version 2 still offers it, but a test allowing real calls without
+    // a stub never reaches its endpoint: the agent reads that it was deleted, as in a chat run.
+    const deleted = await parley.server.request(
+      `/api/custom-functions/${agent.id}?functionId=${agent.functionId}`,
+      { method: 'DELETE', token: parley.key },
+    )
+    expect(deleted.status).toBe(200)
+    const real = await createTest(agent.id, {
+      name: 'Calls for real',
+      visitor: { kind: 'script', turns: ['Where is order A17?'] },
+      expectations: [{ type: 'must_call', function: 'lookup_order' }],
+      allowRealCalls: true,
+    })
+    llm.reset()
+    const started = await request(`/v1/agents/${agent.id}/test-runs`, {
+      method: 'POST',
+      json: { version: 2, testIds: [real.id] },
+    })
+    expect(started.status, JSON.stringify(started.body)).toBe(202)
+    llm.queue(
+      { toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":"A17"}'] }] },
+      { text: ['I cannot look that up.'] },
+    )
+    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
+    const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+    expect(run.results[0]?.transcript).toContainEqual(
+      expect.objectContaining({ role: 'tool', name: 'lookup_order', answeredBy: 'refused' }),
+    )
+    expect(JSON.stringify(llm.requests[1]?.messages)).toContain('was deleted after this version')
+    expect(shop.received).toEqual([])
   })
 
   it('searches the agent’s knowledge sources through the server; another organization’s claim cannot', async () => {

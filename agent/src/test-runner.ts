@@ -114,7 +114,8 @@ const respond = (response: ServerResponse, body: unknown) => {
 
 /**
  * The loopback server that answers the case's custom functions: `/<name>` answers the test's stub
- * for that function, or (a function with no stub, real calls not allowed) an error saying so.
+ * for that function, or (a function with no stub, real calls not allowed or the function deleted
+ * since the run's version) an error saying so.
  * Records who answered each call, in order, by function name.
  */
 const startStubServer = async (testCase: VoiceTestCase) => {
@@ -129,7 +130,11 @@ const startStubServer = async (testCase: VoiceTestCase) => {
         return respond(response, testCase.stubs[name])
       }
       record(name, 'refused')
-      respond(response, { error: `${name} has no stub in this test and real calls are not allowed` })
+      respond(response, {
+        error: testCase.deletedFunctions.includes(name)
+          ? `${name} was deleted after this version: it cannot be called`
+          : `${name} has no stub in this test and real calls are not allowed`,
+      })
     })().catch(() => response.destroy())
   })
   server.listen(0, '127.0.0.1')
@@ -246,7 +251,9 @@ export const runVoiceTestCase = async ({
     const stubbed = (setup: VoiceTestCase['setup']): VoiceTestCase['setup'] => ({
       ...setup,
       functions: setup.functions.map((fn) =>
-        testCase.allowRealCalls && !Object.hasOwn(testCase.stubs, fn.name)
+        testCase.allowRealCalls &&
+        !Object.hasOwn(testCase.stubs, fn.name) &&
+        !testCase.deletedFunctions.includes(fn.name)
           ? fn
           : {
               ...fn,

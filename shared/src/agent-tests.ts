@@ -270,6 +270,11 @@ export const ZVoiceTestCase = z.object({
   visitor: ZTestVisitor,
   stubs: z.record(z.string(), z.unknown()),
   allowRealCalls: z.boolean(),
+  /**
+   * The run version's custom functions deleted since it was published, by name: a stub still
+   * answers one, but it is never called for real (as in a chat run). Absent from older servers.
+   */
+  deletedFunctions: z.array(z.string()).default([]),
   agent: ZAgentRuntimeConfig,
   setup: ZCallSetup,
 })

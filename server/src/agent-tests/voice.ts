@@ -1,10 +1,17 @@
-import type { TestCaseResult, TranscriptTurn, VoiceTestCase, VoiceTestResultRequest } from '@parley/shared'
+import type {
+  TestCaseResult,
+  TranscriptTurn,
+  VersionFunction,
+  VoiceTestCase,
+  VoiceTestResultRequest,
+} from '@parley/shared'
 import { ulid } from 'ulid'
 import { type AgentRow, findAgent, findAgentsByIds, versionSnapshot } from '../agents/index.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/index.ts'
 import { agentRuntimeConfig, callSetupFor } from '../calls/index.ts'
 import { countPromptTokens, priceReply, replyCharge, roundWorstCaseMicros } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { listVersionedFunctions } from '../functions/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { knowledgeInstruction, retrieveForReply } from '../knowledge/index.ts'
 import { nextVisitorTurn } from './roles.ts'
@@ -91,6 +98,14 @@ const worstCaseMicros = (ctx: AppContext, { agent, test }: { agent: AgentRow; te
   return roundWorstCaseMicros(ctx, { model, promptTokens }) * turns * 2
 }
 
+/** The names of the version's enabled functions deleted since it was published (none for a draft run). */
+const deletedSince = async (ctx: AppContext, agent: AgentRow, functions: VersionFunction[] | null) =>
+  functions && agent.functionCallingEnabled
+    ? (await listVersionedFunctions(ctx, agent, functions))
+        .filter((fn) => fn.headersBox === null)
+        .map((fn) => fn.name)
+    : []
+
 /** What the worker needs to run a claimed case, its hold placed (402 when the credits are short). */
 const prepareCase = async (
   ctx: AppContext,
@@ -111,9 +126,10 @@ const prepareCase = async (
   if (!holdId) throw AppError.paymentRequired(VOICE_CREDITS_MESSAGE)
   await voiceStore.setClaimHold(ctx.db, { claimId, holdId })
   // The version's own function definitions (their tools and stubs' names), as a chat run's.
-  const [runtime, setup] = await Promise.all([
+  const [runtime, setup, deletedFunctions] = await Promise.all([
     agentRuntimeConfig(ctx, agent, run.organizationId, functions),
     callSetupFor(ctx, agent, run.organizationId, functions),
+    deletedSince(ctx, agent, functions),
   ])
   return {
     runId: run.id,
@@ -125,6 +141,7 @@ const prepareCase = async (
     visitor: test.visitor,
     stubs: test.stubs,
     allowRealCalls: test.allowRealCalls,
+    deletedFunctions,
     agent: runtime,
     setup,
   }

@@ -69,6 +69,7 @@ const byName: Record<string, unknown> = {
   allowRealCalls: false,
   claimId: '01JD4MR9L1N3Q5S7U9W1Y3A5C7',
   costMicros: 8200,
+  deletedFunctions: 'lookup_order',
   done: 2,
   function: 'lookup_order',
   judgeModel: 'gpt-4o-mini',

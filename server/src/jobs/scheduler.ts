@@ -23,6 +23,10 @@ const withoutTrace = (stored: Record<string, unknown> | undefined) => {
   return { carrier, data }
 }
 
+/** Agenda's job processor, private in its types: its stop() is the first half of agenda.stop(). */
+const processorOf = (agenda: Agenda) =>
+  (agenda as unknown as { jobProcessor?: { stop: () => Job[] } }).jobProcessor
+
 /** How often the embedded database is polled: a safety net there, new jobs are announced in memory. */
 export const EMBEDDED_POLL_MS = 5000
 
@@ -94,8 +98,15 @@ export const createJobs = ({
       isStarted = true
     },
     stop: async () => {
-      if (isStarted) await agenda.drain(5000)
-      else await agenda.stop()
+      if (!isStarted) return agenda.stop()
+      // agenda.drain waits for the running jobs but leaves the ones it locked ahead of their time
+      // (due before the next poll) locked for defaultLockLifetime: after a restart they would wait
+      // five minutes. Its processor's stop() ends the polling and lists those (agenda.stop()
+      // unlocks them the same way, but does not wait for the running ones).
+      const lockedAhead = processorOf(agenda)?.stop() ?? []
+      const ids = lockedAhead.flatMap((job) => (job.attrs._id === undefined ? [] : [job.attrs._id]))
+      if (ids.length > 0) await agenda.db.unlockJobs(ids)
+      await agenda.drain(5000)
     },
   }
 }

@@ -41,7 +41,12 @@ const voiceAgent = async (architecture: 'pipeline' | 'realtime') => {
   return agent
 }
 
-const backdate = (roomName: string, seconds: number) => backdateCall(server, roomName, seconds)
+/**
+ * Half a second off the whole-second boundary: the duration is rounded up in SQL from the
+ * database's microseconds, the billed time from the milliseconds a JavaScript Date keeps, and a
+ * close less than a millisecond past a whole second would otherwise round them apart.
+ */
+const backdate = (roomName: string, seconds: number) => backdateCall(server, roomName, seconds + 0.5)
 
 const ledgerOf = (callId: string) =>
   server.ctx.db

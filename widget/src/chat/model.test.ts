@@ -120,6 +120,26 @@ describe('chat model', () => {
     expect(texts(model)).toEqual(['assistant:Hello!'])
   })
 
+  it('retries a message whose error notice came before its stream ended', async () => {
+    const { fake, model } = setup()
+    let endStream = () => {}
+    fake.script(async ({ onEvent }) => {
+      onEvent({ type: 'chunk', delta: 'partial' })
+      onEvent({ type: 'error', message: 'upstream failed' })
+      await new Promise<void>((resolve) => {
+        endStream = resolve
+      })
+    })
+    const first = model.send('hi')
+    await vi.waitFor(() => expect(model.problem.value).toEqual({ kind: 'error' }))
+    fake.reply({ type: 'chunk', delta: 'ok' }, { type: 'stream_end', endSession: false })
+    const retried = model.retry()
+    endStream()
+    await Promise.all([first, retried])
+    expect(fake.sent).toEqual(['hi', 'hi'])
+    expect(texts(model)).toEqual(['assistant:Hello!', 'user:hi', 'assistant:ok'])
+  })
+
   it('shows a mid-stream error event and retries the message once', async () => {
     const { fake, model, events } = setup()
     fake.reply({ type: 'chunk', delta: 'partial' }, { type: 'error', message: 'upstream failed' })

@@ -62,6 +62,8 @@ export const createChatModel = ({
   let session: ChatSession | null = null
   let abort: AbortController | null = null
   let lastFailed: string | null = null
+  /** The send whose stream is open: an error event shows its notice before the stream ends. */
+  let sending: Promise<void> | null = null
   let ticker: ReturnType<typeof setInterval> | undefined
   let starting: Promise<ChatSession | null> | null = null
 
@@ -224,12 +226,13 @@ export const createChatModel = ({
     abort = new AbortController()
     lastFailed = null
     try {
-      await transport.send({
+      sending = transport.send({
         session: active,
         message,
         signal: abort.signal,
         onEvent: (event) => applyEvent(event, reply),
       })
+      await sending
       // An `error` event ends the stream normally; the message is still worth another try.
       if (problem.value?.kind === 'error') lastFailed = message
     } catch (error) {
@@ -242,6 +245,7 @@ export const createChatModel = ({
         if (phase.value === 'streaming') phase.value = 'ready'
       })
       abort = null
+      sending = null
       if (reply.current?.text) {
         onEvent({ type: 'message', role: 'assistant', content: reply.current.text })
         if (!isOpen.value) unread.value++
@@ -259,6 +263,8 @@ export const createChatModel = ({
   }
 
   const retry = async () => {
+    // Retry pressed as the error's notice appeared: the failed stream ends first, then is retried.
+    await sending?.catch(() => {})
     const message = lastFailed
     problem.value = null
     if (!message) return

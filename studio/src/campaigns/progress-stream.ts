@@ -1,41 +1,13 @@
 import type { BatchProgressEvent } from '@parley/shared'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
-import { ApiError, session, signOut } from '../api.ts'
-
-/** Waits between reconnections: doubled each failure, up to the server's heartbeat period. */
-const FIRST_RETRY_MS = 500
-const LAST_RETRY_MS = 15_000
+import { session } from '../api.ts'
+import { FIRST_RETRY_MS, isLasting, LAST_RETRY_MS, pause, refusalOf } from '../event-stream.ts'
 
 const isProgress = (value: unknown): value is BatchProgressEvent =>
   typeof value === 'object' &&
   value !== null &&
   typeof (value as BatchProgressEvent).status === 'string' &&
   typeof (value as BatchProgressEvent).counters === 'object'
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
-
-/** The API's refusal of the stream, in its words (the same shape api() throws). */
-const refusalOf = async (response: Response) => {
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
-  if (response.status === 401 && session.value) signOut()
-  return new ApiError(
-    String(body.detail ?? body.error ?? `The server answered ${response.status}`),
-    response.status,
-    body.code as string | undefined,
-    {},
-  )
-}
-
-/** Whether trying again can help: the network, a restart, a rate limit; not a refusal. */
-const isLasting = (error: unknown) =>
-  error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429
 
 /**
  * Follows GET /batch/{id}/events. EventSource cannot send the session's Authorization header, so

@@ -3,9 +3,12 @@ import * as google from '@livekit/agents-plugin-google'
 import * as openai from '@livekit/agents-plugin-openai'
 import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, ResolvedEndpoint } from '@parley/shared'
 import { describe, expect, it } from 'vitest'
-import { buildDetectionModels, UnsupportedSetupError } from './providers.ts'
+import { buildDetectionModels, loadProviders, UnsupportedSetupError } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi } from './worker-api.ts'
+
+// The job loads the plugins its call names before building it (providers.ts); here, all of them.
+await loadProviders()
 
 initializeLogger({ pretty: false, level: 'fatal' })
 

@@ -8,12 +8,7 @@ import { traceFields } from '../tracing/index.ts'
  * is logged as `requestSummary` (no headers, no query), so its credentials never reach a line and
  * need no paths of their own: each path costs every line (and every request's child logger).
  */
-const redactPaths = [
-  '*.password',
-  '*.token',
-  '*.jwtSecret',
-  '*.adminToken',
-]
+const redactPaths = ['*.password', '*.token', '*.jwtSecret', '*.adminToken']
 
 const pathOf = (url: string | undefined) => {
   if (url === undefined) return ''

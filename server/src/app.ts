@@ -87,10 +87,18 @@ const chatCors = cors({
  * response its own prototypes, after which each property a middleware adds or reads costs
  * several times more: pino-http's request id and child logger cost ~35 µs a request as an express
  * middleware and ~8 µs here (a bare app on the shared 2-core machine; bench/middleware.ts shows
- * the whole stack). These need nothing of express's. A handler that throws is logged and the request goes on to express, as through a
- * middleware whose failure is not the caller's.
+ * the whole stack). These need nothing of express's. A handler that fails hands its error to
+ * express, whose first layer passes it on to the error handler: the request is answered 500 in its
+ * area's shape, never served without what the failed handler would have added.
  */
+const earlyFailures = new WeakMap<IncomingMessage, unknown>()
+
 const runBeforeExpress = (app: Express, handlers: RequestHandler[]) => {
+  app.use((req, _res, next) => {
+    const error = earlyFailures.get(req)
+    if (error === undefined) next()
+    else next(error)
+  })
   type Handle = (req: IncomingMessage, res: ServerResponse, done?: unknown) => void
   const handled = app as unknown as { handle: Handle }
   const handle = handled.handle.bind(app)
@@ -102,7 +110,7 @@ const runBeforeExpress = (app: Express, handlers: RequestHandler[]) => {
       handle(req, res, done)
     }
     const fail = (error: unknown) => {
-      ;(res as Response).log?.error({ err: error }, 'a middleware failed before express')
+      earlyFailures.set(req, error)
       handOver()
     }
     const run = (index: number) => {

@@ -7,12 +7,9 @@ import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.t
 import { startFakeDeepgram, startFakeRealtime } from '../test/helpers/fake-realtime.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
-import { loadProviders } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type EndReason, type WorkerApi } from './worker-api.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 /**
  * Answering-machine detection for a realtime agent, in the framework's text mode. The agent's

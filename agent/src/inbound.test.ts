@@ -4,12 +4,9 @@ import { setBalanceMicros } from '../../server/test/helpers/billing.ts'
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { answerInbound, type Refusal, readInboundJob, sayRefusal } from './inbound.ts'
-import { loadProviders } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 /**
  * The worker's inbound open in the framework's text mode: a job LiveKit dispatches for a caller

@@ -3,12 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
-import { loadProviders } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 /**
  * opt_out on a phone call in the framework's text mode: the real OpenAI plugin streams the fake

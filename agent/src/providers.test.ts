@@ -3,12 +3,10 @@ import * as google from '@livekit/agents-plugin-google'
 import * as openai from '@livekit/agents-plugin-openai'
 import type { AgentRuntimeConfig, CallSetup, DispatchMetadata, ResolvedEndpoint } from '@parley/shared'
 import { describe, expect, it } from 'vitest'
-import { buildDetectionModels, loadProviders, UnsupportedSetupError } from './providers.ts'
+import { buildDetectionModels, UnsupportedSetupError } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi } from './worker-api.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 initializeLogger({ pretty: false, level: 'fatal' })
 

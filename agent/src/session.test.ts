@@ -9,12 +9,9 @@ import { type FakeLlm, startFakeLlm } from '../../server/test/helpers/fake-llm.t
 import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
-import { loadProviders } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 /**
  * Calls in the framework's text mode (no room): the real OpenAI plugin against the suite's fake

@@ -5,14 +5,11 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../server/test
 import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
 import { createMetricsReporter } from './job-metrics.ts'
-import { loadProviders } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { startWorkerTracing, workerTracer } from './tracing.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
 import { createWorkerMetrics, serveWorkerHttp } from './worker-metrics.ts'
-
-// The job loads the plugins its call names before building it (providers.ts); here, all of them.
-await loadProviders()
+import '../test/helpers/plugins.ts'
 
 /**
  * The worker's observability against a real Parley server: its traces joined to the server's

@@ -7,7 +7,7 @@
  * - Measured, not used (CANDIDATE_FLAGS, the bench runs its calls with both): `--optimize-for-size`,
  *   `--v8-pool-size=1` and MALLOC_ARENA_MAX=2 took 8-13 MiB off a warm process's private memory,
  *   but none off a process holding a call (115 MiB PSS either way), and the VAD cost 1.2-2.2× the
- *   CPU in three runs out of three.
+ *   CPU in three runs out of four (0.9× in a fourth, quieter one).
  * - Not usable: `--lite-mode` and `--jitless` turn WebAssembly off, which Node's fetch (undici)
  *   needs, and cost the audio path its compiled code; a low `--max-old-space-size` would end a
  *   long call's process when its history grows.

@@ -1,4 +1,16 @@
+import { existsSync, mkdirSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+
+/**
+ * Where the machine has a RAM disk, temporary files go there: every test server copies the
+ * migrated database template (41 MB) into a data directory of its own, which on a virtual disk
+ * took 0.6 s of system time per server; in memory it takes 0.09 s. Workers inherit TMPDIR.
+ */
+const RAM_DISK = '/dev/shm'
+if (!process.env.TMPDIR && existsSync(RAM_DISK)) {
+  process.env.TMPDIR = `${RAM_DISK}/parley-tests`
+  mkdirSync(process.env.TMPDIR, { recursive: true })
+}
 
 /**
  * Two cores: two workers at once (vitest's default on two cores is one). The server's files run

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import type { AppContext } from '../context.ts'
 import { AppError } from './app-error.ts'
@@ -40,7 +40,7 @@ const bearerOf = (req: Request): string | undefined => {
   return match?.[1]
 }
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest()
+const sha256 = (value: string) => hash('sha256', value, 'buffer')
 
 /** Compares digests so neither the length nor a common prefix of the secret shows in the timing. */
 export const isSameSecret = (given: string, expected: string) =>

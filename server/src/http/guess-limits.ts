@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import type { AppContext } from '../context.ts'
 import { AppError } from './app-error.ts'
@@ -30,7 +30,7 @@ const recordedAt = new WeakMap<RateLimits, Map<string, number>>()
 
 /** A pair's name in the store: the secret is never kept, only a digest of its own (not the database's). */
 const pairOf = (address: string, secret: string) =>
-  `${address}|${createHash('sha256').update(`parley-known:${secret}`).digest('base64url')}`
+  `${address}|${hash('sha256', `parley-known:${secret}`, 'base64url')}`
 
 const isKnown = async (ctx: AppContext, pair: string) =>
   (await ctx.rateLimits.limiterFor(knownFromAddress).get(pair)) !== null

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import { pinoHttp } from 'pino-http'
+import { requestSummary } from './logger.ts'
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -62,11 +63,7 @@ export const requestContext = (logger: Logger, { probeSample = PROBE_LOG_SAMPLE 
       return error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'
     },
     serializers: {
-      req: (req: IncomingMessage & { id: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: pathOf(req.url),
-      }),
+      req: requestSummary,
       res: (res: ServerResponse) => ({
         statusCode: isClientAbort(res.req, res) ? 499 : res.headersSent ? res.statusCode : null,
       }),

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { ZDetailError, ZStudioError, ZV1Error } from '@parley/shared'
-import type { Express, Request, RequestHandler, Response } from 'express'
+import { type Express, type Request, type RequestHandler, type Response, Router } from 'express'
 import { ZodObject, ZodUnion, z } from 'zod'
 import { AppError } from './app-error.ts'
 import { errorAreaOf } from './error-handler.ts'
@@ -150,11 +150,61 @@ const parse = <T extends z.ZodType>(
   return result.data
 }
 
+/** A request path's first two segments, lowercased as express matches them (not case sensitive). */
+const leadingSegmentsOf = (path: string): [string, string | undefined] => {
+  const firstEnd = path.indexOf('/', 1)
+  if (firstEnd === -1) return [path.slice(1).toLowerCase(), undefined]
+  const secondEnd = path.indexOf('/', firstEnd + 1)
+  return [
+    path.slice(1, firstEnd).toLowerCase(),
+    path.slice(firstEnd + 1, secondEnd === -1 ? undefined : secondEnd).toLowerCase(),
+  ]
+}
+
+const isParam = (segment: string | undefined) => segment === undefined || segment.startsWith('{')
+
+type Mounted = { method: Method; path: string; handlers: RequestHandler[] }
+
+/**
+ * The routes of one first path segment (`v1`, `api`, `healthz`): an express Router per second
+ * segment when every route there has a literal one (`/v1/agents/…`, `/v1/calls/…`), else one
+ * Router for them all (`/batch/{batchJobId}` beside `/batch/create`). A request can match only
+ * routes of its own segments, so each walks a handful of layers instead of every route, and the
+ * routes of a Router keep the order they were added in.
+ */
+type SegmentGroup = { bySecond: Map<string, Router> } | { all: Router }
+
+const routerOf = (routes: Mounted[]) => {
+  const router = Router()
+  for (const { method, path, handlers } of routes)
+    router[method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers)
+  return router
+}
+
+const groupSegment = (routes: Mounted[]): SegmentGroup => {
+  const seconds = routes.map(({ path }) => path.split('/')[2])
+  if (seconds.some(isParam)) return { all: routerOf(routes) }
+  const bySecond = new Map<string, Mounted[]>()
+  for (const [i, route] of routes.entries()) {
+    const second = (seconds[i] as string).toLowerCase()
+    bySecond.set(second, [...(bySecond.get(second) ?? []), route])
+  }
+  return { bySecond: new Map([...bySecond].map(([second, group]) => [second, routerOf(group)])) }
+}
+
+/** The middleware that hands a request to the Router of its path's segments, or passes it on. */
+export type RouteDispatch = RequestHandler & { routers: () => Router[] }
+
 /**
  * Mounts routes on express and describes them in OpenAPI from the same definition, so the
  * document cannot drift from what is served. Handlers get parsed input and return the body.
  */
 export class RouteTable {
+  /** The routes by their first path segment (lowercased), in the order they were added. */
+  private readonly bySegment = new Map<string, Mounted[]>()
+  /** Built from `bySegment` on first use, again after a route is added. */
+  private groups: Map<string, SegmentGroup> | null = null
+
   /** What was mounted, in order: the fuzz test walks every route with its own schemas. */
   readonly definitions: Array<
     Pick<
@@ -164,10 +214,45 @@ export class RouteTable {
   > = []
 
   constructor(
-    private readonly app: Express,
+    app: Express,
     private readonly registry: OpenAPIRegistry,
     private readonly authentication: Record<AuthKind, RequestHandler[]>,
-  ) {}
+  ) {
+    // Where the routes go in the middleware chain: one layer, wherever the table is made.
+    app.use(this.dispatch)
+  }
+
+  private groupsNow() {
+    this.groups ??= new Map([...this.bySegment].map(([first, routes]) => [first, groupSegment(routes)]))
+    return this.groups
+  }
+
+  private routerFor(path: string): Router | undefined {
+    const [first, second] = leadingSegmentsOf(path)
+    const group = this.groupsNow().get(first)
+    if (group === undefined) return undefined
+    if ('all' in group) return group.all
+    return second === undefined ? undefined : group.bySecond.get(second)
+  }
+
+  /**
+   * Hands the request to its segments' Router, which passes unmatched requests on (to the static
+   * pages and the 404). No route answers OPTIONS (CORS preflights are answered before), so those
+   * pass on at once, as they did through every route, to the 404.
+   */
+  private readonly dispatch: RouteDispatch = Object.assign(
+    (req: Request, res: Response, next: (error?: unknown) => void) => {
+      const router = req.method === 'OPTIONS' ? undefined : this.routerFor(req.path)
+      if (router === undefined) next()
+      else router(req, res, next)
+    },
+    {
+      routers: () =>
+        [...this.groupsNow().values()].flatMap((group) =>
+          'all' in group ? [group.all] : [...group.bySecond.values()],
+        ),
+    },
+  )
 
   /**
    * Documents an event Parley sends to customers' endpoints (OpenAPI 3.1 `webhooks`): its name,
@@ -264,7 +349,6 @@ export class RouteTable {
       },
     })
 
-    const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1')
     // A route that takes no query or body still names what it was sent: nothing is known.
     const querySchema = strictInput(route.query ?? noFields)
     const bodySchema = route.body ? strictInput(route.body) : undefined
@@ -278,6 +362,17 @@ export class RouteTable {
       // A handler may pick another status itself (readiness answers 503 with a body).
       if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
     }
-    this.app[route.method](expressPath, ...this.authentication[route.auth], ...(route.before ?? []), handler)
+    const first = route.path.split('/')[1]
+    if (!first || isParam(first)) throw new Error(`A route's path starts with a fixed segment: ${route.path}`)
+    const segment = first.toLowerCase()
+    this.bySegment.set(segment, [
+      ...(this.bySegment.get(segment) ?? []),
+      {
+        method: route.method,
+        path: route.path,
+        handlers: [...this.authentication[route.auth], ...(route.before ?? []), handler],
+      },
+    ])
+    this.groups = null
   }
 }

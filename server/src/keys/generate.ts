@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 
 export const WIDGET_KEY_PREFIX = 'tk_widget_'
 
@@ -10,7 +10,7 @@ export const generateSecretKey = () => randomBytes(48).toString('base64url')
 export const generateWidgetKey = () => `${WIDGET_KEY_PREFIX}${randomBytes(24).toString('base64url')}`
 
 /** Keys are stored only as this digest; lookups go by digest. */
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+export const hashKey = (key: string) => hash('sha256', key, 'hex')
 
 /**
  * What a key looks like after creation: its first 8 characters of its own, then a mask. A

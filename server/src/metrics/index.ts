@@ -25,13 +25,37 @@ export { observeDatabase } from './database.ts'
 const routeOf = (req: Response['req']) =>
   req.route?.path === undefined ? 'unmatched' : `${req.baseUrl}${String(req.route.path)}`
 
+type RequestSeries = {
+  requests: ReturnType<typeof httpRequests.labels>
+  duration: ReturnType<typeof httpDuration.labels>
+}
+
+/**
+ * The label-bound children of each method, route template and status seen (bounded, as the
+ * labels are), so a request does not build and check its labels again. A child stays bound to
+ * its metric through a reset.
+ */
+const seriesByLabels = new Map<string, RequestSeries>()
+
+const seriesOf = (method: string, route: string, status: number): RequestSeries => {
+  const key = `${method} ${status} ${route}`
+  let series = seriesByLabels.get(key)
+  if (series === undefined) {
+    const labels = [method, route, String(status)] as const
+    series = { requests: httpRequests.labels(...labels), duration: httpDuration.labels(...labels) }
+    seriesByLabels.set(key, series)
+  }
+  return series
+}
+
 /** Counts and times every request by method, route template and status, when its answer ends. */
 export const measureRequests: RequestHandler = (req, res, next) => {
-  const startedAt = process.hrtime.bigint()
-  res.once('close', () => {
-    const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) }
-    httpRequests.inc(labels)
-    httpDuration.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9)
+  const startedAt = performance.now()
+  // 'close' comes once per response, after 'finish' or an abort.
+  res.on('close', () => {
+    const series = seriesOf(req.method, routeOf(req), res.statusCode)
+    series.requests.inc()
+    series.duration.observe((performance.now() - startedAt) / 1000)
   })
   next()
 }

@@ -1,11 +1,16 @@
 import type { Express } from 'express'
 
-type Layer = { route?: { path: string | string[]; methods: Record<string, boolean> }; name?: string }
+type Layer = {
+  route?: { path: string | string[]; methods: Record<string, boolean> }
+  name?: string
+  /** The route table's dispatch (http/route-table.ts) holds its routes in Routers of their own. */
+  handle?: { routers?: () => Array<{ stack: Layer[] }> }
+}
 
-/** Every method + path mounted directly on the app, in OpenAPI's `{param}` form. */
-export const listMountedRoutes = (app: Express): { method: string; path: string }[] => {
-  const stack = (app as unknown as { router: { stack: Layer[] } }).router.stack
-  return stack.flatMap((layer) => {
+const routesOf = (stack: Layer[]): { method: string; path: string }[] =>
+  stack.flatMap((layer) => {
+    if (typeof layer.handle?.routers === 'function')
+      return layer.handle.routers().flatMap((router) => routesOf(router.stack))
     if (!layer.route) return []
     const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path]
     const methods = Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method])
@@ -13,7 +18,10 @@ export const listMountedRoutes = (app: Express): { method: string; path: string 
       methods.map((method) => ({ method, path: path.replace(/:(\w+)/g, '{$1}') })),
     )
   })
-}
+
+/** Every method + path mounted on the app (and the route table's Routers), in OpenAPI's `{param}` form. */
+export const listMountedRoutes = (app: Express): { method: string; path: string }[] =>
+  routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack)
 
 /** Routes mounted on the app that the OpenAPI document does not describe. */
 export const findUndocumentedRoutes = (

@@ -5,11 +5,17 @@
  * recording event-loop delay and collection pauses from now), `pauses` (what was recorded) and
  * `stop` on request.
  */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { writeHeapSnapshot } from 'node:v8'
 import { start } from '../server/src/server.ts'
 import { benchConfig } from './bench-config.ts'
 
-type Request = { type: 'stats' } | { type: 'watch' } | { type: 'pauses' } | { type: 'stop' }
+type Request =
+  | { type: 'stats' }
+  | { type: 'watch' }
+  | { type: 'pauses' }
+  | { type: 'snapshot'; path: string }
+  | { type: 'stop' }
 
 const { config, removeDataDir } = benchConfig(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}'))
 const server = await start({ config })
@@ -17,9 +23,28 @@ const send = (message: Record<string, unknown>) => process.send?.(message)
 
 /** Event-loop delay sampled every 1 ms, and every garbage collection's pause, while watched. */
 const loopDelay = monitorEventLoopDelay({ resolution: 1 })
-let collections: number[] = []
+/** Each collection's pause and kind: scavenges (young generation) and mark-compacts (whole heap). */
+let collections: { at: number; ms: number; kind: 'scavenge' | 'mark-compact' | 'other' }[] = []
+const kindOf = (kind: number | undefined) =>
+  kind === constants.NODE_PERFORMANCE_GC_MINOR
+    ? 'scavenge'
+    : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+      ? 'mark-compact'
+      : 'other'
 const collector = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) collections.push(entry.duration)
+  for (const entry of list.getEntries())
+    collections.push({
+      at: performance.timeOrigin + entry.startTime,
+      ms: entry.duration,
+      kind: kindOf((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind),
+    })
+})
+/** Count, total, longest and how many over 5 ms of some collections. */
+const summarize = (some: typeof collections) => ({
+  count: some.length,
+  totalMs: some.reduce((sum, each) => sum + each.ms, 0),
+  maxMs: Math.max(0, ...some.map((each) => each.ms)),
+  over5Ms: some.filter((each) => each.ms > 5).length,
 })
 
 process.on('message', async (request: Request) => {
@@ -50,13 +75,19 @@ process.on('message', async (request: Request) => {
         p99: ms(loopDelay.percentile(99)),
         max: ms(loopDelay.max),
       },
-      collections: {
-        count: collections.length,
-        totalMs: collections.reduce((sum, each) => sum + each, 0),
-        maxMs: Math.max(0, ...collections),
-        over5Ms: collections.filter((each) => each > 5).length,
-      },
+      collections: summarize(collections),
+      /** Each one's start (ms since the epoch), pause and kind: which replies they delayed. */
+      each: collections,
+      byKind: Object.fromEntries(
+        (['scavenge', 'mark-compact', 'other'] as const).map((kind) => [
+          kind,
+          summarize(collections.filter((each) => each.kind === kind)),
+        ]),
+      ),
     })
+  } else if (request.type === 'snapshot') {
+    // Collected first by V8 itself: what remains is what is retained.
+    send({ type: 'snapshot', path: writeHeapSnapshot(request.path) })
   } else {
     await server.stop()
     removeDataDir()

@@ -53,7 +53,9 @@ const timeStream = async (
   isText: (data: string, event?: string) => boolean,
 ) => {
   const started = performance.now()
+  const at = performance.timeOrigin + started
   const response = await request()
+  const headers = performance.now() - started
   let first = 0
   const parser = createParser({
     onEvent: ({ data, event }) => {
@@ -63,7 +65,7 @@ const timeStream = async (
   const decoder = new TextDecoder()
   for await (const part of response.body as AsyncIterable<Uint8Array>)
     parser.feed(decoder.decode(part, { stream: true }))
-  return { first, last: performance.now() - started }
+  return { at, headers, first, last: performance.now() - started }
 }
 
 type ChildMessage =
@@ -83,8 +85,13 @@ type ChildMessage =
   | {
       type: 'pauses'
       loopDelayMs: { p50: number; p90: number; p99: number; max: number }
-      collections: { count: number; totalMs: number; maxMs: number; over5Ms: number }
+      collections: Collections
+      byKind: Record<'scavenge' | 'mark-compact' | 'other', Collections>
+      each: { at: number; ms: number; kind: string }[]
     }
+  | { type: 'snapshot'; path: string }
+
+type Collections = { count: number; totalMs: number; maxMs: number; over5Ms: number }
 
 /** The next message of `type` from a forked child. */
 const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
@@ -145,6 +152,11 @@ const forkServer = async (env: Record<string, string>, processEnv: Record<string
     pauses: async () => {
       child.send({ type: 'pauses' })
       return nextMessage(child, 'pauses')
+    },
+    /** A heap snapshot of the server written to `path` (BENCH_HEAP_SNAPSHOTS). */
+    snapshot: async (path: string) => {
+      child.send({ type: 'snapshot', path })
+      return (await nextMessage(child, 'snapshot')).path
     },
     stop: async () => {
       child.send({ type: 'stop' })
@@ -280,6 +292,8 @@ export const run = async () => {
 
     // (a) added latency, sample by sample: the upstream directly, then the same through the server.
     const added = { first: [] as number[], last: [] as number[] }
+    /** Each reply through the server: when it was sent (ms since the epoch), its headers and first chunk. */
+    const throughs: { at: number; headers: number; first: number; added: number }[] = []
     await server.watch()
     for (let i = 0; i < SAMPLES; i++) {
       const direct = await timeStream(
@@ -299,6 +313,7 @@ export const run = async () => {
         (_data, event) => event === 'chunk',
       )
       added.first.push(through.first - direct.first)
+      throughs.push({ ...through, added: through.first - direct.first })
       added.last.push(through.last - direct.last)
     }
     const pauses = await server.pauses()
@@ -340,16 +355,27 @@ export const run = async () => {
     let requested = 0
     /** The first refusal stops the ramp: the figures then say how far one process got. */
     let refusal: string | null = null
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (requested < STREAMS && refusal === null) {
-          requested++
-          await openStream().catch((error: unknown) => {
-            refusal ??= error instanceof Error ? error.message : String(error)
-          })
-        }
-      }),
-    )
+    const rampTo = (target: number) =>
+      Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (requested < target && refusal === null) {
+            requested++
+            await openStream().catch((error: unknown) => {
+              refusal ??= error instanceof Error ? error.message : String(error)
+            })
+          }
+        }),
+      )
+    // BENCH_HEAP_SNAPSHOTS=<dir>: the server's heap at half the streams and at all of them, to
+    // compare what each stream retains (Chrome DevTools, Memory, Comparison).
+    const snapshots = process.env.BENCH_HEAP_SNAPSHOTS
+    const written: string[] = []
+    if (snapshots) {
+      await rampTo(Math.floor(STREAMS / 2))
+      written.push(await server.snapshot(join(snapshots, `chat-${Math.floor(STREAMS / 2)}.heapsnapshot`)))
+    }
+    await rampTo(STREAMS)
+    if (snapshots) written.push(await server.snapshot(join(snapshots, `chat-${STREAMS}.heapsnapshot`)))
     const { openStreams, rssMiB, heapUsedMiB, heapTotalMiB, externalMiB } = await server.stats()
     const upstreamConnections = await llm.connections()
 
@@ -360,23 +386,37 @@ export const run = async () => {
         `(a) added latency over ${SAMPLES} replies, first chunk: p50 ${fmt(percentile(added.first, 50))} ms, p90 ${fmt(percentile(added.first, 90))} ms, p99 ${fmt(percentile(added.first, 99))} ms, max ${fmt(Math.max(...added.first))} ms (target p50 <= 5 ms, p99 <= 10 ms)`,
         `    added latency, last chunk:  p50 ${fmt(percentile(added.last, 50))} ms, p90 ${fmt(percentile(added.last, 90))} ms, p99 ${fmt(percentile(added.last, 99))} ms`,
         `    server during (a): event-loop delay p50 ${fmt(pauses.loopDelayMs.p50)} ms, p90 ${fmt(pauses.loopDelayMs.p90)} ms, p99 ${fmt(pauses.loopDelayMs.p99)} ms, max ${fmt(pauses.loopDelayMs.max)} ms; ${pauses.collections.count} collections, ${fmt(pauses.collections.totalMs)} ms in all, longest ${fmt(pauses.collections.maxMs)} ms, ${pauses.collections.over5Ms} over 5 ms`,
-        `    slowest first chunks (ms): ${[...added.first]
-          .sort((a, b) => b - a)
+        `    collections by kind: ${(['scavenge', 'mark-compact', 'other'] as const)
+          .map((kind) => {
+            const each = pauses.byKind[kind]
+            return `${kind} ${each.count} (${fmt(each.totalMs)} ms, longest ${fmt(each.maxMs)} ms, ${each.over5Ms} over 5 ms)`
+          })
+          .join('; ')}`,
+        `    slowest first chunks (ms): ${[...throughs]
+          .sort((a, b) => b.added - a.added)
           .slice(0, 5)
-          .map(fmt)
+          .map((each) => {
+            // The server's collections that began while this reply waited for its first chunk.
+            const during = pauses.each.filter(
+              (gc) => gc.at + gc.ms >= each.at && gc.at <= each.at + each.first,
+            )
+            const gcMs = during.reduce((sum, gc) => sum + gc.ms, 0)
+            return `${fmt(each.added)} (headers at ${fmt(each.headers)}; ${during.length} collections in it, ${fmt(gcMs)} ms)`
+          })
           .join(', ')}; load average ${loadavg()
           .map((n) => n.toFixed(2))
           .join(' ')}`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
         `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 10,000 under 1 GiB)`,
         `    upstream (${tls ? 'HTTPS, HTTP/2 offered' : 'plain HTTP/1.1'}): ${upstreamConnections.open} connections open for ${openStreams} streams (${upstreamConnections.opened} opened in the whole run); RSS per open stream ${fmt((rssMiB * 1024) / Math.max(1, openStreams))} KiB all told; server's open-files limit ${server.openFilesLimit() ?? 'unknown'} (the bench cannot raise it: set \`ulimit -n\` before it runs)`,
+        ...(written.length > 0 ? [`    heap snapshots: ${written.join(', ')}`] : []),
         ...(refusal ? [`    stopped at the first refusal: ${refusal}`] : []),
         ...(sink
           ? [
               `    traces: ${sink.received().exports} OTLP exports, ${fmt(sink.received().bytes / 1024)} KiB received so far`,
             ]
           : []),
-        `    before the streams: RSS ${fmt(idle.rssMiB)} MiB (external incl. WASM ${fmt(idle.externalMiB)} MiB); each open stream adds about ${fmt(((rssMiB - idle.rssMiB) * 1024) / Math.max(1, openStreams))} KiB`,
+        `    before the streams: RSS ${fmt(idle.rssMiB)} MiB (external incl. WASM ${fmt(idle.externalMiB)} MiB); each open stream adds about ${fmt(((rssMiB - idle.rssMiB) * 1024) / Math.max(1, openStreams))} KiB, ${fmt(((heapUsedMiB - idle.heapUsedMiB) * 1024) / Math.max(1, openStreams))} KiB of it JS heap used`,
         '',
       ].join('\n'),
     )

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { inference, initializeLogger, log, voice } from '@livekit/agents'
 import { AudioFrame } from '@livekit/rtc-node'
 import { readDispatch } from '../agent/src/dispatch.ts'
+import { loadProvidersFor } from '../agent/src/providers.ts'
 import { buildCallSession } from '../agent/src/session.ts'
 import { createWorkerApi } from '../agent/src/worker-api.ts'
 
@@ -29,6 +30,10 @@ export type CallsReport = {
   heapAfterFirstMiB: number
   heapAfterAllMiB: number
   vadCorePerStream: number
+  /** CPU time (user + system) of this process per turn, calls after the first: µs each. */
+  cpuPerTurnUs: number[]
+  /** The same for a call's start: setup read, session built and started, greeting spoken. */
+  cpuPerCallStartUs: number[]
 }
 
 initializeLogger({ pretty: false, level: 'fatal' })
@@ -67,6 +72,7 @@ const runCall = async (
   const dispatch = readDispatch(metadata)
   if (!dispatch.ok) throw new Error(`metadata refused: ${dispatch.problem}`)
   const setup = await api.setup(callId)
+  await loadProvidersFor(setup)
   const { session, agent } = buildCallSession({
     metadata: dispatch.metadata,
     setup,
@@ -128,12 +134,23 @@ process.once('message', async (request: CallsRequest) => {
   const sessions: voice.AgentSession[] = []
   const firstTokenMs: number[] = []
   const greetingDoneMs: number[] = []
+  const cpuPerTurnUs: number[] = []
+  const cpuPerCallStartUs: number[] = []
+  const cpuUs = () => {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
   let afterFirst = { pss: 0, heap: 0 }
   for (const [index, call] of request.calls.entries()) {
+    const startCpu = cpuUs()
     const { session, firstToken, greetingDone } = await runCall(request, call)
+    if (index > 0) cpuPerCallStartUs.push(cpuUs() - startCpu)
     sessions.push(session)
-    for (let turn = 0; turn < request.turns; turn++)
+    for (let turn = 0; turn < request.turns; turn++) {
+      const turnCpu = cpuUs()
       await session.run({ userInput: `Question ${turn}?` }).wait()
+      if (index > 0) cpuPerTurnUs.push(cpuUs() - turnCpu)
+    }
     if (index === 0) {
       // The first call pays for lazy loading; the others show a call's own cost.
       afterFirst = liveMemory()
@@ -152,6 +169,8 @@ process.once('message', async (request: CallsRequest) => {
     heapAfterFirstMiB: afterFirst.heap,
     heapAfterAllMiB: afterAll.heap,
     vadCorePerStream,
+    cpuPerTurnUs,
+    cpuPerCallStartUs,
   }
   process.send?.(report)
   await Promise.all(sessions.map((session) => session.close()))

@@ -2,7 +2,9 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { CANDIDATE_ENV, CANDIDATE_FLAGS, JOB_PROCESS_FLAGS } from '../agent/src/job-flags.ts'
 import { startFakeLiveKitAgents } from '../agent/test/helpers/fake-livekit-agents.ts'
 import { start } from '../server/src/server.ts'
 import { startFakeLiveKit } from '../server/test/helpers/fake-livekit.ts'
@@ -30,14 +32,24 @@ const MACHINE_MIB = 4096
 const SYSTEM_RESERVE_MIB = 400
 
 const mib = (value: number) => `${value.toFixed(0)} MiB`
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')
 
-type ProcessMemory = { pid: number; kind: string; rss: number; pss: number }
+/**
+ * A process's memory from /proc/<pid>/smaps_rollup, in MiB. PSS counts each shared page as its
+ * share among the processes that map it; USS (Private_Clean + Private_Dirty) is what the process
+ * alone holds: what one more job process adds once many run (their shared pages, the node binary
+ * and native libraries, then split many ways).
+ */
+type ProcessMemory = { pid: number; kind: string; rss: number; pss: number; uss: number }
 
 const memoryOf = (pid: number): Omit<ProcessMemory, 'kind'> => {
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
   const field = (name: string) =>
     Number(rollup.match(new RegExp(`^${name}:\\s+(\\d+)`, 'm'))?.[1] ?? 0) / 1024
-  return { pid, rss: field('Rss'), pss: field('Pss') }
+  return { pid, rss: field('Rss'), pss: field('Pss'), uss: field('Private_Clean') + field('Private_Dirty') }
 }
 
 const childrenOf = (pid: number): number[] =>
@@ -73,7 +85,7 @@ const settledTree = async (pid: number, count: number) => {
 const printTree = (tree: ProcessMemory[]) => {
   for (const process of tree)
     console.log(
-      `    ${process.kind.padEnd(18)} pid ${String(process.pid).padEnd(7)} PSS ${mib(process.pss).padStart(8)}  RSS ${mib(process.rss)}`,
+      `    ${process.kind.padEnd(18)} pid ${String(process.pid).padEnd(7)} PSS ${mib(process.pss).padStart(8)}  USS ${mib(process.uss).padStart(8)}  RSS ${mib(process.rss)}`,
     )
   console.log(`    total              PSS ${mib(tree.reduce((sum, process) => sum + process.pss, 0))}`)
 }
@@ -91,6 +103,8 @@ export const run = async () => {
     // The agent's STT and TTS providers need keys for the setup to resolve; text mode never calls them.
     DEEPGRAM_API_KEY: 'dg-bench',
     CARTESIA_API_KEY: 'ca-bench',
+    // The calls are all opened before the first is taken: none may time out waiting for its agent.
+    AGENT_JOIN_TIMEOUT_SECONDS: '3600',
   })
   const server = await start({ config })
   const children: ChildProcess[] = []
@@ -146,8 +160,9 @@ export const run = async () => {
     const inferencePss = idle.find((process) => process.kind === 'inference process')?.pss ?? 0
     const idleJobs = idle.filter((process) => process.kind === 'job process')
     const idleJobPss = idleJobs.reduce((sum, process) => sum + process.pss, 0) / Math.max(idleJobs.length, 1)
+    const idleJobUss = idleJobs.reduce((sum, process) => sum + process.uss, 0) / Math.max(idleJobs.length, 1)
     console.log(
-      `(a) idle worker, ${IDLE} warm job processes (PSS: each process's share of the memory it maps):`,
+      `(a) idle worker, ${IDLE} warm job processes (PSS: each process's share of the memory it maps), load ${load()}:`,
     )
     printTree(idle)
 
@@ -163,46 +178,109 @@ export const run = async () => {
     console.log(
       `    dispatch → the job joins the room (availability, assignment, metadata, setup read, session built): ${(performance.now() - dispatched).toFixed(0)} ms`,
     )
+    // The job process that took the call: its session built, the plugins its call names loaded
+    // (providers.ts), waiting for the caller. A warm process took it, so it is the largest of them.
+    // Read once its memory has settled (two readings a second apart within 2 MiB, 20 s at most).
+    const warmPids = new Set(idleJobs.map((process) => process.pid))
+    const takenNow = () =>
+      workerTree(worker.pid as number)
+        .filter((process) => warmPids.has(process.pid))
+        .sort((a, b) => b.pss - a.pss)[0]
+    let taken = takenNow()
+    for (let second = 0; second < 20; second++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const next = takenNow()
+      const settled = taken && next && Math.abs(next.pss - taken.pss) <= 2
+      taken = next
+      if (settled) break
+    }
+    const callProcessPss = Math.max(taken?.pss ?? 0, idleJobPss)
+    const callProcessUss = Math.max(taken?.uss ?? 0, idleJobUss)
+    console.log(
+      `    the job process holding that call (session built, its plugins loaded): PSS ${mib(callProcessPss)}  USS ${mib(callProcessUss)}`,
+    )
     release()
     const stopped = once(worker, 'exit')
     worker.kill('SIGTERM')
     await stopped
     await livekit.close()
 
-    // (b) Calls in text mode, in one process.
-    const calls = []
-    for (let index = 0; index <= CALLS; index++) calls.push(await startCall())
-    const child = fork(fileURLToPath(new URL('./agent-calls.ts', import.meta.url)), {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    })
-    children.push(child)
-    await once(child, 'message')
-    const request: CallsRequest = { apiUrl: server.url, workerToken, calls, turns: TURNS, vadSeconds: 20 }
-    child.send(request)
-    const [report] = (await once(child, 'message')) as [CallsReport]
-    const pssPerCall = (report.pssAfterAllMiB - report.pssAfterFirstMiB) / CALLS
-    const heapPerCall = (report.heapAfterAllMiB - report.heapAfterFirstMiB) / CALLS
+    // (b) Calls in text mode, in one process: with the flags job processes get (job-flags.ts), and
+    // with the lighter candidate settings measured against them (memory and CPU in one run).
+    const runCalls = async (execArgv: readonly string[], env: Record<string, string>) => {
+      const calls = []
+      for (let index = 0; index <= CALLS; index++) calls.push(await startCall())
+      const child = fork(fileURLToPath(new URL('./agent-calls.ts', import.meta.url)), {
+        execArgv: ['--import', 'tsx', '--expose-gc', ...execArgv],
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      })
+      children.push(child)
+      await once(child, 'message')
+      const request: CallsRequest = { apiUrl: server.url, workerToken, calls, turns: TURNS, vadSeconds: 20 }
+      child.send(request)
+      const [report] = (await once(child, 'message')) as [CallsReport]
+      return report
+    }
+    const settings = [
+      { label: `used: ${JOB_PROCESS_FLAGS.join(' ')}`, execArgv: JOB_PROCESS_FLAGS, env: {} },
+      {
+        label: `candidate: ${CANDIDATE_FLAGS.join(' ')} MALLOC_ARENA_MAX=${CANDIDATE_ENV.MALLOC_ARENA_MAX}`,
+        execArgv: CANDIDATE_FLAGS,
+        env: CANDIDATE_ENV,
+      },
+    ]
+    console.log(
+      `(b) ${CALLS} calls in text mode, each greeted and then ${TURNS} turns, all kept open; load ${load()}:`,
+    )
+    const measured = []
+    for (const setting of settings) {
+      const report = await runCalls(setting.execArgv, setting.env)
+      const pssPerCall = (report.pssAfterAllMiB - report.pssAfterFirstMiB) / CALLS
+      const heapPerCall = (report.heapAfterAllMiB - report.heapAfterFirstMiB) / CALLS
+      const turnUs = percentile(report.cpuPerTurnUs, 50)
+      const startUs = percentile(report.cpuPerCallStartUs, 50)
+      measured.push({ pssPerCall, heapPerCall, turnUs, vad: report.vadCorePerStream, startUs })
+      console.log(`  ${setting.label}`)
+      console.log(
+        `    metadata → greeting's first token: p50 ${percentile(report.firstTokenMs, 50).toFixed(0)} ms, p99 ${percentile(report.firstTokenMs, 99).toFixed(0)} ms (greeting complete p50 ${percentile(report.greetingDoneMs, 50).toFixed(0)} ms)`,
+      )
+      console.log(
+        `    memory a call adds to its process (live, after a collection): JS heap ${(heapPerCall * 1024).toFixed(0)} KiB, PSS ${pssPerCall.toFixed(1)} MiB`,
+      )
+      console.log(
+        `    CPU (user + system) per call: start ${(startUs / 1000).toFixed(1)} ms (setup, session, greeting), per turn p50 ${(turnUs / 1000).toFixed(2)} ms p99 ${(percentile(report.cpuPerTurnUs, 99) / 1000).toFixed(2)} ms (text mode); VAD ${(report.vadCorePerStream * 100).toFixed(1)} % of a core per live audio stream`,
+      )
+    }
+    const [used, candidate] = measured as [(typeof measured)[0], (typeof measured)[0]]
+    console.log(
+      `  candidate / used: CPU per turn ${(candidate.turnUs / used.turnUs).toFixed(2)}×, per call start ${(candidate.startUs / used.startUs).toFixed(2)}×, VAD ${(candidate.vad / used.vad).toFixed(2)}×`,
+    )
+    // A call-minute: the caller's audio through the VAD for 60 s, and a turn every 10 s or so.
+    const cpuPerMinute = used.vad * 60 + (used.turnUs / 1e6) * 6
+    console.log(
+      `    CPU per call-minute (VAD on 60 s of audio + 6 turns, text side; STT/TTS are remote): ${cpuPerMinute.toFixed(2)} CPU-s, so a core holds about ${Math.floor(60 / cpuPerMinute)} calls`,
+    )
     // The larger of the two: PSS moves in pages and with the allocator's free lists, the heap is exact.
-    const perCall = Math.max(pssPerCall, heapPerCall)
-    console.log(`(b) ${CALLS} calls in text mode, each greeted and then ${TURNS} turns, all kept open:`)
-    console.log(
-      `    metadata → greeting's first token: p50 ${percentile(report.firstTokenMs, 50).toFixed(0)} ms, p99 ${percentile(report.firstTokenMs, 99).toFixed(0)} ms (greeting complete p50 ${percentile(report.greetingDoneMs, 50).toFixed(0)} ms)`,
-    )
-    console.log(
-      `    memory a call adds to its process (live, after a collection): JS heap ${(heapPerCall * 1024).toFixed(0)} KiB, PSS ${pssPerCall.toFixed(1)} MiB`,
-    )
-    console.log(`    VAD: ${(report.vadCorePerStream * 100).toFixed(1)} % of a core per live audio stream`)
+    const perCall = Math.max(used.pssPerCall, used.heapPerCall)
 
     // (c) A 4 GiB machine running only the worker.
-    const callPss = idleJobPss + perCall
     const fixed = SYSTEM_RESERVE_MIB + mainPss + inferencePss + IDLE * idleJobPss
-    const holds = Math.floor((MACHINE_MIB - fixed) / callPss)
-    console.log(`(c) a ${MACHINE_MIB} MiB machine, ${SYSTEM_RESERVE_MIB} MiB kept for the system:`)
+    const holdsBy = (process: number) => Math.floor((MACHINE_MIB - fixed) / (process + perCall))
     console.log(
-      `    fixed ${mib(fixed - SYSTEM_RESERVE_MIB)} (worker ${mib(mainPss)}, inference ${mib(inferencePss)}, ${IDLE} warm × ${mib(idleJobPss)}); a call ${mib(callPss)} (its process ${mib(idleJobPss)} + ${perCall.toFixed(1)} MiB)`,
+      `(c) a ${MACHINE_MIB} MiB machine, ${SYSTEM_RESERVE_MIB} MiB kept for the system; load ${load()}:`,
     )
-    console.log(`    holds ${holds} concurrent pipeline calls by memory (target ≥ 20)`)
+    console.log(
+      `    fixed ${mib(fixed - SYSTEM_RESERVE_MIB)} (worker ${mib(mainPss)}, inference ${mib(inferencePss)}, ${IDLE} warm × ${mib(idleJobPss)}); a call ${mib(callProcessPss + perCall)} (its process holding a call ${mib(callProcessPss)} PSS + ${perCall.toFixed(1)} MiB live per call)`,
+    )
+    console.log(
+      `    holds ${holdsBy(callProcessPss)} concurrent pipeline calls by memory, a call's process at its PSS (target ≥ 60; counted from a warm process, as this bench did before: ${holdsBy(idleJobPss)})`,
+    )
+    // With dozens of job processes their shared pages (node, the native libraries) are split so
+    // many ways that a process costs about its private memory: the same machine counted so.
+    console.log(
+      `    holds ${holdsBy(callProcessUss)} counting a call's process at its USS (${mib(callProcessUss)}, private pages only: what each further process adds once many share the rest)`,
+    )
   } finally {
     // SIGTERM: the worker takes its job processes down with it.
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')

@@ -1,5 +1,6 @@
 import { inference, initializeLogger, log, voice } from '@livekit/agents'
 import { readDispatch } from '../agent/src/dispatch.ts'
+import { loadProvidersFor } from '../agent/src/providers.ts'
 import { buildCallSession } from '../agent/src/session.ts'
 import { createWorkerApi } from '../agent/src/worker-api.ts'
 import { PacedAudioInput, RecordingAudioOutput, type Segment } from '../agent/test/audio/audio-io.ts'
@@ -51,6 +52,7 @@ const runCall = async ({ apiUrl, workerToken, metadata, turns: count }: CallRequ
   if (!dispatch.ok) throw new Error(`metadata refused: ${dispatch.problem}`)
   const api = createWorkerApi({ apiUrl, workerToken })
   const setup = await api.setup(dispatch.metadata.callId)
+  await loadProvidersFor(setup)
   const built = buildCallSession({
     metadata: dispatch.metadata,
     setup,

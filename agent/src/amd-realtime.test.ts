@@ -9,6 +9,7 @@ import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type EndReason, type WorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * Answering-machine detection for a realtime agent, in the framework's text mode. The agent's

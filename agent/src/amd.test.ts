@@ -7,6 +7,7 @@ import { readDispatch } from './dispatch.ts'
 import { buildCallSession } from './session.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import { createWorkerApi, type EndReason, type WorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * Answering-machine detection on an outbound call, in the framework's text mode: the framework's

@@ -15,7 +15,7 @@ import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
 import { answerInbound, readInboundJob, sayRefusal } from './inbound.ts'
 import { createMetricsReporter } from './job-metrics.ts'
-import { buildSpeech } from './providers.ts'
+import { buildSpeech, loadProviders, loadProvidersFor } from './providers.ts'
 import { buildCallSession, type CallSession, type WarmTransfer, type WarmTransferResult } from './session.ts'
 import { watchSipStatus } from './sip-status.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
@@ -94,6 +94,7 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
         agentParticipantSid: ctx.room.localParticipant?.sid,
         say: async (refusal) => {
           if (!refusal.speech) return
+          await loadProviders([refusal.speech])
           const session = new voice.AgentSession({ tts: buildSpeech(refusal.speech) })
           await session.start({
             agent: new voice.Agent({ instructions: '' }),
@@ -132,6 +133,8 @@ const startCall = async (ctx: JobContext<ProcessData>) => {
     // The setup first: the call is billed from the moment both the person and the agent are in the
     // room, so the agent joins only a call it can run.
     const setup = await api.setup(metadata.callId)
+    // Only the plugins this call speaks are imported into its process (providers.ts).
+    await loadProvidersFor(setup)
     // A phone call's keypad: tones sent as the agent's participant (RFC 4733 through LiveKit SIP).
     const keypad: Keypad | null =
       metadata.direction === 'web'

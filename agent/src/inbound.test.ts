@@ -6,6 +6,7 @@ import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { answerInbound, type Refusal, readInboundJob, sayRefusal } from './inbound.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * The worker's inbound open in the framework's text mode: a job LiveKit dispatches for a caller

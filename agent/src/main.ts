@@ -4,6 +4,7 @@ import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agen
 import { AGENT_CONFIG_EXIT_CODE, ConfigError } from '@parley/platform'
 import { type AgentConfig, loadAgentConfig } from './config.ts'
 import { readDispatch } from './dispatch.ts'
+import { applyJobProcessSettings } from './job-flags.ts'
 import {
   createWorkerMetrics,
   freeLoopbackPort,
@@ -67,17 +68,9 @@ const serverOptions = (
   return options
 }
 
-/**
- * Node's flags for the job and inference processes, which the framework forks with this
- * process's `execArgv`: a young generation of 2 MiB instead of V8's default 16 took a job
- * process from 132 to 111 MiB (PSS after import, alone on the machine) with no measurable cost
- * to the VAD's CPU (1.0-1.1 % of a core per stream either way).
- */
-const JOB_PROCESS_FLAGS = ['--max-semi-space-size=2']
-
 const main = async () => {
   const config = loadAgentConfig()
-  for (const flag of JOB_PROCESS_FLAGS) if (!process.execArgv.includes(flag)) process.execArgv.push(flag)
+  applyJobProcessSettings()
   initializeLogger({ pretty: !config.isProduction, level: config.logLevel })
   const logger = log()
   // Declared before the server: its activeJobs are read at scrape time.

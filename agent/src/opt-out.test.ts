@@ -5,6 +5,7 @@ import { type Parley, startParley } from '../test/helpers/parley.ts'
 import { readDispatch } from './dispatch.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * opt_out on a phone call in the framework's text mode: the real OpenAI plugin streams the fake

@@ -7,6 +7,7 @@ import { readDispatch } from './dispatch.ts'
 import { buildCallSession, type WarmTransfer } from './session.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * The phone line in the framework's text mode: transfer_call (cold through the server and the

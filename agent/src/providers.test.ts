@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { buildDetectionModels, UnsupportedSetupError } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import { createWorkerApi } from './worker-api.ts'
+import '../test/helpers/plugins.ts'
 
 initializeLogger({ pretty: false, level: 'fatal' })
 

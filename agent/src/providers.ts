@@ -1,9 +1,5 @@
 import { llm, stt, tokenize, tts, type VAD } from '@livekit/agents'
-import * as cartesia from '@livekit/agents-plugin-cartesia'
-import * as deepgram from '@livekit/agents-plugin-deepgram'
-import * as elevenlabs from '@livekit/agents-plugin-elevenlabs'
-import * as google from '@livekit/agents-plugin-google'
-import * as openai from '@livekit/agents-plugin-openai'
+import type { TTSVoices as OpenAiVoices } from '@livekit/agents-plugin-openai'
 import type { CallSetup, ResolvedEndpoint } from '@parley/shared'
 
 type Endpoint = ResolvedEndpoint
@@ -11,6 +7,59 @@ type SttEndpoint = NonNullable<CallSetup['stt']>
 type TtsEndpoint = NonNullable<CallSetup['tts']>
 type RealtimeEndpoint = NonNullable<CallSetup['realtime']>
 type Options = { temperature: number; language: string }
+
+/**
+ * The plugins, each imported only when a call's setup names its protocol (`loadProviders`): a job
+ * process carries the one or two its call speaks, not all five (Google's pulls in its SDK). Loaded
+ * once per process; the builders below read them synchronously, so a session's switch to its
+ * pipeline fallback, which happens inside an event listener, builds its models on the spot.
+ */
+const importers = {
+  openai: () => import('@livekit/agents-plugin-openai'),
+  deepgram: () => import('@livekit/agents-plugin-deepgram'),
+  elevenlabs: () => import('@livekit/agents-plugin-elevenlabs'),
+  cartesia: () => import('@livekit/agents-plugin-cartesia'),
+  google: () => import('@livekit/agents-plugin-google'),
+} satisfies Record<Endpoint['api'], () => Promise<unknown>>
+
+type Plugins = { [Api in keyof typeof importers]: Awaited<ReturnType<(typeof importers)[Api]>> }
+const loaded: Partial<Plugins> = {}
+
+const plugin = <Api extends keyof Plugins>(api: Api): Plugins[Api] => {
+  const module = loaded[api]
+  if (!module) throw new Error(`the ${api} plugin is not loaded: loadProviders() comes first`)
+  return module
+}
+
+type Named = { api: Endpoint['api'] } | null | undefined
+
+/** Imports the plugins these endpoints speak (all of them when none are given), once per process. */
+export const loadProviders = async (endpoints?: readonly Named[]) => {
+  const apis = endpoints
+    ? endpoints.flatMap((endpoint) => (endpoint ? [endpoint.api] : []))
+    : (Object.keys(importers) as (keyof Plugins)[])
+  await Promise.all(
+    [...new Set(apis)].map(async (api) => {
+      if (loaded[api]) return
+      const module = await importers[api]()
+      ;(loaded as Record<string, unknown>)[api] = module
+    }),
+  )
+}
+
+/** Every plugin a call setup may use: its models, their fallbacks, and answering-machine detection's. */
+export const loadProvidersFor = (setup: CallSetup) =>
+  loadProviders([
+    setup.llm,
+    setup.stt,
+    setup.tts,
+    setup.realtime,
+    setup.fallbackLlm,
+    setup.fallbackStt,
+    setup.fallbackTts,
+    setup.amd?.llm,
+    setup.amd?.stt,
+  ])
 
 type Builders = {
   llm?: (endpoint: Endpoint, options: Options) => llm.LLM
@@ -35,7 +84,7 @@ const deepgramRoot = (baseUrl: string) => baseUrl.replace(/\/v1\/?$/, '')
 const providers: Record<Endpoint['api'], Builders> = {
   openai: {
     llm: (endpoint, { temperature }) =>
-      new openai.LLM({
+      new (plugin('openai').LLM)({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
@@ -44,7 +93,7 @@ const providers: Record<Endpoint['api'], Builders> = {
     // The transcriptions endpoint (whisper-1 and its OpenAI-compatible peers, e.g. Groq's): the
     // plugin's default is OpenAI's realtime WebSocket, which other providers do not serve.
     stt: (endpoint) =>
-      new openai.STT({
+      new (plugin('openai').STT)({
         useRealtime: false,
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
@@ -52,16 +101,16 @@ const providers: Record<Endpoint['api'], Builders> = {
         language: endpoint.language,
       }),
     tts: (endpoint) =>
-      new openai.TTS({
+      new (plugin('openai').TTS)({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
-        voice: endpoint.voice as openai.TTSVoices,
+        voice: endpoint.voice as OpenAiVoices,
       }),
     // OpenAI's Realtime session has no temperature (the plugin sends none): the server refuses
     // one for these agents, so none is passed here as if it reached the model.
     realtime: (endpoint) =>
-      new openai.realtime.RealtimeModel({
+      new (plugin('openai').realtime.RealtimeModel)({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
@@ -70,7 +119,7 @@ const providers: Record<Endpoint['api'], Builders> = {
   },
   deepgram: {
     stt: (endpoint) =>
-      new deepgram.STT({
+      new (plugin('deepgram').STT)({
         model: endpoint.model,
         baseUrl: deepgramRoot(endpoint.baseUrl),
         apiKey: endpoint.apiKey,
@@ -78,7 +127,7 @@ const providers: Record<Endpoint['api'], Builders> = {
       }),
     // Deepgram's voices are models (`aura-2-thalia-en`).
     tts: (endpoint) =>
-      new deepgram.TTS({
+      new (plugin('deepgram').TTS)({
         model: endpoint.voice || endpoint.model,
         baseUrl: deepgramRoot(endpoint.baseUrl),
         apiKey: endpoint.apiKey,
@@ -86,14 +135,14 @@ const providers: Record<Endpoint['api'], Builders> = {
   },
   elevenlabs: {
     stt: (endpoint) =>
-      new elevenlabs.STT({
+      new (plugin('elevenlabs').STT)({
         model: endpoint.model,
         baseURL: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
         languageCode: endpoint.language,
       }),
     tts: (endpoint, { language }) =>
-      new elevenlabs.TTS({
+      new (plugin('elevenlabs').TTS)({
         model: endpoint.model,
         voiceId: endpoint.voice,
         baseURL: endpoint.baseUrl,
@@ -103,14 +152,14 @@ const providers: Record<Endpoint['api'], Builders> = {
   },
   cartesia: {
     stt: (endpoint) =>
-      new cartesia.STT({
+      new (plugin('cartesia').STT)({
         model: endpoint.model,
         baseUrl: endpoint.baseUrl,
         apiKey: endpoint.apiKey,
         language: endpoint.language,
       }),
     tts: (endpoint, { language }) =>
-      new cartesia.TTS({
+      new (plugin('cartesia').TTS)({
         model: endpoint.model,
         voice: endpoint.voice,
         baseUrl: endpoint.baseUrl,
@@ -120,14 +169,14 @@ const providers: Record<Endpoint['api'], Builders> = {
   },
   google: {
     llm: (endpoint, { temperature }) =>
-      new google.LLM({
+      new (plugin('google').LLM)({
         model: endpoint.model,
         apiKey: endpoint.apiKey,
         temperature,
         httpOptions: { baseUrl: endpoint.baseUrl },
       }),
     realtime: (endpoint, { temperature, language }) =>
-      new google.realtime.RealtimeModel({
+      new (plugin('google').realtime.RealtimeModel)({
         model: endpoint.model,
         apiKey: endpoint.apiKey,
         temperature,

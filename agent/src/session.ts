@@ -14,7 +14,12 @@ import type {
 import { type AmdRun, type DetectionModels, detectAnsweringMachine, type WaitForAnswer } from './amd.ts'
 import { type Arrival, ParleyAgent } from './parley-agent.ts'
 import { wordingFor } from './prompt.ts'
-import { buildDetectionModels, buildPipelineModels, buildRealtimeModel } from './providers.ts'
+import {
+  buildDetectionModels,
+  buildPipelineModels,
+  buildRealtimeModel,
+  loadProvidersFor,
+} from './providers.ts'
 import { buildTools } from './tools/index.ts'
 import { knowledgeForTurn } from './tools/search-knowledge.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
@@ -115,7 +120,7 @@ const argumentsOf = (args: string): Record<string, unknown> => {
  * a room: the job starts it in the room, the tests in the framework's text mode. No rule of the
  * product lives here (who may call what, billing): the server decided those in the metadata and
  * the setup; this maps them onto the framework. Throws UnsupportedSetupError when the setup lacks
- * a model the agent needs.
+ * a model the agent needs. The setup's plugins are loaded first (`loadProvidersFor`).
  */
 export const buildCallSession = ({
   metadata,
@@ -310,6 +315,7 @@ export const buildCallSession = ({
   const transfer = async (target: HandoffTarget) => {
     try {
       const handed = await api.handoff(callId, target.id)
+      await loadProvidersFor(handed.setup)
       const history = session.currentAgent.chatCtx.copy({
         excludeInstructions: true,
         excludeFunctionCall: true,

@@ -9,6 +9,7 @@ import { buildCallSession } from './session.ts'
 import { startWorkerTracing, workerTracer } from './tracing.ts'
 import { createWorkerApi, type WorkerApi } from './worker-api.ts'
 import { createWorkerMetrics, serveWorkerHttp } from './worker-metrics.ts'
+import '../test/helpers/plugins.ts'
 
 /**
  * The worker's observability against a real Parley server: its traces joined to the server's

@@ -16,6 +16,7 @@ import {
   ZVoiceTestVisitorResponse,
 } from '@parley/shared'
 import { ofetch } from 'ofetch'
+import { loadProvidersFor } from './providers.ts'
 import { buildCallSession } from './session.ts'
 import type { Keypad } from './tools/send-dtmf.ts'
 import type { WorkerApi } from './worker-api.ts'
@@ -281,9 +282,11 @@ export const runVoiceTestCase = async ({
       userId: null,
       agent: testCase.agent,
     }
+    const callSetup = stubbed(testCase.setup)
+    await loadProvidersFor(callSetup)
     const built = buildCallSession({
       metadata,
-      setup: stubbed(testCase.setup),
+      setup: callSetup,
       services: {
         api: callApi,
         allowHosts: testCase.allowRealCalls ? [...allowHosts, stubs.host] : [stubs.host],

@@ -1,6 +1,7 @@
 import { log, type VAD, voice } from '@livekit/agents'
 import type { DispatchMetadata } from '@parley/shared'
 import { readDispatch } from '../../src/dispatch.ts'
+import { loadProvidersFor } from '../../src/providers.ts'
 import { buildCallSession } from '../../src/session.ts'
 import type { WorkerApi } from '../../src/worker-api.ts'
 import type { Parley } from '../helpers/parley.ts'
@@ -46,6 +47,7 @@ export const audioCalls = ({
     const dispatch = readDispatch(call.metadata)
     if (!dispatch.ok) throw new Error(`the server's metadata was refused: ${dispatch.problem}`)
     const setup = await api.setup(call.callId)
+    await loadProvidersFor(setup)
     const shutdowns: string[] = []
     const built = buildCallSession({
       metadata: adjust(dispatch.metadata),

@@ -13,7 +13,9 @@ if (!process.env.TMPDIR && existsSync(RAM_DISK)) {
 }
 
 /**
- * Two cores: two workers at once (vitest's default on two cores is one). The server's files run
+ * Three workers on two cores (vitest's default there is one): a file spends most of its time
+ * waiting (on its servers, Chromium, the voice worker's processes), and with two workers the cores
+ * were busy 1.2 of 2 on average; a third keeps them fed. The server's files run
  * without per-file isolation: each worker imports the server's modules once instead of once per file
  * (the server keeps its state per AppContext, so files do not see each other's), which took the
  * import phase from a third of the run to a tenth. Everything else keeps a fresh module graph per
@@ -23,7 +25,7 @@ if (!process.env.TMPDIR && existsSync(RAM_DISK)) {
 export default defineConfig({
   test: {
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

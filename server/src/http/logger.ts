@@ -10,7 +10,8 @@ import { traceFields } from '../tracing/index.ts'
  */
 const redactPaths = ['*.password', '*.token', '*.jwtSecret', '*.adminToken']
 
-const pathOf = (url: string | undefined) => {
+/** A request URL without its query (which may carry anything the caller put there). */
+export const pathOf = (url: string | undefined) => {
   if (url === undefined) return ''
   const query = url.indexOf('?')
   return query === -1 ? url : url.slice(0, query)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import { pinoHttp } from 'pino-http'
-import { requestSummary } from './logger.ts'
+import { pathOf, requestSummary } from './logger.ts'
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -26,12 +26,6 @@ const probePaths = new Set(['/healthz', '/readyz'])
 
 /** One probe in this many gets its access-log line (the first one always does). */
 export const PROBE_LOG_SAMPLE = 100
-
-const pathOf = (url: string | undefined) => {
-  if (url === undefined) return ''
-  const query = url.indexOf('?')
-  return query === -1 ? url : url.slice(0, query)
-}
 
 /**
  * pino-http's `autoLogging.ignore`: probes are logged one in `every` (a failing readiness check

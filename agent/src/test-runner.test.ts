@@ -317,20 +317,25 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       expectations: [{ type: 'must_call', function: 'lookup_order', arguments: { orderNumber: 'A17' } }],
       stubs: { lookup_order: { status: 'shipped' } },
     })
-    const toolsOf = async (version?: number) => {
+    /** One run on `version` (the published one when none) where the model looks the order up, then says `reply`. */
+    const runOn = async (
+      version?: number,
+      { testIds, reply }: { testIds?: string[]; reply: string } = { reply: 'It has shipped.' },
+    ) => {
       llm.reset()
       const started = await request(`/v1/agents/${agent.id}/test-runs`, {
         method: 'POST',
-        json: version ? { version } : {},
+        json: { ...(version ? { version } : {}), ...(testIds ? { testIds } : {}) },
       })
       expect(started.status, JSON.stringify(started.body)).toBe(202)
-      llm.queue(
-        { toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":"A17"}'] }] },
-        { text: ['It has shipped.'] },
-      )
+      llm.queue({ toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":"A17"}'] }] }, { text: [reply] })
       expect(await runClaimedTestCases(runnerOptions())).toBe(1)
       const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
       expect(run.version).toBe(version ?? 3)
+      return run
+    }
+    const toolsOf = async (version?: number) => {
+      const run = await runOn(version)
       return { run, tools: llm.requests[0]?.tools?.map((tool) => tool.function) ?? [] }
     }
     // Version 2: the old name, description and parameters reach the model; the stub answers the old name.
@@ -369,18 +374,7 @@ describe('a voice agent’s test run, run by the voice worker', { timeout: 60_00
       expectations: [{ type: 'must_call', function: 'lookup_order' }],
       allowRealCalls: true,
     })
-    llm.reset()
-    const started = await request(`/v1/agents/${agent.id}/test-runs`, {
-      method: 'POST',
-      json: { version: 2, testIds: [real.id] },
-    })
-    expect(started.status, JSON.stringify(started.body)).toBe(202)
-    llm.queue(
-      { toolCalls: [{ name: 'lookup_order', args: ['{"orderNumber":"A17"}'] }] },
-      { text: ['I cannot look that up.'] },
-    )
-    expect(await runClaimedTestCases(runnerOptions())).toBe(1)
-    const run = (await request(`/v1/agents/${agent.id}/test-runs/${started.body.data.id}`)).body.data
+    const run = await runOn(2, { testIds: [real.id], reply: 'I cannot look that up.' })
     expect(run.results[0]?.transcript).toContainEqual(
       expect.objectContaining({ role: 'tool', name: 'lookup_order', answeredBy: 'refused' }),
     )

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
  * Where the machine has a RAM disk, temporary files go there: every test server copies the
@@ -15,13 +15,17 @@ if (!process.env.TMPDIR && existsSync(RAM_DISK)) {
 /**
  * Three workers on two cores (vitest's default there is one): a file spends most of its time
  * waiting (on its servers, Chromium, the voice worker's processes), and with two workers the cores
- * were busy 1.2 of 2 on average; a third keeps them fed. The server's files run
- * without per-file isolation: each worker imports the server's modules once instead of once per file
- * (the server keeps its state per AppContext, so files do not see each other's), which took the
- * import phase from a third of the run to a tenth. Everything else keeps a fresh module graph per
- * file: the widget's tests put `window` and `document` on globalThis, and the agent's framework
- * keeps process-wide state.
+ * were busy 1.2 of 2 on average; a third keeps them fed.
+ *
+ * Files that run in Node without a DOM share one module graph per worker (`isolate: false`): each
+ * worker imports the server, the voice agent's framework and its plugins once instead of once per
+ * file. The server keeps its state per AppContext and the agent's per call session, so files do
+ * not see each other's. The studio's browser files are among them (they start the server; the
+ * pages run in Chromium). Isolated: the widget's tests, which put `window` and `document` on
+ * globalThis, and the studio's pure ones, which read the CSS global where a browser has it.
  */
+const STUDIO_PURE = ['studio/test/i18n.test.ts', 'studio/test/tryit-snippet.test.ts']
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -34,8 +38,15 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'server',
-          include: ['server/**/*.test.ts', 'platform/**/*.test.ts', 'client/test/**/*.test.ts'],
+          name: 'node',
+          include: [
+            'server/**/*.test.ts',
+            'platform/**/*.test.ts',
+            'client/test/**/*.test.ts',
+            'agent/**/*.test.ts',
+            'studio/test/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, ...STUDIO_PURE],
           isolate: false,
         },
       },
@@ -43,12 +54,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          include: [
-            'shared/**/*.test.ts',
-            'widget/src/**/*.test.ts',
-            'agent/**/*.test.ts',
-            'studio/test/**/*.test.ts',
-          ],
+          include: ['shared/**/*.test.ts', 'widget/src/**/*.test.ts', ...STUDIO_PURE],
         },
       },
     ],

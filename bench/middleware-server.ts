@@ -4,9 +4,12 @@
  * `bare`, a bare Express 5 app with the same two routes; `full`, Parley's server with its whole
  * middleware stack as `npm start` configures it by default (access log at info, metrics on), the
  * log written to this process's stdout (the parent points it at /dev/null). Says `ready` with its
- * URL over IPC, answers `cpu` with the CPU time it has used (µs), and stops on `stop`.
+ * URL over IPC, answers `cpu` with the CPU time it has used (µs), profiles between `profile-start`
+ * and `profile-stop`, and stops on `stop`.
  */
+import { writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
+import { Session } from 'node:inspector/promises'
 import express from 'express'
 import { z } from 'zod'
 import { start } from '../server/src/server.ts'
@@ -63,8 +66,38 @@ const startFull = async () => {
   }
 }
 
+/**
+ * CPU profiles of chosen stretches (BENCH_PROFILE in bench/middleware.ts): V8's sampling profiler
+ * through the inspector, started and stopped over IPC, so a profile holds one target's rounds and
+ * not the start-up.
+ */
+let profiler: Session | null = null
+const startProfile = async () => {
+  profiler = new Session()
+  profiler.connect()
+  await profiler.post('Profiler.enable')
+  await profiler.post('Profiler.start')
+}
+const stopProfile = async (file: string) => {
+  if (profiler === null) return
+  const { profile } = await profiler.post('Profiler.stop')
+  writeFileSync(file, JSON.stringify(profile))
+  profiler.disconnect()
+  profiler = null
+}
+
 const server = side === 'bare' ? await startBare() : await startFull()
-process.on('message', async (request: { type: string }) => {
+process.on('message', async (request: { type: string; file?: string }) => {
+  if (request.type === 'profile-start') {
+    await startProfile()
+    send({ type: 'profiling' })
+    return
+  }
+  if (request.type === 'profile-stop') {
+    await stopProfile(request.file as string)
+    send({ type: 'profiled' })
+    return
+  }
   if (request.type === 'cpu') {
     const { user, system } = process.cpuUsage()
     send({ type: 'cpu', micros: user + system })

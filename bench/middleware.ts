@@ -1,7 +1,9 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import { mkdirSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 
@@ -25,10 +27,14 @@ type Target = {
   cpu: () => Promise<number>
   /** The server's CPU when nobody calls it (timers, the job queue's polls), µs per second. */
   background: () => number
+  /** Profiles the target's server over its measured rounds (with BENCH_PROFILE). */
+  profile?: { start: () => Promise<void>; stop: (file: string) => Promise<void> }
 }
 type ChildMessage =
   | { type: 'ready'; url: string; adminToken: string | null }
   | { type: 'cpu'; micros: number }
+  | { type: 'profiling' }
+  | { type: 'profiled' }
   | { type: 'stopped' }
 
 const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, type: T) => {
@@ -55,6 +61,14 @@ const forkSide = async (side: 'bare' | 'full', flags: string[]) => {
       child.send({ type: 'cpu' })
       return (await nextMessage(child, 'cpu')).micros
     },
+    startProfile: async () => {
+      child.send({ type: 'profile-start' })
+      await nextMessage(child, 'profiling')
+    },
+    stopProfile: async (file: string) => {
+      child.send({ type: 'profile-stop', file })
+      await nextMessage(child, 'profiled')
+    },
     stop: async () => {
       child.send({ type: 'stop' })
       await nextMessage(child, 'stopped').catch(() => undefined)
@@ -63,12 +77,18 @@ const forkSide = async (side: 'bare' | 'full', flags: string[]) => {
 }
 
 /** The CPU the requests cost: what the server used less its background for that long. */
-const measureOnce = async ({ url, headers, cpu, background }: Target, duration: number): Promise<Side> => {
+const measureOnce = async (
+  { url, headers, cpu, background, profile }: Target,
+  duration: number,
+  profileFile?: string,
+): Promise<Side> => {
+  if (profileFile) await profile?.start()
   const cpuBefore = await cpu()
   const startedAt = performance.now()
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration })
   const seconds = (performance.now() - startedAt) / 1000
   const cpuMicros = (await cpu()) - cpuBefore - background() * seconds
+  if (profileFile) await profile?.stop(profileFile)
   return {
     cpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
     leastCpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
@@ -119,7 +139,9 @@ const apiKeyOn = async (url: string, adminToken: string) => {
  * own, both up at once: `/healthz`, and a no-op route that the full stack serves behind a secret
  * API key (cached key, rate limiter) and the bare app serves as is. Rounds alternate the four
  * targets so the machine's drift falls on all alike; each figure is the mean of its rounds.
- * BENCH_FLAGS adds node flags to the full side (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_FLAGS adds node flags to the full side (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_PROFILE=<directory> writes a CPU profile of each target's measured rounds there
+ * (without the start-up and warm-up that `--cpu-prof` holds; the profiler's cost shows in the figures).
  */
 export const run = async () => {
   const fullFlags = (process.env.BENCH_FLAGS ?? '').split(' ').filter(Boolean)
@@ -134,6 +156,14 @@ export const run = async () => {
       bare: ((await bare.cpu()) - bareIdle) / IDLE_SECONDS,
       full: ((await full.cpu()) - fullIdle) / IDLE_SECONDS,
     }
+    const fullProfile = { start: full.startProfile, stop: full.stopProfile }
+    const bareProfile = { start: bare.startProfile, stop: bare.stopProfile }
+    const profileDirectory = process.env.BENCH_PROFILE
+    if (profileDirectory) mkdirSync(profileDirectory, { recursive: true })
+    const profileFileOf = (target: Target, round: number) =>
+      profileDirectory && target.profile
+        ? join(profileDirectory, `${target.label.replace(/\W+/g, '-')}-${round + 1}.cpuprofile`)
+        : undefined
     const allTargets: Target[] = [
       {
         label: 'bare Express /healthz',
@@ -141,6 +171,7 @@ export const run = async () => {
         headers: {},
         cpu: bare.cpu,
         background: () => backgroundOf.bare,
+        profile: bareProfile,
       },
       {
         label: 'full stack /healthz',
@@ -148,6 +179,7 @@ export const run = async () => {
         headers: {},
         cpu: full.cpu,
         background: () => backgroundOf.full,
+        profile: fullProfile,
       },
       {
         label: 'bare Express no-op',
@@ -155,6 +187,7 @@ export const run = async () => {
         headers: {},
         cpu: bare.cpu,
         background: () => backgroundOf.bare,
+        profile: bareProfile,
       },
       {
         label: 'full stack no-op (API key)',
@@ -162,6 +195,7 @@ export const run = async () => {
         headers: { 'x-api-key': key },
         cpu: full.cpu,
         background: () => backgroundOf.full,
+        profile: fullProfile,
       },
     ]
     // BENCH_ONLY=healthz or no-op keeps the targets whose label holds it (a profile of one path).
@@ -172,7 +206,8 @@ export const run = async () => {
     for (const target of targets) await measureOnce(target, 1)
     const runs: Side[][] = targets.map(() => [])
     for (let round = 0; round < ROUNDS; round++)
-      for (const [i, target] of targets.entries()) runs[i]?.push(await measureOnce(target, SECONDS_PER_RUN))
+      for (const [i, target] of targets.entries())
+        runs[i]?.push(await measureOnce(target, SECONDS_PER_RUN, profileFileOf(target, round)))
     const sides = runs.map(
       (rounds): Side => ({
         requestsPerSecond: mean(rounds.map((side) => side.requestsPerSecond)),

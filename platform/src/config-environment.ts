@@ -236,4 +236,5 @@ export const ZEnvironment = z.object({
   }),
   ROLE: z.enum(roles, { message: `must be one of ${roles.join(', ')}` }).default('all'),
   LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(', ')}` }).default('info'),
+  PROBE_LOG_SAMPLE: wholeNumber(6, 'probes', 1).default(100),
 })

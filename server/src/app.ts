@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import cors from 'cors'
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express'
-import helmet from 'helmet'
+import express, { type Express } from 'express'
 import { registerAdminRoutes } from './admin/index.ts'
 import { registerAgentTestRoutes } from './agent-tests/index.ts'
 import {
@@ -26,11 +25,12 @@ import { requireHttps } from './http/https-guard.ts'
 import { guardParsedBody, guardRequestLine, requireUtf8Body } from './http/input-guard.ts'
 import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
+import { applySecurityHeaders, recordSecurityHeaders } from './http/security-headers.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
 import { registerKnowledgeRoutes } from './knowledge/index.ts'
-import { measureRequests, registerMetricsRoutes } from './metrics/index.ts'
+import { measureRequest, registerMetricsRoutes } from './metrics/index.ts'
 import { createDocsRouter } from './openapi/docs-page.ts'
 import { createRegistry, generateDocument } from './openapi/document.ts'
 import { authenticateStudioToken, registerOrganizationRoutes, v1RateLimitOf } from './orgs/index.ts'
@@ -83,17 +83,20 @@ const chatCors = cors({
 })
 
 /**
- * Runs `handlers` on each request before express takes it. Express gives every request and
- * response its own prototypes, after which each property a middleware adds or reads costs
- * several times more: pino-http's request id and child logger cost ~35 µs a request as an express
- * middleware and ~8 µs here (a bare app on the shared 2-core machine; bench/middleware.ts shows
- * the whole stack). These need nothing of express's. A handler that fails hands its error to
- * express, whose first layer passes it on to the error handler: the request is answered 500 in its
- * area's shape, never served without what the failed handler would have added.
+ * What runs on each request before express takes it: each gets the raw request and response and
+ * must finish at once. Express gives every request and response its own prototypes, after which
+ * each property a handler adds or reads costs several times more: pino-http's request id and
+ * child logger cost ~35 µs a request as an express middleware and ~8 µs here (a bare app on the
+ * shared 2-core machine; bench/middleware.ts shows the whole stack). These need nothing of
+ * express's. One that throws hands its error to express, whose first layer passes it on to the
+ * error handler: the request is answered 500 in its area's shape, never served without what the
+ * failed handler (or the ones after it) would have added.
  */
+type EarlyHandler = (req: IncomingMessage, res: ServerResponse) => void
+
 const earlyFailures = new WeakMap<IncomingMessage, unknown>()
 
-const runBeforeExpress = (app: Express, handlers: RequestHandler[]) => {
+const runBeforeExpress = (app: Express, handlers: EarlyHandler[]) => {
   app.use((req, _res, next) => {
     const error = earlyFailures.get(req)
     if (error === undefined) next()
@@ -103,27 +106,12 @@ const runBeforeExpress = (app: Express, handlers: RequestHandler[]) => {
   const handled = app as unknown as { handle: Handle }
   const handle = handled.handle.bind(app)
   handled.handle = (req, res, done) => {
-    let isHandedOver = false
-    const handOver = () => {
-      if (isHandedOver) return
-      isHandedOver = true
-      handle(req, res, done)
-    }
-    const fail = (error: unknown) => {
-      earlyFailures.set(req, error)
-      handOver()
-    }
-    const run = (index: number) => {
-      const handler = handlers[index]
-      if (handler === undefined) handOver()
-      else
-        handler(req as Request, res as Response, (error?: unknown) => (error ? fail(error) : run(index + 1)))
-    }
     try {
-      run(0)
+      for (const handler of handlers) handler(req, res)
     } catch (error) {
-      fail(error)
+      earlyFailures.set(req, error)
     }
+    handle(req, res, done)
   }
 }
 
@@ -137,10 +125,13 @@ export const createApp = (
   // An array is copied: express keeps what it is given and the config is frozen.
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
+  const requestLog = requestContext(ctx.logger, { probeSample: ctx.config.probeLogSample })
+  // helmet's defaults compute nothing per request: its headers are taken once (security-headers.ts).
+  const securityHeaders = recordSecurityHeaders()
   runBeforeExpress(app, [
-    requestContext(ctx.logger),
-    ...(ctx.config.metrics.isEnabled ? [measureRequests] : []),
-    helmet(),
+    (req, res) => requestLog(req, res),
+    ...(ctx.config.metrics.isEnabled ? [measureRequest] : []),
+    (_req, res) => applySecurityHeaders(res, securityHeaders),
   ])
   // The request's span: everything the request does runs inside it (the access line finds its
   // trace by the request, see http/logger.ts).
@@ -155,12 +146,27 @@ export const createApp = (
   )
   // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body })
-  // A request with neither header has no body (RFC 9112 §6.3): the parser would look and pass.
+  // A request with neither header has no body (RFC 9112 §6.3): the parser would look and pass, and
+  // there would be no parsed body to check. One layer, not two: each costs every request.
   app.use((req, res, next) => {
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next()
-    else parseJson(req, res, next)
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      next()
+      return
+    }
+    parseJson(req, res, (error?: unknown) => {
+      if (error) {
+        next(error)
+        return
+      }
+      let problem: unknown
+      try {
+        guardParsedBody(req, res, () => {})
+      } catch (thrown) {
+        problem = thrown
+      }
+      next(problem)
+    })
   })
-  app.use(guardParsedBody)
   // After the body parsers: their stream callbacks would not carry the scope.
   app.use(auditScope)
 

@@ -143,6 +143,8 @@ export type Config = Readonly<{
   trustProxy: false | number | readonly string[]
   role: (typeof roles)[number]
   logLevel: (typeof logLevels)[number]
+  /** One /healthz or /readyz access line in this many (slow and failed ones always). */
+  probeLogSample: number
 }>
 
 /**
@@ -296,5 +298,6 @@ export const loadConfig = (env: Environment = process.env): Config => {
     trustProxy: Array.isArray(vars.TRUST_PROXY) ? Object.freeze(vars.TRUST_PROXY) : vars.TRUST_PROXY,
     role: vars.ROLE,
     logLevel: vars.LOG_LEVEL,
+    probeLogSample: vars.PROBE_LOG_SAMPLE,
   })
 }

@@ -98,7 +98,7 @@ const requireSecretKey =
       next()
       return
     }
-    req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => apiKeyOf(req) }, (key) =>
+    req.actor = await limitKeyFailures(ctx, { req, res, keyOf: apiKeyOf }, (key) =>
       auth.apiKey({ ctx, key, origin: req.get('origin'), allowWidget: false }),
     )
     next()
@@ -136,7 +136,8 @@ const requireSessionCreator =
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
       req.actor = await auth.studioToken(ctx, studioToken)
     } else {
-      req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => key }, (given) =>
+      // The key read above: apiKeyOf would have thrown there already.
+      req.actor = await limitKeyFailures(ctx, { req, res, keyOf: apiKeyOf }, (given) =>
         auth.apiKey({ ctx, key: given, origin: req.get('origin'), allowWidget: true }),
       )
     }

@@ -114,6 +114,12 @@ const strictInput = (schema: z.ZodType): z.ZodType => {
 
 const noFields = z.object({})
 
+/**
+ * Whether the request URL has a query string: without one, a route that takes no query has
+ * nothing to check (express would parse the URL again to make `req.query` an empty object).
+ */
+const hasQuery = (req: Request) => req.url.includes('?')
+
 /** A JSON object sent to a route that takes no body; raw bodies (webhooks) are the route's own. */
 const refuseObjectBody = (value: unknown) => {
   if (value !== null && typeof value === 'object' && !Array.isArray(value))
@@ -352,15 +358,23 @@ export class RouteTable {
     // A route that takes no query or body still names what it was sent: nothing is known.
     const querySchema = strictInput(route.query ?? noFields)
     const bodySchema = route.body ? strictInput(route.body) : undefined
-    const handler: RequestHandler = async (req, res) => {
+    const send = (res: Response, result: unknown) => {
+      // A handler may pick another status itself (readiness answers 503 with a body).
+      if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
+    }
+    // A handler that answers at once is answered at once, without a promise and a turn of the
+    // microtask queue; express passes a throw or a rejection alike to the error handler.
+    const handler: RequestHandler = (req, res) => {
       const params = parse(route.params, req.params, 'path') as Infer<Params>
-      const query = parse(querySchema, req.query, 'query') as Infer<Query>
+      const query = (
+        route.query === undefined && !hasQuery(req) ? {} : parse(querySchema, req.query, 'query')
+      ) as Infer<Query>
       const body = (
         bodySchema ? parse(bodySchema, req.body, 'body') : refuseObjectBody(req.body)
       ) as Infer<Body>
-      const result = await route.handle({ params, query, body, req, res })
-      // A handler may pick another status itself (readiness answers 503 with a body).
-      if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
+      const result = route.handle({ params, query, body, req, res })
+      if (result instanceof Promise) return result.then((value) => send(res, value))
+      send(res, result)
     }
     const first = route.path.split('/')[1]
     if (!first || isParam(first)) throw new Error(`A route's path starts with a fixed segment: ${route.path}`)

@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Response } from 'express'
 import type pg from 'pg'
 import { openSpan } from '../tracing/index.ts'
 import {
@@ -48,16 +49,18 @@ const seriesOf = (method: string, route: string, status: number): RequestSeries 
   return series
 }
 
-/** Counts and times every request by method, route template and status, when its answer ends. */
-export const measureRequests: RequestHandler = (req, res, next) => {
+/**
+ * Counts and times every request by method, route template and status, when its answer ends.
+ * Runs before express (app.ts); the route is read at the end, after express routed the request.
+ */
+export const measureRequest = (req: IncomingMessage, res: ServerResponse) => {
   const startedAt = performance.now()
   // 'close' comes once per response, after 'finish' or an abort.
   res.on('close', () => {
-    const series = seriesOf(req.method, routeOf(req), res.statusCode)
+    const series = seriesOf(req.method ?? '', routeOf(req as Response['req']), res.statusCode)
     series.requests.inc()
     series.duration.observe((performance.now() - startedAt) / 1000)
   })
-  next()
 }
 
 /** Counts an SSE stream as open until the returned function runs (once). */

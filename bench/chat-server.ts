@@ -7,6 +7,7 @@
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { writeHeapSnapshot } from 'node:v8'
+import { countActiveReplies } from '../server/src/chat/index.ts'
 import { start } from '../server/src/server.ts'
 import { benchConfig } from './bench-config.ts'
 
@@ -53,6 +54,7 @@ process.on('message', async (request: Request) => {
     send({
       type: 'stats',
       openStreams: keyIds.reduce((sum, id) => sum + server.ctx.streams.countOpen(id), 0),
+      activeReplies: countActiveReplies(server.ctx),
       ...Object.fromEntries(
         Object.entries(process.memoryUsage()).map(([name, bytes]) => [`${name}MiB`, bytes / 2 ** 20]),
       ),

@@ -80,6 +80,9 @@ export const trackReply = (
   }
 }
 
+/** How many replies of this instance have not yet recorded their outcome (the chat bench waits on it). */
+export const countActiveReplies = (ctx: AppContext) => registries.get(ctx)?.size ?? 0
+
 /** Makes sure this instance listens for stops and resumes before any reply starts. */
 export const listenForStops = (ctx: AppContext) => void registryOf(ctx)
 

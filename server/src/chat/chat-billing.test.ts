@@ -280,6 +280,60 @@ describe('every token paid for', () => {
     expect(Number(conversation.cost_micros)).toBe(expected)
     expect(Number(conversation.output_tokens)).toBe(outputTokens)
   })
+
+  it('many replies whose clients go away at once are each recorded and their holds settled once', async () => {
+    // More replies than the pool has connections (1 embedded, 10 on PostgreSQL): they all end in
+    // the same moment and queue to record rather than each waiting for a connection.
+    const REPLIES = 24
+    const { team, key, agent } = await tenant(10_000_000)
+    const sessions = await Promise.all(
+      Array.from({ length: REPLIES }, () => createChatSession(server, { key, agentId: agent.id })),
+    )
+    llm.setFallback({ text: ['Partial'], hang: true })
+    const controllers = sessions.map(() => new AbortController())
+    const firstChunks = sessions.map(async (session, index) => {
+      const response = await server.request(`/v1/chat/sessions/${session.conversation_id}/messages`, {
+        method: 'POST',
+        token: session.session_token,
+        json: { message: 'Hold on' },
+        signal: controllers[index]?.signal,
+      })
+      const reader = response.body?.getReader()
+      let text = ''
+      while (!text.includes('event: chunk')) {
+        const part = await reader?.read()
+        if (!part || part.done) throw new Error('the stream ended before its first chunk')
+        text += new TextDecoder().decode(part.value)
+      }
+    })
+    await Promise.all(firstChunks)
+    for (const controller of controllers) controller.abort()
+
+    const conversationIds = sessions.map((session) => session.conversation_id)
+    await expect
+      .poll(() =>
+        server.ctx.db
+          .selectFrom('conversations')
+          .select('id')
+          .where('id', 'in', conversationIds)
+          .where('reply_started_at', 'is not', null)
+          .execute(),
+      )
+      .toEqual([])
+    await expect.poll(() => openHolds(team.organizationId)).toEqual([])
+    const partials = await server.ctx.db
+      .selectFrom('chat_messages')
+      .select(['conversation_id', 'content'])
+      .where('conversation_id', 'in', conversationIds)
+      .where('role', '=', 'assistant')
+      .execute()
+    expect(partials).toHaveLength(REPLIES)
+    expect(partials.every((row) => row.content === 'Partial')).toBe(true)
+    const charges = await usageRows(team.organizationId)
+    expect(charges).toHaveLength(REPLIES)
+    const charged = charges.reduce((sum, row) => sum - Number(row.amount_micros), 0)
+    expect(await getBalanceMicros(server.ctx.db, team.organizationId)).toBe(10_000_000 - charged)
+  })
 })
 
 describe('prompt counting', () => {

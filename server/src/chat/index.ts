@@ -3,7 +3,7 @@
  * and recovery, and the conversation's messages (spoken ones included). Other areas use it through
  * this file.
  */
-export { waitForActiveReplies } from './active-replies.ts'
+export { countActiveReplies, waitForActiveReplies } from './active-replies.ts'
 export { assertCredits, priceReply, replyCharge } from './billing.ts'
 export { type ConversationAnalysisQueue, registerChatJobs, registerConversationAnalysis } from './end.ts'
 export { completionSourceFor, type LlmMessage } from './llm.ts'

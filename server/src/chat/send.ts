@@ -1,5 +1,6 @@
 import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
+import pLimit, { type LimitFunction } from 'p-limit'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/index.ts'
 import { coverHold, type ReplyRound, releaseHold, requireHold, settleHold } from '../billing/index.ts'
@@ -313,6 +314,27 @@ const settleReply = async (
   return startPlan(plan, signal)
 }
 
+/**
+ * How many replies of this instance write their record (or settle a failed one) at once. A mass
+ * disconnect ends thousands of replies in the same moment: unbounded, each would wait for one of
+ * the pool's 10 connections (db/index.ts) and past its 10 s connection timeout fail to record,
+ * and sessions, streams and health checks would find no connection either. Bounded, the records
+ * queue here without a timeout and the rest of the pool stays free for everything else.
+ */
+const RECORDS_AT_ONCE = 4
+
+const recorders = new WeakMap<AppContext, LimitFunction>()
+
+/** Runs `write` when fewer than RECORDS_AT_ONCE replies of this instance are recording. */
+const whenRecording = <T>(ctx: AppContext, write: () => Promise<T>): Promise<T> => {
+  let limit = recorders.get(ctx)
+  if (!limit) {
+    limit = pLimit(RECORDS_AT_ONCE)
+    recorders.set(ctx, limit)
+  }
+  return limit(write)
+}
+
 /** Records the reply and its usage, and keeps what the next reply can start from. */
 const recordReply = async (
   ctx: AppContext,
@@ -334,36 +356,38 @@ const recordReply = async (
   const isStored = outcome.text !== '' || outcome.status !== 'complete'
   // The message, its tools, the charge of every round (settling the hold) and the session's
   // totals: one transaction, so a crash leaves either all of it or the hold for another to settle.
-  await ctx.db.transaction().execute(async (tx) => {
-    if (isStored)
-      await store.insertMessage(tx, {
-        id: messageId,
-        conversationId: conversation.id,
-        role: 'assistant',
-        content: outcome.text,
-        tokenCount: outcome.outputTokens,
-        status: outcome.status,
-        model: outcome.model,
-        fallbackFrom: outcome.fallbackFrom,
-        sources: prepared.knowledge?.sources ?? null,
+  await whenRecording(ctx, () =>
+    ctx.db.transaction().execute(async (tx) => {
+      if (isStored)
+        await store.insertMessage(tx, {
+          id: messageId,
+          conversationId: conversation.id,
+          role: 'assistant',
+          content: outcome.text,
+          tokenCount: outcome.outputTokens,
+          status: outcome.status,
+          model: outcome.model,
+          fallbackFrom: outcome.fallbackFrom,
+          sources: prepared.knowledge?.sources ?? null,
+        })
+      await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
+      const charged = await settleHold(ctx, tx, {
+        id: holdId,
+        charge: replyCharge({
+          organizationId: conversation.organizationId,
+          conversationId: conversation.id,
+          costMicros: outcome.costMicros,
+        }),
       })
-    await store.insertToolCalls(tx, { conversationId: conversation.id, calls: outcome.toolCalls })
-    const charged = await settleHold(ctx, tx, {
-      id: holdId,
-      charge: replyCharge({
-        organizationId: conversation.organizationId,
-        conversationId: conversation.id,
-        costMicros: outcome.costMicros,
-      }),
-    })
-    // Null: another instance took this one for dead and settled the hold from the checkpoint.
-    await store.addReplyUsage(tx, {
-      id: conversation.id,
-      inputTokens: charged === null ? 0 : outcome.inputTokens,
-      outputTokens: charged === null ? 0 : outcome.outputTokens,
-      costMicros: charged ?? 0,
-    })
-  })
+      // Null: another instance took this one for dead and settled the hold from the checkpoint.
+      await store.addReplyUsage(tx, {
+        id: conversation.id,
+        inputTokens: charged === null ? 0 : outcome.inputTokens,
+        outputTokens: charged === null ? 0 : outcome.outputTokens,
+        costMicros: charged ?? 0,
+      })
+    }),
+  )
   // A handoff changed the agent and its tools, and an ended chat has no next reply.
   if (outcome.endSession || outcome.agent.id !== prepared.agent.id) {
     forgetPlan(ctx, conversation.id)
@@ -486,7 +510,7 @@ export const sendMessage = async (
     ctx.logger.error({ err: error, conversationId: conversation.id }, 'chat reply could not be recorded')
     forgetPlan(ctx, conversation.id)
     emit('error', { error: 'The reply could not be completed; please try again' })
-    await store.releaseReply(ctx.db, conversation.id).catch(() => undefined)
+    await whenRecording(ctx, () => store.releaseReply(ctx.db, conversation.id)).catch(() => undefined)
   } finally {
     await checkpoints.finish()
     reply.release()
@@ -509,13 +533,12 @@ const settleFailedReply = async (
   }: { conversation: store.ConversationRow; holdId: string; outcome: ReplyOutcome | null },
 ) => {
   if (!outcome) {
-    await releaseHold(ctx, holdId)
+    await whenRecording(ctx, () => releaseHold(ctx, holdId))
     return
   }
   const costMicros = outcome.costMicros
-  await ctx.db
-    .transaction()
-    .execute((tx) =>
+  await whenRecording(ctx, () =>
+    ctx.db.transaction().execute((tx) =>
       settleHold(ctx, tx, {
         id: holdId,
         charge: replyCharge({
@@ -524,13 +547,13 @@ const settleFailedReply = async (
           costMicros,
         }),
       }),
-    )
-    .catch((error: unknown) =>
-      ctx.logger.error(
-        { err: error, conversationId: conversation.id, holdId, costMicros },
-        'a reply could not be charged; its hold is kept',
-      ),
-    )
+    ),
+  ).catch((error: unknown) =>
+    ctx.logger.error(
+      { err: error, conversationId: conversation.id, holdId, costMicros },
+      'a reply could not be charged; its hold is kept',
+    ),
+  )
 }
 
 /** Aborts the session's reply in progress, if any, on whichever instance streams it. */

@@ -12,7 +12,11 @@ const widgetWithoutPanelChunk = async () => {
   const frame = document.createElement('iframe')
   frame.srcdoc = `<script src="${URL.createObjectURL(broken)}"></script>`
   document.body.append(frame)
-  await waitFor(() => frame.contentWindow?.customElements?.get('parley-widget'), { message: 'loader' })
+  // The loader runs while the frame's parser is still in its head: wait for the body as well.
+  await waitFor(
+    () => frame.contentDocument?.body && frame.contentWindow?.customElements?.get('parley-widget'),
+    { message: 'loader' },
+  )
   const widget = frame.contentDocument.createElement('parley-widget')
   widget.setAttribute('agent-id', settings.supportAgentId)
   widget.setAttribute('key', settings.key)

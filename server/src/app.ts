@@ -158,9 +158,12 @@ export const createApp = (
         next(error)
         return
       }
+      // The guard throws what it finds; one passed on as next's argument counts the same.
       let problem: unknown
       try {
-        guardParsedBody(req, res, () => {})
+        guardParsedBody(req, res, (passed?: unknown) => {
+          problem = passed
+        })
       } catch (thrown) {
         problem = thrown
       }

@@ -58,13 +58,9 @@ describe('open-stream limits', () => {
     const agent = await makeAgent(server, team.owner)
     const session = (key: string) => createChatSession(server, { key, agentId: agent.id })
 
-    const asked = llm.requests.length
     const a1 = await openStream(await session(keyA))
     const a2 = await openStream(await session(keyA))
     expect([a1.response.status, a2.response.status]).toEqual([200, 200])
-    // An admitted reply's model request may land just after its headers: the stream opens as soon
-    // as the hold, the claim and the key, read at once, have answered.
-    await vi.waitFor(() => expect(llm.requests.length).toBe(asked + 2))
     const requestsBefore = llm.requests.length
     const a3 = await openStream(await session(keyA))
     expect(a3.response.status).toBe(429)

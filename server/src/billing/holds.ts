@@ -33,10 +33,9 @@ export type ReplyRound = {
 
 /**
  * Places a hold of `amountMicros`, or answers null when the balance minus the open holds cannot
- * cover it (or the balance is under `minBalanceMicros`). One statement, place_credit_hold
- * (migration 0087): the organization's balance row locked first, then the sum and the insert in a
- * statement of their own, whose snapshot (read committed) sees every hold committed by those who
- * held the lock before.
+ * cover it (or the balance is under `minBalanceMicros`). Two statements in one transaction: the
+ * lock first, then the sum and the insert in a statement of their own, whose snapshot (read
+ * committed) sees every hold committed by those who held the lock before.
  */
 export const placeHold = async (
   ctx: AppContext,
@@ -53,23 +52,37 @@ export const placeHold = async (
 ): Promise<string | null> => {
   const id = ulid()
   const now = new Date()
-  const round = hold.round
-  let placed: boolean | null
   try {
-    const { rows } = await sql<{ placed: boolean | null }>`
-      select place_credit_hold(${id}, ${hold.organizationId}, ${Math.max(hold.amountMicros, 1)},
-        ${Math.max(hold.minBalanceMicros ?? 0, 1)}, ${hold.kind}, ${hold.reference ?? null}, ${now},
-        ${new Date(now.getTime() + hold.ttlMs)}, ${round?.instanceId ?? null}, ${round?.messageId ?? null},
-        ${round?.model ?? null}, ${round?.promptTokens ?? null}, ${round?.usedMicros ?? 0},
-        ${round?.textOffset ?? 0}) as placed`.execute(ctx.db)
-    placed = rows[0]?.placed ?? null
+    return await ctx.db.transaction().execute(async (tx) => {
+      const organization = await tx
+        .selectFrom('organizations')
+        .select('credit_balance_micros')
+        .where('id', '=', hold.organizationId)
+        .forUpdate()
+        .executeTakeFirst()
+      if (!organization) throw AppError.notFound('organization')
+      const round = hold.round
+      const { rows } = await sql<{ id: string }>`
+        insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at,
+          instance_id, message_id, model, prompt_tokens, used_micros, text_offset)
+        select ${id}, o.id, ${Math.max(hold.amountMicros, 1)}, ${hold.kind}, ${hold.reference ?? null}, ${now},
+          ${new Date(now.getTime() + hold.ttlMs)}, ${round?.instanceId ?? null}, ${round?.messageId ?? null},
+          ${round?.model ?? null}, ${round?.promptTokens ?? null}, ${round?.usedMicros ?? 0},
+          ${round?.textOffset ?? 0}
+        from organizations o
+        where o.id = ${hold.organizationId}
+          and o.credit_balance_micros >= ${Math.max(hold.minBalanceMicros ?? 0, 1)}
+          and o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h
+            where h.organization_id = o.id and h.expires_at > ${now}), 0) >= ${Math.max(hold.amountMicros, 1)}
+        returning id`.execute(tx)
+      recordHolds({ kind: hold.kind, placed: rows.length, refused: 1 - rows.length })
+      return rows[0]?.id ?? null
+    })
   } catch (error) {
+    if (error instanceof AppError) throw error
     // A billing store that cannot answer is the spec's 503, never a free pass.
     throw AppError.unavailable('Billing service unavailable', error)
   }
-  if (placed === null) throw AppError.notFound('organization')
-  recordHolds({ kind: hold.kind, placed: placed ? 1 : 0, refused: placed ? 0 : 1 })
-  return placed ? id : null
 }
 
 /** placeHold, refusing with the spec's 402 when the credits (minus what is held) do not cover it. */
@@ -84,10 +97,9 @@ export const requireHold = async (
 
 /**
  * Grows (or shrinks) a reply's hold to `amountMicros` before its next model round, and records the
- * round (what a crash would leave to settle). Admission as placeHold's, in one statement too
- * (cover_credit_hold, migration 0087): the balance minus the organization's other open holds must
- * cover it, decided under the balance row's lock. Answers false, changing nothing, when it does
- * not (the round must not be sent).
+ * round (what a crash would leave to settle). Admission as placeHold's: the balance minus the
+ * organization's other open holds must cover it, decided under the balance row's lock. Answers
+ * false, changing nothing, when it does not (the round must not be sent).
  */
 export const coverHold = async (
   ctx: AppContext,
@@ -103,12 +115,27 @@ export const coverHold = async (
   const now = new Date()
   const { round } = cover
   try {
-    const { rows } = await sql<{ covered: boolean }>`
-      select cover_credit_hold(${cover.id}, ${cover.organizationId}, ${Math.max(cover.amountMicros, 1)},
-        ${Math.max(cover.minBalanceMicros ?? 0, 1)}, ${now}, ${new Date(now.getTime() + cover.ttlMs)},
-        ${round.instanceId}, ${round.messageId}, ${round.model}, ${round.promptTokens}, ${round.usedMicros},
-        ${round.textOffset}) as covered`.execute(ctx.db)
-    return rows[0]?.covered === true
+    return await ctx.db.transaction().execute(async (tx) => {
+      await tx
+        .selectFrom('organizations')
+        .select('id')
+        .where('id', '=', cover.organizationId)
+        .forUpdate()
+        .executeTakeFirst()
+      const { rows } = await sql<{ id: string }>`
+        update credit_holds h set amount_micros = ${Math.max(cover.amountMicros, 1)},
+          expires_at = ${new Date(now.getTime() + cover.ttlMs)}, instance_id = ${round.instanceId},
+          message_id = ${round.messageId}, model = ${round.model}, prompt_tokens = ${round.promptTokens},
+          used_micros = ${round.usedMicros}, text_offset = ${round.textOffset}
+        from organizations o
+        where h.id = ${cover.id} and o.id = h.organization_id
+          and o.credit_balance_micros >= ${Math.max(cover.minBalanceMicros ?? 0, 1)}
+          and o.credit_balance_micros - coalesce((select sum(other.amount_micros) from credit_holds other
+            where other.organization_id = o.id and other.id <> h.id and other.expires_at > ${now}), 0)
+            >= ${Math.max(cover.amountMicros, 1)}
+        returning h.id`.execute(tx)
+      return rows.length > 0
+    })
   } catch (error) {
     throw AppError.unavailable('Billing service unavailable', error)
   }

@@ -124,26 +124,6 @@ describe('every token paid for', () => {
     expect(((await history.json()) as { count: number }).count).toBe(0)
   })
 
-  it('a reply refused while another streams (409) leaves no hold of its own, the hold and the claim being asked at once', async () => {
-    const { team, key, agent } = await tenant(1_000_000)
-    const session = await createChatSession(server, { key, agentId: agent.id })
-    let open = () => {}
-    const gate = new Promise<void>((resolve) => {
-      open = resolve
-    })
-    llm.setFallback({ text: ['One'], usage: { input: 10, output: 5 }, hold: { atChunk: 0, until: gate } })
-    const first = await chatCall(server, session, 'messages', { json: { message: 'One' } })
-    const second = await chatCall(server, session, 'messages', { json: { message: 'Two' } })
-    expect(second.status).toBe(409)
-    expect(await second.json()).toMatchObject({ code: 'conflict' })
-    expect(await openHolds(team.organizationId)).toHaveLength(1)
-    open()
-    expect((await readChatStream(first)).at(-1)?.event).toBe('stream_end')
-    expect(await openHolds(team.organizationId)).toEqual([])
-    const history = await chatCall(server, session, 'history')
-    expect(((await history.json()) as { count: number }).count).toBe(2)
-  })
-
   it('charges the whole usage a provider reports past the hold: the balance goes below zero, new work is refused until topped up', async () => {
     const { team, key, agent } = await tenant(150_000)
     const session = await createChatSession(server, { key, agentId: agent.id })

@@ -36,26 +36,22 @@ export const readPlanParts = async (
     conversation,
     agent,
     versionFunctions = null,
-    source = null,
   }: {
     conversation: Pick<ConversationRow, 'organizationId' | 'memoryIdentity'>
     agent: AgentRow
     /** A numbered version's own function definitions (agent tests); null: the current ones. */
     versionFunctions?: VersionFunction[] | null
-    /** The source of this agent's model for this organization, already being resolved; null: read it here. */
-    source?: Promise<StreamCompletion> | null
   },
 ): Promise<PlanParts> => {
-  const [memory, toolset, resolved] = await Promise.all([
+  const [memory, toolset, source] = await Promise.all([
     recallFor(ctx, conversation),
     buildToolset(ctx, agent, conversation.organizationId, versionFunctions),
-    source ??
-      completionSourceFor(ctx, {
-        organizationId: conversation.organizationId,
-        model: agent.model ?? 'offline',
-      }),
+    completionSourceFor(ctx, {
+      organizationId: conversation.organizationId,
+      model: agent.model ?? 'offline',
+    }),
   ])
-  return { memory, toolset, source: resolved }
+  return { memory, toolset, source }
 }
 
 /** The plan from its parts: no reads, so a plan can be composed again from what a reply left. */

@@ -14,7 +14,6 @@ import { retrieveForReply } from '../knowledge/index.ts'
 import { trackReply } from './active-replies.ts'
 import { assertCredits, CHAT_CREDITS_MESSAGE, replyCharge } from './billing.ts'
 import { startCheckpoints } from './checkpoint.ts'
-import { completionSourceFor, type StreamCompletion } from './llm.ts'
 import {
   composePlan,
   isSamePlan,
@@ -114,7 +113,7 @@ const firstRoundOf = (plan: ReplyPlan): NextRound => ({
 })
 
 /**
- * Reserves the reply's expected worst case before any model is asked: the predicted plan's
+ * Reserves the reply's expected worst case before anything else happens: the predicted plan's
  * first round (its prompt counted, its completion at the cap, priced) when this instance can
  * predict it, so that request may start at once; otherwise a placeholder that the claim's plan
  * grows before its model is asked (coverRound). Concurrent replies can never together spend what
@@ -184,76 +183,6 @@ const startGuess = (plan: ReplyPlan | null, signal: AbortSignal) => {
   return { plan, prepared, cancel: () => own.abort('refused') } satisfies Guess
 }
 
-/** Gives back a claim whose reply was refused: the user's message goes and the slot is free. */
-const undoClaim = (
-  ctx: AppContext,
-  { context, messageId }: { context: store.ReplyContext; messageId: string },
-) =>
-  store
-    .unclaimReply(ctx.db, { id: context.conversation.id, messageId })
-    .catch((undo: unknown) => ctx.logger.warn({ err: undo }, 'a refused reply could not be undone'))
-
-/**
- * Holds the reply's worst case and claims its slot at once, each one round trip: neither needs
- * what the other answers. The guess starts as soon as its worst case is held (it is used only if
- * the claim's plan turns out the same). When either is refused, the other is undone and the
- * refusal thrown, the hold's first (the session's 401 or 404, else 402), as when the hold came first.
- */
-const holdAndClaim = async (
-  ctx: AppContext,
-  {
-    actor,
-    message,
-    messageId,
-    userMessageId,
-    predicted,
-    controller,
-  }: {
-    actor: ChatSessionActor
-    message: string
-    messageId: string
-    userMessageId: string
-    predicted: ReplyPlan | null
-    controller: AbortController
-  },
-) => {
-  const holding = holdReply(ctx, { actor, messageId, predicted })
-  const guessing = holding.then(
-    () => startGuess(predicted, controller.signal),
-    () => null,
-  )
-  const [held, claimed] = await Promise.allSettled([holding, claimReply(ctx, actor, message, userMessageId)])
-  if (held.status === 'rejected' || claimed.status === 'rejected') {
-    ;(await guessing)?.cancel()
-    if (claimed.status === 'fulfilled')
-      await undoClaim(ctx, { context: claimed.value, messageId: userMessageId })
-    if (held.status === 'fulfilled') await releaseHold(ctx, held.value)
-  }
-  if (held.status === 'rejected') throw held.reason
-  if (claimed.status === 'rejected') throw claimed.reason
-  return { holdId: held.value, context: claimed.value, guess: await guessing }
-}
-
-/** The model source of the predicted plan's agent, resolved while the hold and the claim run. */
-type EarlySource = { model: string; source: Promise<StreamCompletion> }
-
-/**
- * Starts reading what the predicted agent's model is reached with (the organization's key, if it
- * has one): that read was the last round trip before the stream opened. Used only when the
- * claim's agent asks the same model; the organization is the session's, as the claim checks.
- */
-const resolveSourceEarly = (
-  ctx: AppContext,
-  { actor, predicted }: { actor: ChatSessionActor; predicted: ReplyPlan | null },
-): EarlySource | null => {
-  if (!predicted) return null
-  const model = predicted.agent.model ?? 'offline'
-  const source = completionSourceFor(ctx, { organizationId: actor.organizationId, model })
-  // Unused (another model, a refused claim), its failure must not go unhandled; used, it is awaited.
-  source.catch(() => undefined)
-  return { model, source }
-}
-
 /** A reply refused once its claim was made: its first round's worst case is not covered. */
 class FirstRoundNotCovered extends Error {}
 
@@ -269,14 +198,12 @@ const settleReply = async (
     context,
     message,
     guess,
-    early,
     signal,
     coverRound,
   }: {
     context: store.ReplyContext
     message: string
     guess: Guess | null
-    early: EarlySource | null
     signal: AbortSignal
     coverRound: CoverRound
   },
@@ -289,11 +216,7 @@ const settleReply = async (
       ? await agentStore.agentAsVersion(ctx, { agent: context.agent, version: 'draft' })
       : context.agent
   const [parts, knowledge] = await Promise.all([
-    readPlanParts(ctx, {
-      conversation,
-      agent,
-      source: early && early.model === (agent.model ?? 'offline') ? early.source : null,
-    }),
+    readPlanParts(ctx, { conversation, agent }),
     retrieveForReply(ctx, {
       organizationId: agent.organizationId,
       sourceIds: agent.knowledgeSourceIds,
@@ -440,22 +363,13 @@ export const sendMessage = async (
     // Too many open streams, or no credits for the worst case: refused before any model call.
     slot = await ctx.streams.admit(streamOwner)
     const predicted = predictPlan(ctx, { conversationId: actor.conversationId, message })
-    // Asked in this order: on the embedded database, one connection, the hold comes first so the
-    // guess can start as early as it may.
-    const taking = holdAndClaim(ctx, { actor, message, messageId, userMessageId, predicted, controller })
-    const early = resolveSourceEarly(ctx, { actor, predicted })
-    const taken = await taking
-    holdId = taken.holdId
-    context = taken.context
+    holdId = await holdReply(ctx, { actor, messageId, predicted })
     coverRound = coverRoundOf(ctx, { holdId, organizationId: actor.organizationId, messageId })
-    preparing = settleReply(ctx, {
-      context,
-      message,
-      guess: taken.guess,
-      early,
-      signal: controller.signal,
-      coverRound,
-    })
+    // Started once its worst case is held; used only if the claim's plan turns out the same, and
+    // cancelled at once when the claim is refused.
+    const guess = startGuess(predicted, controller.signal)
+    context = await claimReply(ctx, actor, message, userMessageId)
+    preparing = settleReply(ctx, { context, message, guess, signal: controller.signal, coverRound })
     // A first round the credits do not cover is a 402 before the stream opens, the claim undone.
     // Any other failure to prepare is said on the stream, as the reply's error.
     await preparing.catch((error: unknown) => {
@@ -464,7 +378,10 @@ export const sendMessage = async (
   } catch (error) {
     controller.abort('refused')
     slot?.release()
-    if (context) await undoClaim(ctx, { context, messageId: userMessageId })
+    if (context)
+      await store
+        .unclaimReply(ctx.db, { id: context.conversation.id, messageId: userMessageId })
+        .catch((undo: unknown) => ctx.logger.warn({ err: undo }, 'a refused reply could not be undone'))
     if (holdId) await releaseHold(ctx, holdId)
     // Refused: what this instance remembered of the session is no longer worth a guess, and the
     // key is free again (after fixing the cause it may be reused).

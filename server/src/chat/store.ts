@@ -147,8 +147,8 @@ type ClaimedRow = Selectable<Database['conversations']> & {
 
 /**
  * Takes the session's one reply slot, stores the user's message and reads what the reply needs
- * (the conversation, its current agent, its latest messages), in one statement, sent beside the
- * reply's credit hold (send.ts). The slot is taken only when nothing would refuse the
+ * (the conversation, its current agent, its latest messages), in one statement: the only round
+ * trip a reply makes before it can stream. The slot is taken only when nothing would refuse the
  * reply: the session is active and not idle past `idleBefore`, its key (if any) is active, the
  * balance is at least `minBalanceMicros` (and above zero), the agent exists, and no other reply
  * holds the slot (one older than `staleBefore` belonged to an instance that died mid-reply and is

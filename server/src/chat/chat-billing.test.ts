@@ -272,19 +272,16 @@ describe('every token paid for', () => {
     llm.setFallback({ text: ['Partial'], hang: true })
     const controllers = sessions.map(() => new AbortController())
     const firstChunks = sessions.map(async (session, index) => {
-      const response = await server.request(`/v1/chat/sessions/${session.conversation_id}/messages`, {
-        method: 'POST',
-        token: session.session_token,
+      const response = await chatCall(server, session, 'messages', {
         json: { message: 'Hold on' },
         signal: controllers[index]?.signal,
       })
-      const reader = response.body?.getReader()
-      let text = ''
-      while (!text.includes('event: chunk')) {
-        const part = await reader?.read()
-        if (!part || part.done) throw new Error('the stream ended before its first chunk')
-        text += new TextDecoder().decode(part.value)
-      }
+      // Read until the first chunk; the abort below ends the rest of the stream.
+      await new Promise<void>((resolve, reject) => {
+        readChatStream(response, (event) => {
+          if (event.event === 'chunk') resolve()
+        }).then(() => reject(new Error('the stream ended before its first chunk')), reject)
+      })
     })
     await Promise.all(firstChunks)
     for (const controller of controllers) controller.abort()

@@ -53,7 +53,7 @@ export const chatCall = (
   server: TestServer,
   session: Pick<ChatSession, 'conversation_id' | 'session_token'>,
   action: 'messages' | 'end' | 'messages/stop' | 'history',
-  init: { json?: unknown; query?: string; headers?: Record<string, string> } = {},
+  init: { json?: unknown; query?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ) =>
   server.request(
     `/v1/chat/sessions/${session.conversation_id}/${action === 'history' ? 'messages' : action}${init.query ?? ''}`,
@@ -62,6 +62,7 @@ export const chatCall = (
       token: session.session_token,
       ...(init.json !== undefined ? { json: init.json } : {}),
       ...(init.headers ? { headers: init.headers } : {}),
+      ...(init.signal ? { signal: init.signal } : {}),
     },
   )
 

@@ -384,6 +384,7 @@ export const run = async () => {
     const upstreamConnections = await llm.connections()
 
     const fmt = (n: number) => n.toFixed(2)
+    const loadAverage = () => loadavg().map(fmt).join(' ')
     process.stdout.write(
       [
         `chat benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; upstream: ${CHUNKS} chunks, ${CHUNK_DELAY_MS} ms apart; metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'}; tracing ${sink ? 'on' : 'off'})`,
@@ -407,9 +408,7 @@ export const run = async () => {
             const gcMs = during.reduce((sum, gc) => sum + gc.ms, 0)
             return `${fmt(each.added)} (headers at ${fmt(each.headers)}; ${during.length} collections in it, ${fmt(gcMs)} ms)`
           })
-          .join(', ')}; load average ${loadavg()
-          .map((n) => n.toFixed(2))
-          .join(' ')}`,
+          .join(', ')}; load average ${loadAverage()}`,
         `(b) sessions created: ${fmt(sessionsPerSecond)} per second (${SESSIONS}, 16 at a time)`,
         `(c) open streams: ${openStreams} of ${STREAMS} requested, server process RSS ${fmt(rssMiB)} MiB (JS heap ${fmt(heapUsedMiB)} MiB used of ${fmt(heapTotalMiB)} MiB, external incl. WASM ${fmt(externalMiB)} MiB; the server runs in a process of its own; target 10,000 under 1 GiB)`,
         `    upstream (${tls ? 'HTTPS, HTTP/2 offered' : 'plain HTTP/1.1'}): ${upstreamConnections.open} connections open for ${openStreams} streams (${upstreamConnections.opened} opened in the whole run); RSS per open stream ${fmt((rssMiB * 1024) / Math.max(1, openStreams))} KiB all told; server's open-files limit ${server.openFilesLimit() ?? 'unknown'} (the bench cannot raise it: set \`ulimit -n\` before it runs)`,
@@ -435,9 +434,7 @@ export const run = async () => {
       unrecorded = (await server.stats()).activeReplies
     }
     process.stdout.write(
-      `(d) all ${openStreams} streams aborted at once: ${unrecorded === 0 ? `every reply done recording in ${fmt((performance.now() - aborted) / 1000)} s (the server's log above names any that failed)` : `${unrecorded} still recording after 120 s`}; load average ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' ')}\n`,
+      `(d) all ${openStreams} streams aborted at once: ${unrecorded === 0 ? `every reply done recording in ${fmt((performance.now() - aborted) / 1000)} s (the server's log above names any that failed)` : `${unrecorded} still recording after 120 s`}; load average ${loadAverage()}\n`,
     )
   } finally {
     await server.stop()

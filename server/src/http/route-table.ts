@@ -1,9 +1,11 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { ZDetailError, ZStudioError, ZV1Error } from '@parley/shared'
-import { type Express, type Request, type RequestHandler, type Response, Router } from 'express'
+import type { Express, Request, RequestHandler, Response } from 'express'
+import { type MatchFunction, match } from 'path-to-regexp'
 import { ZodObject, ZodUnion, z } from 'zod'
 import { AppError } from './app-error.ts'
 import { errorAreaOf } from './error-handler.ts'
+import { runHandlers } from './handler-chain.ts'
 
 /** The credential a route requires; each maps to middleware and an OpenAPI security scheme. */
 export type AuthKind =
@@ -167,49 +169,66 @@ const leadingSegmentsOf = (path: string): [string, string | undefined] => {
   ]
 }
 
-const isParam = (segment: string | undefined) => segment === undefined || segment.startsWith('{')
-
-type Mounted = { method: Method; path: string; handlers: RequestHandler[] }
+/** A path segment that is a parameter (or none), in OpenAPI's form or express's. */
+const isParam = (segment: string | undefined) =>
+  segment === undefined || segment.startsWith('{') || segment.startsWith(':')
 
 /**
- * The routes of one first path segment (`v1`, `api`, `healthz`): an express Router per second
- * segment when every route there has a literal one (`/v1/agents/…`, `/v1/calls/…`), else one
- * Router for them all (`/batch/{batchJobId}` beside `/batch/create`). A request can match only
- * routes of its own segments, so each walks a handful of layers instead of every route, and the
- * routes of a Router keep the order they were added in.
+ * What express's Router decodes a path parameter with (router/lib/layer.js): a malformed escape
+ * is a URIError with status 400, which the error handler answers as such.
  */
-type SegmentGroup = { bySecond: Map<string, Router> } | { all: Router }
-
-const routerOf = (routes: Mounted[]) => {
-  const router = Router()
-  for (const { method, path, handlers } of routes)
-    router[method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers)
-  return router
-}
-
-const groupSegment = (routes: Mounted[]): SegmentGroup => {
-  const seconds = routes.map(({ path }) => path.split('/')[2])
-  if (seconds.some(isParam)) return { all: routerOf(routes) }
-  const bySecond = new Map<string, Mounted[]>()
-  for (const [i, route] of routes.entries()) {
-    const second = (seconds[i] as string).toLowerCase()
-    bySecond.set(second, [...(bySecond.get(second) ?? []), route])
+const decodeParam = (value: string) => {
+  if (value.length === 0 || !value.includes('%')) return value
+  try {
+    return decodeURIComponent(value)
+  } catch (error) {
+    if (error instanceof URIError) Object.assign(error, { status: 400, statusCode: 400 })
+    throw error
   }
-  return { bySecond: new Map([...bySecond].map(([second, group]) => [second, routerOf(group)])) }
 }
 
-/** The middleware that hands a request to the Router of its path's segments, or passes it on. */
-export type RouteDispatch = RequestHandler & { routers: () => Router[] }
+type Mounted = {
+  method: Method
+  /** Express's form, `/v1/agents/:agentId`: metrics and traces label requests with it (req.route.path). */
+  path: string
+  /** Express's own matcher with its Router's defaults: not case sensitive, one trailing slash allowed. */
+  match: MatchFunction<Partial<Record<string, string>>>
+  route: { path: string; methods: Partial<Record<Method, true>> }
+  handlers: RequestHandler[]
+}
+
+/**
+ * The routes a request may match, by method, first path segment and second (all lowercased): a
+ * route whose second segment is a parameter (or that has none) is a candidate for every second
+ * segment, and `any` holds those alone for a second segment no route names. Candidates keep the
+ * order the routes were added in, so the first that matches is the one express would have served.
+ */
+type Candidates = { bySecond: Map<string, Mounted[]>; any: Mounted[] }
+
+const candidatesOf = (routes: Mounted[]): Candidates => {
+  const seconds = routes.map(({ path }) => path.split('/')[2]?.toLowerCase())
+  const any = routes.filter((_route, i) => isParam(seconds[i]))
+  const bySecond = new Map<string, Mounted[]>()
+  for (const second of new Set(seconds.filter((second) => !isParam(second))) as Set<string>)
+    bySecond.set(
+      second,
+      routes.filter((_route, i) => seconds[i] === second || isParam(seconds[i])),
+    )
+  return { bySecond, any }
+}
+
+/** The middleware that serves a request by its route, or passes it on; `mounted` lists what it serves. */
+export type RouteDispatch = RequestHandler & { mounted: () => Array<{ method: Method; path: string }> }
 
 /**
  * Mounts routes on express and describes them in OpenAPI from the same definition, so the
  * document cannot drift from what is served. Handlers get parsed input and return the body.
  */
 export class RouteTable {
-  /** The routes by their first path segment (lowercased), in the order they were added. */
-  private readonly bySegment = new Map<string, Mounted[]>()
-  /** Built from `bySegment` on first use, again after a route is added. */
-  private groups: Map<string, SegmentGroup> | null = null
+  /** Every route, in the order it was added. */
+  private readonly mounted: Mounted[] = []
+  /** Built from `mounted` on first use, again after a route is added: method → first segment → candidates. */
+  private index: Map<string, Map<string, Candidates>> | null = null
 
   /** What was mounted, in order: the fuzz test walks every route with its own schemas. */
   readonly definitions: Array<
@@ -228,36 +247,70 @@ export class RouteTable {
     app.use(this.dispatch)
   }
 
-  private groupsNow() {
-    this.groups ??= new Map([...this.bySegment].map(([first, routes]) => [first, groupSegment(routes)]))
-    return this.groups
+  private indexNow() {
+    if (this.index !== null) return this.index
+    const byMethod = new Map<string, Map<string, Mounted[]>>()
+    for (const route of this.mounted) {
+      const first = (route.path.split('/')[1] as string).toLowerCase()
+      const bySegment = byMethod.get(route.method) ?? new Map<string, Mounted[]>()
+      bySegment.set(first, [...(bySegment.get(first) ?? []), route])
+      byMethod.set(route.method, bySegment)
+    }
+    this.index = new Map(
+      [...byMethod].map(([method, bySegment]) => [
+        method,
+        new Map([...bySegment].map(([first, routes]) => [first, candidatesOf(routes)])),
+      ]),
+    )
+    return this.index
   }
 
-  private routerFor(path: string): Router | undefined {
+  /** The routes a request may match, in the order they were added (HEAD is served by GET, as express does). */
+  private candidatesFor(method: string, path: string): Mounted[] | undefined {
+    const bySegment = this.indexNow().get(method === 'HEAD' ? 'get' : method.toLowerCase())
+    if (bySegment === undefined) return undefined
     const [first, second] = leadingSegmentsOf(path)
-    const group = this.groupsNow().get(first)
-    if (group === undefined) return undefined
-    if ('all' in group) return group.all
-    return second === undefined ? undefined : group.bySecond.get(second)
+    const candidates = bySegment.get(first)
+    if (candidates === undefined) return undefined
+    return (second === undefined ? undefined : candidates.bySecond.get(second)) ?? candidates.any
   }
 
   /**
-   * Hands the request to its segments' Router, which passes unmatched requests on (to the static
-   * pages and the 404). No route answers OPTIONS (CORS preflights are answered before), so those
-   * pass on at once, as they did through every route, to the 404.
+   * Serves the request by the first route whose method and path match, with express's matcher and
+   * the params, `req.params` and `req.route` express's Router would give it; a route that passes
+   * the request on hands it to the next match, and the last to the static pages and the 404.
+   * No route answers OPTIONS (CORS preflights are answered before), so those pass on at once, as
+   * they did through every route, to the 404.
    */
   private readonly dispatch: RouteDispatch = Object.assign(
     (req: Request, res: Response, next: (error?: unknown) => void) => {
-      const router = req.method === 'OPTIONS' ? undefined : this.routerFor(req.path)
-      if (router === undefined) next()
-      else router(req, res, next)
+      const candidates = req.method === 'OPTIONS' ? undefined : this.candidatesFor(req.method, req.path)
+      if (candidates === undefined) {
+        next()
+        return
+      }
+      const path = req.path
+      let index = 0
+      const tryNext = (error?: unknown) => {
+        if (error) {
+          next(error)
+          return
+        }
+        for (; index < candidates.length; index++) {
+          const route = candidates[index] as Mounted
+          const matched = route.match(path)
+          if (matched === false) continue
+          index++
+          req.params = matched.params as Request['params']
+          req.route = route.route
+          runHandlers(route.handlers, req, res, tryNext)
+          return
+        }
+        next()
+      }
+      tryNext()
     },
-    {
-      routers: () =>
-        [...this.groupsNow().values()].flatMap((group) =>
-          'all' in group ? [group.all] : [...group.bySecond.values()],
-        ),
-    },
+    { mounted: () => this.mounted.map(({ method, path }) => ({ method, path })) },
   )
 
   /**
@@ -378,15 +431,19 @@ export class RouteTable {
     }
     const first = route.path.split('/')[1]
     if (!first || isParam(first)) throw new Error(`A route's path starts with a fixed segment: ${route.path}`)
-    const segment = first.toLowerCase()
-    this.bySegment.set(segment, [
-      ...(this.bySegment.get(segment) ?? []),
-      {
-        method: route.method,
-        path: route.path,
-        handlers: [...this.authentication[route.auth], ...(route.before ?? []), handler],
-      },
-    ])
-    this.groups = null
+    const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1')
+    this.mounted.push({
+      method: route.method,
+      path: expressPath,
+      match: match(expressPath.replace(/\/+$/, ''), {
+        sensitive: false,
+        end: true,
+        trailing: true,
+        decode: decodeParam,
+      }),
+      route: { path: expressPath, methods: { [route.method]: true } },
+      handlers: [...this.authentication[route.auth], ...(route.before ?? []), handler],
+    })
+    this.index = null
   }
 }

@@ -3,14 +3,16 @@ import type { Express } from 'express'
 type Layer = {
   route?: { path: string | string[]; methods: Record<string, boolean> }
   name?: string
-  /** The route table's dispatch (http/route-table.ts) holds its routes in Routers of their own. */
-  handle?: { routers?: () => Array<{ stack: Layer[] }> }
+  /** The route table's dispatch (http/route-table.ts) serves its routes itself and lists them. */
+  handle?: { mounted?: () => Array<{ method: string; path: string }> }
 }
 
 const routesOf = (stack: Layer[]): { method: string; path: string }[] =>
   stack.flatMap((layer) => {
-    if (typeof layer.handle?.routers === 'function')
-      return layer.handle.routers().flatMap((router) => routesOf(router.stack))
+    if (typeof layer.handle?.mounted === 'function')
+      return layer.handle
+        .mounted()
+        .map(({ method, path }) => ({ method, path: path.replace(/:(\w+)/g, '{$1}') }))
     if (!layer.route) return []
     const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path]
     const methods = Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method])
@@ -19,7 +21,7 @@ const routesOf = (stack: Layer[]): { method: string; path: string }[] =>
     )
   })
 
-/** Every method + path mounted on the app (and the route table's Routers), in OpenAPI's `{param}` form. */
+/** Every method + path mounted on the app (and the route table's own), in OpenAPI's `{param}` form. */
 export const listMountedRoutes = (app: Express): { method: string; path: string }[] =>
   routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack)
 

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { match } from 'path-to-regexp'
 
 /**
  * Runs handlers one after another as express runs a route's or a Router's layers: a throw or a
@@ -44,3 +45,16 @@ export const inOrder =
   (handlers: readonly RequestHandler[]): RequestHandler =>
   (req, res, next) =>
     runHandlers(handlers, req, res, next)
+
+/**
+ * `handler` for the paths `app.use(path, handler)` would give it (express's matcher and defaults:
+ * the path and everything under it, not case sensitive), others passed on. Unlike express it
+ * leaves `req.url` whole: for handlers that do not read it (CORS, body parsers).
+ */
+export const atPath = (path: string, handler: RequestHandler): RequestHandler => {
+  const matches = match(path, { sensitive: false, end: false, trailing: true })
+  return (req, res, next) => {
+    if (matches(req.path) === false) next()
+    else return handler(req, res, next)
+  }
+}

@@ -24,7 +24,7 @@ export const requestSummary = (req: IncomingMessage & { id?: unknown }) => ({
   url: pathOf(req.url),
 })
 
-/** The request of an access-log line (pino-http logs its raw response after the request's span ended). */
+/** The request of an access-log line (it logs the raw response, after the request's span ended). */
 const requestOf = (merged: object) => (merged as { res?: { req?: IncomingMessage } }).res?.req
 
 /**

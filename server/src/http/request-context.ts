@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
-import { pinoHttp, startTime } from 'pino-http'
 import { pathOf, requestSummary } from './logger.ts'
+
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** The request id (X-Request-Id), on every line logged for the request. */
+    id: string
+    /** A logger whose lines carry the request (its id, method and path). */
+    log: Logger
+  }
+}
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -45,32 +53,63 @@ export const sampleProbes = (every: number) => {
   }
 }
 
-type Timed = ServerResponse & { [startTime]?: number }
+/** The response as the access line shows it: its status, 499 for a client that hung up, null before any. */
+const responseSummary = (res: ServerResponse) => ({
+  statusCode: isClientAbort(res.req, res) ? 499 : res.headersSent ? res.statusCode : null,
+})
 
 /**
  * Request id on every response and log line; one access-log line per request, probes sampled
- * (`probeSample`). Cheap by configuration: the serializers read the raw request and response
- * (pino-http's wrapping would first copy every header into an object the line then drops).
+ * (`probeSample`). The line is pino-http's (`req`, `res`, `responseTime`, "request completed",
+ * "request aborted" or "request errored" with `err`), written without its per-request child
+ * logger: `req.log` is made when a handler first logs, and most never do. The request is
+ * summarized when it arrives (express rewrites `req.url` inside a mounted router); the raw
+ * response goes to the line, where its serializer reads it and the tracing mixin finds its request.
  */
 export const requestContext = (logger: Logger, { probeSample = PROBE_LOG_SAMPLE } = {}) => {
   const isLeftOut = sampleProbes(probeSample)
-  return pinoHttp({
-    logger,
-    genReqId: requestIdOf,
-    customAttributeKeys: { reqId: 'requestId' },
-    wrapSerializers: false,
-    customLogLevel: (req, res, error) => {
-      if (isClientAbort(req, res) || res.statusCode === 499) return 'warn'
-      if (error || res.statusCode >= 500) return 'error'
-      if (res.statusCode >= 400) return 'warn'
-      // pino-http's own start time of the request, the one its line reports.
-      return isLeftOut(req, Date.now() - ((res as Timed)[startTime] ?? 0)) ? 'silent' : 'info'
-    },
-    serializers: {
-      req: requestSummary,
-      res: (res: ServerResponse) => ({
-        statusCode: isClientAbort(res.req, res) ? 499 : res.headersSent ? res.statusCode : null,
-      }),
-    },
-  })
+  const accessLog = logger.child({}, { serializers: { req: requestSummary, res: responseSummary } })
+  const levelOf = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: Error | undefined,
+    elapsedMs: number,
+  ) => {
+    if (isClientAbort(req, res) || res.statusCode === 499) return 'warn'
+    if (error || res.statusCode >= 500) return 'error'
+    if (res.statusCode >= 400) return 'warn'
+    return isLeftOut(req, elapsedMs) ? 'silent' : 'info'
+  }
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const startedAt = Date.now()
+    req.id = requestIdOf(req, res)
+    const summary = requestSummary(req)
+    let log: Logger | undefined
+    Object.defineProperty(req, 'log', {
+      get: () => {
+        log ??= accessLog.child({ req: summary })
+        return log
+      },
+      configurable: true,
+      enumerable: true,
+    })
+    const onDone = (error?: Error) => {
+      res.off('close', onDone)
+      res.off('finish', onDone)
+      res.off('error', onDone)
+      const responseTime = Date.now() - startedAt
+      const level = levelOf(req, res, error, responseTime)
+      if (level === 'silent') return
+      if (error || res.statusCode >= 500) {
+        const err = error ?? new Error(`failed with status code ${res.statusCode}`)
+        accessLog[level]({ req: summary, res, err, responseTime }, 'request errored')
+        return
+      }
+      const message = !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted'
+      accessLog[level]({ req: summary, res, responseTime }, message)
+    }
+    res.on('close', onDone)
+    res.on('finish', onDone)
+    res.on('error', onDone)
+  }
 }

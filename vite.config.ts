@@ -22,9 +22,16 @@ if (!process.env.TMPDIR && existsSync(RAM_DISK)) {
  * file. The server keeps its state per AppContext and the agent's per call session, so files do
  * not see each other's. The studio's browser files are among them (they start the server; the
  * pages run in Chromium). Isolated: the widget's tests, which put `window` and `document` on
- * globalThis, and the studio's pure ones, which read the CSS global where a browser has it.
+ * globalThis; the studio's pure ones, which read the CSS global where a browser has it; and the
+ * two that turn tracing on, which is one tracer provider per process (the server's and the
+ * worker's): a second file in that process would export to the first one's closed receiver.
  */
-const STUDIO_PURE = ['studio/test/i18n.test.ts', 'studio/test/tryit-snippet.test.ts']
+const ISOLATED = [
+  'studio/test/i18n.test.ts',
+  'studio/test/tryit-snippet.test.ts',
+  'server/src/tracing/tracing.test.ts',
+  'agent/src/telemetry.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -46,7 +53,7 @@ export default defineConfig({
             'agent/**/*.test.ts',
             'studio/test/**/*.test.ts',
           ],
-          exclude: [...configDefaults.exclude, ...STUDIO_PURE],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
           isolate: false,
         },
       },
@@ -54,7 +61,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          include: ['shared/**/*.test.ts', 'widget/src/**/*.test.ts', ...STUDIO_PURE],
+          include: ['shared/**/*.test.ts', 'widget/src/**/*.test.ts', ...ISOLATED],
         },
       },
     ],

@@ -1,14 +1,5 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { prepareDatabaseTemplate, prepareEmbeddedTemplate } from '../server/test/helpers/database-template.ts'
-
-const root = fileURLToPath(new URL('..', import.meta.url))
-const build = (workspace: string) =>
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: `${root}${workspace}`,
-    stdio: 'inherit',
-  })
+import { buildForBrowsers } from './build-for-browsers.ts'
 
 /**
  * Before any worker starts: the migrated database template, built once so the first test servers
@@ -19,8 +10,5 @@ const build = (workspace: string) =>
 export default async function setup() {
   if (process.env.TEST_DATABASE_URL) await prepareDatabaseTemplate(process.env.TEST_DATABASE_URL)
   else await prepareEmbeddedTemplate()
-  if (existsSync('/usr/bin/chromium')) {
-    build('widget')
-    build('studio')
-  }
+  buildForBrowsers()
 }

@@ -229,7 +229,9 @@ describe.skipIf(!hasBrowser)('the organization area', { timeout: 180_000 }, () =
     // The owner reads the ledger: the trial credit.
     await owner.bringToFront()
     await openOrganizationPage(owner, 'credits', 'credits-title')
+    // The balance and the ledger are two requests: either can arrive first.
     await owner.waitForSelector('table')
+    await owner.waitForSelector('#credit-balance')
     const rows = await owner.$$eval('tbody tr', (trs) => trs.map((tr) => tr.textContent))
     expect(rows).toHaveLength(1)
     expect(rows[0]).toContain('Trial credit')

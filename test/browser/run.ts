@@ -13,6 +13,7 @@ import { startFakeLiveKit } from '../../server/test/helpers/fake-livekit.ts'
 import { startFakeLlm } from '../../server/test/helpers/fake-llm.ts'
 import { respondJson, startHttpTarget } from '../../server/test/helpers/http-target.ts'
 import { startTestServer } from '../../server/test/helpers/test-server.ts'
+import { buildForBrowsers } from '../build-for-browsers.ts'
 import { createCspPage } from './csp-page.ts'
 import { createFixtures } from './fixtures.ts'
 import { createTestControl } from './test-control.ts'
@@ -84,10 +85,7 @@ const skipWithoutBrowser = (): Counts => {
  */
 export const runBrowserTests = async (files = testFiles): Promise<Counts> => {
   if (!existsSync(CHROMIUM)) return skipWithoutBrowser()
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: join(root, 'widget'),
-    stdio: 'inherit',
-  })
+  buildForBrowsers(['widget'])
   mkdirSync(screenshotDirectory, { recursive: true })
   const { startTestRunner } = await import('@web/test-runner')
   const { chromeLauncher } = await import('@web/test-runner-chrome')

@@ -2,11 +2,18 @@ import { type Config, ConfigError, loadConfig } from './config.ts'
 import { createLogger } from './http/logger.ts'
 import { assertPortFree } from './port-check.ts'
 import type { RunningServer } from './server.ts'
-import { start } from './server.ts'
-import { type AgentWorkerProcess, isAgentWorkerBuilt, superviseAgentWorker } from './voice/index.ts'
+import type { AgentWorkerProcess } from './voice/index.ts'
+
+/**
+ * The server and the voice area load once the configuration is known to be good and the port
+ * free: a bad variable or a busy port stops the process before they do (under tsx, loading them
+ * costs a small machine seconds of CPU).
+ */
+const loadVoice = () => import('./voice/index.ts')
+type Voice = Awaited<ReturnType<typeof loadVoice>>
 
 /** Why this process runs no voice agent worker, or null when it runs one (ROLE=all). */
-const agentWorkerAbsence = (config: Config): string | null => {
+const agentWorkerAbsence = (config: Config, { isAgentWorkerBuilt }: Voice): string | null => {
   if (!config.livekit) return 'Voice         off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'
   if (!config.workerToken)
     return 'Voice agent   off: set WORKER_TOKEN (32+ characters) for the worker to run calls'
@@ -23,7 +30,7 @@ const agentWorkerAbsence = (config: Config): string | null => {
 const agentWorkerEnvironment = (apiUrl: string | null): NodeJS.ProcessEnv =>
   apiUrl ? { PARLEY_API_URL: apiUrl, ...process.env } : process.env
 
-const printWelcome = (config: Config, running: RunningServer) => {
+const printWelcome = (config: Config, running: RunningServer, voice: Voice) => {
   const lines = ['', `  Parley is running at ${running.url}`, '']
   const demo = running.demo?.tenant
   if (demo) {
@@ -40,7 +47,7 @@ const printWelcome = (config: Config, running: RunningServer) => {
   }
   if (config.generatedSecrets.includes('ADMIN_TOKEN')) lines.push(`  Admin token   ${config.adminToken}`)
   const agentLine = `Voice agent   ${config.livekit?.agentName} on ${config.livekit?.url}, in its own process`
-  lines.push(`  ${agentWorkerAbsence(config) ?? agentLine}`)
+  lines.push(`  ${agentWorkerAbsence(config, voice) ?? agentLine}`)
   lines.push(
     '',
     `  Next: open the demo page, or try  npm run admin -- orgs`,
@@ -51,10 +58,10 @@ const printWelcome = (config: Config, running: RunningServer) => {
 }
 
 /** ROLE=agent: only the voice agent worker, in a child process, restarted after a crash. */
-const runAgentOnly = (config: Config) => {
-  const problem = agentWorkerAbsence({ ...config, role: 'all' })
+const runAgentOnly = (config: Config, voice: Voice) => {
+  const problem = agentWorkerAbsence({ ...config, role: 'all' }, voice)
   if (problem) throw new ConfigError(problem.replace(/\s{2,}/g, ' '))
-  const worker = superviseAgentWorker({
+  const worker = voice.superviseAgentWorker({
     env: agentWorkerEnvironment(null),
     logger: createLogger(config),
     onGiveUp: () => process.exit(1),
@@ -66,13 +73,14 @@ const runAgentOnly = (config: Config) => {
 
 const main = async () => {
   const config = loadConfig()
-  if (config.role === 'agent') return runAgentOnly(config)
+  if (config.role === 'agent') return runAgentOnly(config, await loadVoice())
   if (config.role !== 'worker') await assertPortFree(config.port)
+  const [{ start }, voice] = await Promise.all([import('./server.ts'), loadVoice()])
   const running = await start({ config, seedDemo: !config.isProduction })
-  const agentWorker: AgentWorkerProcess | null = agentWorkerAbsence(config)
+  const agentWorker: AgentWorkerProcess | null = agentWorkerAbsence(config, voice)
     ? null
-    : superviseAgentWorker({ env: agentWorkerEnvironment(running.url), logger: running.ctx.logger })
-  if (config.role !== 'worker') printWelcome(config, running)
+    : voice.superviseAgentWorker({ env: agentWorkerEnvironment(running.url), logger: running.ctx.logger })
+  if (config.role !== 'worker') printWelcome(config, running, voice)
   const shutdown = (signal: string) => {
     running.ctx.logger.info({ signal }, 'shutting down')
     // The worker drains first: its calls in progress still post transcripts to this API.

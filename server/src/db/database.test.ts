@@ -23,6 +23,18 @@ describe('migrations', () => {
     expect(await migrateToLatest(server.ctx.db)).toEqual([])
   })
 
+  it('go to the migrator when the database has applied one this code does not know', async () => {
+    await sql`insert into kysely_migration (name, timestamp) values ('9999-from-a-newer-version', ${new Date().toISOString()})`.execute(
+      server.ctx.db,
+    )
+    try {
+      await expect(migrateToLatest(server.ctx.db)).rejects.toThrow(/9999-from-a-newer-version/)
+    } finally {
+      await sql`delete from kysely_migration where name = '9999-from-a-newer-version'`.execute(server.ctx.db)
+    }
+    expect(await migrateToLatest(server.ctx.db)).toEqual([])
+  })
+
   // initdb and every migration: like start.test.ts's first start, far beyond 30 s on a busy machine.
   it('build a new database from nothing on a first start', { timeout: 150_000 }, async () => {
     // Test servers copy a migrated template; this one starts the way a new install does.

@@ -1,5 +1,7 @@
+import { StringDecoder } from 'node:string_decoder'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import OpenAI from 'openai'
+import { nodeBodyOf } from '../providers/llm-transport.ts'
 
 type ChatCompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk
 
@@ -10,24 +12,27 @@ const isAbortError = (error: unknown) =>
 /**
  * The chunks of a streamed chat completion, read off its response body as the openai client's own
  * Stream reads them: `[DONE]` ends them, an event carrying `error` is the provider's APIError, and
- * an abort ends them quietly. One generator over the body's reader instead of the client's four
- * (with their line and SSE decoders): each open reply kept those, waiting, for its whole stream.
- * A round left early or failed cancels the body, which resets the upstream request as the
- * client's abort did.
+ * an abort ends them quietly. One generator over the body's Node stream (llm-transport.ts) instead
+ * of the client's four with their line and SSE decoders over a web stream: each open reply kept
+ * those, waiting, for its whole stream. A round left early or failed destroys the body (the Node
+ * stream's iterator does), which resets the upstream request as the client's abort did.
  */
 export const readCompletionChunks = async function* (response: Response): AsyncIterable<ChatCompletionChunk> {
-  if (!response.body) throw new OpenAI.OpenAIError('Attempted to iterate over a response with no body')
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
+  const body = nodeBodyOf(response)
+  if (!body) throw new OpenAI.OpenAIError('Attempted to iterate over a response with no body')
+  // Node's decoder joins a character split across two chunks as a TextDecoder does; a TextDecoder
+  // per reply held about 3 KiB outside the heap.
+  const decoder = new StringDecoder('utf8')
   let messages: EventSourceMessage[] = []
-  const parser = createParser({ onEvent: (message) => messages.push(message) })
+  const parser = createParser({
+    onEvent(message) {
+      messages.push(message)
+    },
+  })
   let isDone = false
-  let isRead = false
   try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      parser.feed(decoder.decode(value, { stream: true }))
+    for await (const part of body as AsyncIterable<Buffer>) {
+      parser.feed(decoder.write(part))
       const received = messages
       messages = []
       for (const { data } of received) {
@@ -41,10 +46,7 @@ export const readCompletionChunks = async function* (response: Response): AsyncI
         yield chunk as ChatCompletionChunk
       }
     }
-    isRead = true
   } catch (error) {
     if (!isAbortError(error)) throw error
-  } finally {
-    if (!isRead) reader.cancel().catch(() => undefined)
   }
 }

@@ -119,13 +119,16 @@ export const startNow = <T>(source: AsyncIterable<T>): AsyncIterable<T> => {
   let first: Promise<IteratorResult<T>> | null = iterator.next()
   first.catch(() => undefined)
   return {
+    // Methods, not arrow properties: see checkpoint.ts.
     [Symbol.asyncIterator]: () => ({
-      next: () => {
+      next() {
         const next = first ?? iterator.next()
         first = null
         return next
       },
-      return: async (value?: unknown) => (await iterator.return?.(value)) ?? { done: true, value },
+      async return(value?: unknown) {
+        return (await iterator.return?.(value)) ?? { done: true, value }
+      },
     }),
   }
 }

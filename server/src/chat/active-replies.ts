@@ -70,10 +70,13 @@ export const trackReply = (
     graceTimer: null,
   }
   replies.set(conversationId, reply)
+  // Methods, not arrow properties: see checkpoint.ts.
   return {
     controller: reply.controller,
-    leave: () => countListeners(ctx, reply, -1),
-    release: () => {
+    leave() {
+      countListeners(ctx, reply, -1)
+    },
+    release() {
       if (reply.graceTimer) clearTimeout(reply.graceTimer)
       if (replies.get(conversationId) === reply) replies.delete(conversationId)
     },

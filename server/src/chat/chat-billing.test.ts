@@ -287,17 +287,22 @@ describe('every token paid for', () => {
     for (const controller of controllers) controller.abort()
 
     const conversationIds = sessions.map((session) => session.conversation_id)
+    // Not the poll's default second: 24 records queued behind one embedded connection take longer
+    // on a loaded machine (seen twice at load 18–38).
+    const recorded = { timeout: 20_000 }
     await expect
-      .poll(() =>
-        server.ctx.db
-          .selectFrom('conversations')
-          .select('id')
-          .where('id', 'in', conversationIds)
-          .where('reply_started_at', 'is not', null)
-          .execute(),
+      .poll(
+        () =>
+          server.ctx.db
+            .selectFrom('conversations')
+            .select('id')
+            .where('id', 'in', conversationIds)
+            .where('reply_started_at', 'is not', null)
+            .execute(),
+        recorded,
       )
       .toEqual([])
-    await expect.poll(() => openHolds(team.organizationId)).toEqual([])
+    await expect.poll(() => openHolds(team.organizationId), recorded).toEqual([])
     const partials = await server.ctx.db
       .selectFrom('chat_messages')
       .select(['conversation_id', 'content'])

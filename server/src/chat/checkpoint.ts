@@ -14,7 +14,7 @@ export const startCheckpoints = (
   let text = ''
   let saved = ''
   let writing: Promise<void> | null = null
-  const write = () => {
+  const timer = setInterval(() => {
     if (writing || text === saved) return
     const content = text
     writing = store
@@ -28,15 +28,16 @@ export const startCheckpoints = (
       .finally(() => {
         writing = null
       })
-  }
-  const timer = setInterval(write, ctx.config.chatCheckpointMs)
+  }, ctx.config.chatCheckpointMs)
   timer.unref()
+  // Methods, not arrow properties: tsx names each arrow function it sees (esbuild's keepNames),
+  // which gives every one made per reply a property store of its own (about 256 bytes each).
   return {
     /** The reply's text grew by `delta`. */
-    add: (delta: string) => {
+    add(delta: string) {
       text += delta
     },
-    finish: async () => {
+    async finish() {
       clearInterval(timer)
       await writing
     },

@@ -4,6 +4,7 @@ import { measureModelRound } from '../metrics/index.ts'
 import { llmFetch } from '../providers/llm-transport.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { hasLlmProvider, resolveModelEndpoint } from '../providers/registry.ts'
+import { readCompletionChunks } from './completion-chunks.ts'
 import type { CompletionRequest, LlmEvent, StreamCompletion, ToolCall } from './llm-types.ts'
 import { streamOfflineReply } from './offline.ts'
 
@@ -69,22 +70,26 @@ const streamRound = async function* (
   { model, messages, tools, temperature, maxTokens, signal }: CompletionRequest,
   provider: string,
 ): AsyncIterable<LlmEvent> {
-  const stream = await client.chat.completions.create(
-    {
-      model,
-      messages,
-      temperature,
-      // OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); the other
-      // OpenAI-compatible servers (Groq, Gemini, Anthropic, vLLM, Ollama) all read max_tokens.
-      ...(provider === 'openai' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
-      stream: true,
-      stream_options: { include_usage: true },
-      ...(tools.length > 0 ? { tools } : {}),
-    },
-    { signal },
-  )
+  // The raw response (the client still refuses a failed status with its APIError): its chunks
+  // are read here, not by the client's Stream.
+  const response = await client.chat.completions
+    .create(
+      {
+        model,
+        messages,
+        temperature,
+        // OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); the other
+        // OpenAI-compatible servers (Groq, Gemini, Anthropic, vLLM, Ollama) all read max_tokens.
+        ...(provider === 'openai' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(tools.length > 0 ? { tools } : {}),
+      },
+      { signal },
+    )
+    .asResponse()
   const calls: ToolCall[] = []
-  for await (const chunk of stream) {
+  for await (const chunk of readCompletionChunks(response)) {
     if (chunk.usage)
       yield {
         type: 'usage',
@@ -114,13 +119,16 @@ export const startNow = <T>(source: AsyncIterable<T>): AsyncIterable<T> => {
   let first: Promise<IteratorResult<T>> | null = iterator.next()
   first.catch(() => undefined)
   return {
+    // Methods, not arrow properties: see checkpoint.ts.
     [Symbol.asyncIterator]: () => ({
-      next: () => {
+      next() {
         const next = first ?? iterator.next()
         first = null
         return next
       },
-      return: async (value?: unknown) => (await iterator.return?.(value)) ?? { done: true, value },
+      async return(value?: unknown) {
+        return (await iterator.return?.(value)) ?? { done: true, value }
+      },
     }),
   }
 }

@@ -88,32 +88,35 @@ export const buildToolset = async (
     ...transfers.map((transfer) => transfer.tool),
   ]
 
-  const actionFor = (call: ToolCall): ToolAction | undefined => {
-    if (call.name === 'end_call' && hasEndCall) return { kind: 'end_call', name: call.name }
-    if (call.name === OPT_OUT_TOOL_NAME && hasOptOut) return { kind: 'opt_out', name: call.name, agent }
-    if (call.name === 'web_search' && hasWebSearch)
-      return { kind: 'function', name: call.name, run: (args) => searchWeb(ctx, args) }
-    const transfer = transfers.find((entry) => entry.name === call.name)
-    if (transfer) return { kind: 'handoff', name: call.name, target: transfer.target }
-    const fn = functions.find((entry) => entry.name === call.name)
-    if (!fn) return undefined
-    return {
-      kind: 'function',
-      name: fn.name,
-      run: async (args) => {
-        const { headersBox } = fn
-        if (headersBox === null)
-          return JSON.stringify({ error: `${fn.name} was deleted after this version: it cannot be called` })
-        const result = await inSpan(`function ${fn.name}`, { 'parley.function.name': fn.name }, () =>
-          invokeFunction({
-            fn: invocableOf(ctx, { ...fn, headersBox }),
-            args,
-            allowHosts: ctx.config.outboundAllowHosts,
-          }),
-        )
-        return JSON.stringify(result.ok ? result.json : { error: result.error })
-      },
-    }
+  // A method, not an arrow property: see checkpoint.ts.
+  return {
+    tools,
+    actionFor(call: ToolCall): ToolAction | undefined {
+      if (call.name === 'end_call' && hasEndCall) return { kind: 'end_call', name: call.name }
+      if (call.name === OPT_OUT_TOOL_NAME && hasOptOut) return { kind: 'opt_out', name: call.name, agent }
+      if (call.name === 'web_search' && hasWebSearch)
+        return { kind: 'function', name: call.name, run: (args) => searchWeb(ctx, args) }
+      const transfer = transfers.find((entry) => entry.name === call.name)
+      if (transfer) return { kind: 'handoff', name: call.name, target: transfer.target }
+      const fn = functions.find((entry) => entry.name === call.name)
+      if (!fn) return undefined
+      return {
+        kind: 'function',
+        name: fn.name,
+        run: async (args) => {
+          const { headersBox } = fn
+          if (headersBox === null)
+            return JSON.stringify({ error: `${fn.name} was deleted after this version: it cannot be called` })
+          const result = await inSpan(`function ${fn.name}`, { 'parley.function.name': fn.name }, () =>
+            invokeFunction({
+              fn: invocableOf(ctx, { ...fn, headersBox }),
+              args,
+              allowHosts: ctx.config.outboundAllowHosts,
+            }),
+          )
+          return JSON.stringify(result.ok ? result.json : { error: result.error })
+        },
+      }
+    },
   }
-  return { tools, actionFor }
 }

@@ -93,13 +93,14 @@ export const measureModelRound = ({ provider, model }: { provider: string; model
     { kind: 'client' },
   )
   let hasFirst = false
+  // Methods, not arrow properties: see chat/checkpoint.ts.
   return {
-    firstEvent: () => {
+    firstEvent() {
       if (hasFirst) return
       hasFirst = true
       llmFirstToken.observe({ provider, model }, (performance.now() - startedAt) / 1000)
     },
-    end: (outcome: 'ok' | 'error' | 'aborted', error?: unknown) => {
+    end(outcome: 'ok' | 'error' | 'aborted', error?: unknown) {
       llmRequests.inc({ provider, model, outcome })
       if (outcome === 'error') llmErrors.inc({ provider, model, code: errorCodeOf(error) })
       span.set({ 'parley.outcome': outcome })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { selfSignedCertificate } from '../../test/helpers/tls.ts'
-import { createLlmDispatcher, fetchThrough } from './llm-transport.ts'
+import { createLlmDispatcher, fetchThrough, nodeBodyOf } from './llm-transport.ts'
 
 const STREAMS = 20
 
@@ -60,6 +60,38 @@ describe('the LLM transport', () => {
       })
       expect(first.status).toBe(200)
       expect(await first.text()).toContain('[DONE]')
+      await dispatcher.close()
+    } finally {
+      await plain.close()
+    }
+  })
+
+  it("leaves a reply's body as the Node stream for chat's parser, and a refusal's as a web stream", async () => {
+    const plain = await startFakeLlm()
+    try {
+      const dispatcher = createLlmDispatcher()
+      const send = () =>
+        fetchThrough(
+          dispatcher,
+          `${plain.baseUrl}/chat/completions`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
+          },
+          { isNodeBody: true },
+        )
+      plain.setFallback({ text: ['one'] })
+      const reply = await send()
+      expect(reply.body).toBeNull()
+      let text = ''
+      for await (const part of nodeBodyOf(reply) as AsyncIterable<Buffer>) text += part.toString()
+      expect(text).toContain('[DONE]')
+      plain.setFallback({ status: 401 })
+      const refusal = await send()
+      expect(refusal.status).toBe(401)
+      expect(nodeBodyOf(refusal)).toBeNull()
+      expect(await refusal.text()).toContain('error')
       await dispatcher.close()
     } finally {
       await plain.close()

@@ -32,6 +32,18 @@ export type ReplyRound = {
 }
 
 /**
+ * Takes the organization's balance row lock for the rest of `tx`: every placement and cover of
+ * holds decides under it, so no two see the same free balance. Answers whether the row exists.
+ */
+const lockBalance = async (tx: Executor, organizationId: string) =>
+  (await tx
+    .selectFrom('organizations')
+    .select('id')
+    .where('id', '=', organizationId)
+    .forUpdate()
+    .executeTakeFirst()) !== undefined
+
+/**
  * Places a hold of `amountMicros`, or answers null when the balance minus the open holds cannot
  * cover it (or the balance is under `minBalanceMicros`). Two statements in one transaction: the
  * lock first, then the sum and the insert in a statement of their own, whose snapshot (read
@@ -54,13 +66,7 @@ export const placeHold = async (
   const now = new Date()
   try {
     return await ctx.db.transaction().execute(async (tx) => {
-      const organization = await tx
-        .selectFrom('organizations')
-        .select('credit_balance_micros')
-        .where('id', '=', hold.organizationId)
-        .forUpdate()
-        .executeTakeFirst()
-      if (!organization) throw AppError.notFound('organization')
+      if (!(await lockBalance(tx, hold.organizationId))) throw AppError.notFound('organization')
       const round = hold.round
       const { rows } = await sql<{ id: string }>`
         insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at,
@@ -116,12 +122,7 @@ export const coverHold = async (
   const { round } = cover
   try {
     return await ctx.db.transaction().execute(async (tx) => {
-      await tx
-        .selectFrom('organizations')
-        .select('id')
-        .where('id', '=', cover.organizationId)
-        .forUpdate()
-        .executeTakeFirst()
+      await lockBalance(tx, cover.organizationId)
       const { rows } = await sql<{ id: string }>`
         update credit_holds h set amount_micros = ${Math.max(cover.amountMicros, 1)},
           expires_at = ${new Date(now.getTime() + cover.ttlMs)}, instance_id = ${round.instanceId},
@@ -243,12 +244,7 @@ export const placeHolds = async (
   const now = new Date()
   try {
     return await ctx.db.transaction().execute(async (tx) => {
-      await tx
-        .selectFrom('organizations')
-        .select('id')
-        .where('id', '=', holds.organizationId)
-        .forUpdate()
-        .executeTakeFirst()
+      await lockBalance(tx, holds.organizationId)
       const { rows } = await sql<{ reference: string }>`
         with free as (
           select o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h

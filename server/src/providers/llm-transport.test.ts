@@ -41,9 +41,11 @@ describe('the LLM transport', () => {
       )),
     )
     expect(responses.map((response) => response.status)).toEqual(Array(STREAMS).fill(200))
-    const reader = (responses[0] as Response).body?.getReader()
-    const first = new TextDecoder().decode((await reader?.read())?.value)
-    expect(first).toContain('chat.completion.chunk')
+    const [first] =
+      (await nodeBodyOf(responses[0] as Response)
+        ?.take(1)
+        .toArray()) ?? []
+    expect(String(first)).toContain('chat.completion.chunk')
     expect(llm.connections().opened - before).toBe(1)
     controller.abort()
     await dispatcher.close().catch(() => undefined)
@@ -59,7 +61,7 @@ describe('the LLM transport', () => {
         body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
       })
       expect(first.status).toBe(200)
-      expect(await first.text()).toContain('[DONE]')
+      expect((await nodeBodyOf(first)?.toArray())?.join('')).toContain('[DONE]')
       await dispatcher.close()
     } finally {
       await plain.close()
@@ -71,16 +73,11 @@ describe('the LLM transport', () => {
     try {
       const dispatcher = createLlmDispatcher()
       const send = () =>
-        fetchThrough(
-          dispatcher,
-          `${plain.baseUrl}/chat/completions`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
-          },
-          { isNodeBody: true },
-        )
+        fetchThrough(dispatcher, `${plain.baseUrl}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'fake', messages: [], stream: true }),
+        })
       plain.setFallback({ text: ['one'] })
       const reply = await send()
       expect(reply.body).toBeNull()

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { TLSSocket } from 'node:tls'
 import { Agent, buildConnector, Client, type Dispatcher, Pool, request } from 'undici'
 
@@ -54,39 +54,11 @@ const headersOf = (init: RequestInit | undefined) => {
   return headers
 }
 
-/**
- * `body` as the web stream a Response wants, fed by the Node stream's own events and read only as
- * its reader asks (nothing is queued ahead of it). Readable.toWeb kept more for every open reply:
- * a queue with its size strategy and a watcher of the stream's end. An error (an abort) reaches
- * the reader as it is; cancelling destroys the Node stream, which aborts its request.
- */
-const toWebBody = (body: Readable): ReadableStream<Uint8Array> =>
-  new ReadableStream<Uint8Array>(
-    {
-      start: (controller) => {
-        body.pause()
-        body.on('data', (chunk: Buffer) => {
-          controller.enqueue(chunk)
-          if ((controller.desiredSize ?? 0) <= 0) body.pause()
-        })
-        body.on('end', () => controller.close())
-        body.on('error', (error) => controller.error(error))
-      },
-      pull: () => {
-        body.resume()
-      },
-      cancel: () => {
-        body.destroy()
-      },
-    },
-    { highWaterMark: 0 },
-  )
-
-/** The Node stream under each successful response of `llmFetch` (nodeBodyOf). */
+/** The Node stream under each successful response of `fetchThrough` (nodeBodyOf). */
 const nodeBodies = new WeakMap<Response, Readable>()
 
 /**
- * The body of a successful `llmFetch` response: the Node stream undici gives, to be read (or
+ * The body of a successful `fetchThrough` response: the Node stream undici gives, to be read (or
  * destroyed, which aborts its request) by the caller. Null for any other response.
  */
 export const nodeBodyOf = (response: Response): Readable | null => nodeBodies.get(response) ?? null
@@ -96,27 +68,26 @@ export const nodeBodyOf = (response: Response): Readable | null => nodeBodies.ge
  * reads. A successful response carries no web stream: its body is the Node stream undici gives
  * (nodeBodyOf), read by chat's own parser, since the client never reads a streamed reply itself
  * (asResponse). Every open reply kept a web stream, its reader and its pending read (about 4 KiB;
- * `npm run bench -- chat` (c)). A refusal's body stays a web stream: the client reads it for its
- * APIError. On a 2-core machine the global fetch took about a millisecond longer to put a request
- * on the wire, and that millisecond sits before every reply's first token (server/.scratch figures in the chat issue's note; `npm run bench -- chat` (a)).
- * Anything but a plain request (a stream or form body) goes to the global fetch. No redirects are
- * followed: an LLM endpoint that redirects is misconfigured.
+ * `npm run bench -- chat` (c)). A refusal's body is a web stream (Readable.toWeb): the client reads
+ * it whole for its APIError. On a 2-core machine the global fetch took about a millisecond longer
+ * to put a request on the wire, and that millisecond sits before every reply's first token
+ * (server/.scratch figures in the chat issue's note; `npm run bench -- chat` (a)). Anything but a
+ * plain request (a stream or form body) goes to the global fetch. No redirects are followed: an
+ * LLM endpoint that redirects is misconfigured.
  */
 export const llmFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-  fetchThrough(defaultDispatcher, input, init, { isNodeBody: true })
+  fetchThrough(defaultDispatcher, input, init)
 
 /**
  * `llmFetch` over `dispatcher`. Requests are marked idempotent so HTTP/2 may multiplex them: undici
  * otherwise holds a POST back until the connection has no other request in flight, which would
  * open a connection per reply again. It retries nothing either way; the openai client's retries
- * are off (llm.ts). `isNodeBody`: a successful response's body is left as the Node stream
- * (nodeBodyOf).
+ * are off (llm.ts).
  */
 export const fetchThrough = async (
   dispatcher: Dispatcher,
   input: string | URL | Request,
   init?: RequestInit,
-  { isNodeBody = false }: { isNodeBody?: boolean } = {},
 ): Promise<Response> => {
   const isPlain =
     !(input instanceof Request) &&
@@ -139,12 +110,12 @@ export const fetchThrough = async (
   const hasBody = answer.statusCode !== 204 && answer.statusCode !== 304 && init?.method !== 'HEAD'
   // A body nobody will read still holds the connection until it is drained.
   if (!hasBody) await answer.body.dump()
-  if (hasBody && isNodeBody && answer.statusCode >= 200 && answer.statusCode < 300) {
+  if (hasBody && answer.statusCode >= 200 && answer.statusCode < 300) {
     const response = new Response(null, { status: answer.statusCode, headers })
     nodeBodies.set(response, answer.body)
     return response
   }
-  return new Response(hasBody ? toWebBody(answer.body) : null, {
+  return new Response(hasBody ? (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>) : null, {
     status: answer.statusCode,
     headers,
   })

@@ -217,8 +217,11 @@ const candidatesOf = (routes: Mounted[]): Candidates => {
   return { bySecond, any }
 }
 
-/** The middleware that serves a request by its route, or passes it on; `mounted` lists what it serves. */
-export type RouteDispatch = RequestHandler & { mounted: () => Array<{ method: Method; path: string }> }
+/**
+ * The middleware that serves a request by its route, or passes it on; `layers` lists what it serves
+ * as express's own route layers would (`route.path` in express's form, `route.methods`).
+ */
+export type RouteDispatch = RequestHandler & { layers: () => Array<{ route: Mounted['route'] }> }
 
 /**
  * Mounts routes on express and describes them in OpenAPI from the same definition, so the
@@ -310,7 +313,7 @@ export class RouteTable {
       }
       tryNext()
     },
-    { mounted: () => this.mounted.map(({ method, path }) => ({ method, path })) },
+    { layers: () => this.mounted.map(({ route }) => ({ route })) },
   )
 
   /**

@@ -3,16 +3,13 @@ import type { Express } from 'express'
 type Layer = {
   route?: { path: string | string[]; methods: Record<string, boolean> }
   name?: string
-  /** The route table's dispatch (http/route-table.ts) serves its routes itself and lists them. */
-  handle?: { mounted?: () => Array<{ method: string; path: string }> }
+  /** The route table's dispatch (http/route-table.ts) serves its routes itself and lists them as layers. */
+  handle?: { layers?: () => Layer[] }
 }
 
 const routesOf = (stack: Layer[]): { method: string; path: string }[] =>
   stack.flatMap((layer) => {
-    if (typeof layer.handle?.mounted === 'function')
-      return layer.handle
-        .mounted()
-        .map(({ method, path }) => ({ method, path: path.replace(/:(\w+)/g, '{$1}') }))
+    if (typeof layer.handle?.layers === 'function') return routesOf(layer.handle.layers())
     if (!layer.route) return []
     const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path]
     const methods = Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method])

@@ -45,9 +45,10 @@ const lockBalance = async (tx: Executor, organizationId: string) =>
 
 /**
  * Places a hold of `amountMicros`, or answers null when the balance minus the open holds cannot
- * cover it (or the balance is under `minBalanceMicros`). Two statements in one transaction: the
- * lock first, then the sum and the insert in a statement of their own, whose snapshot (read
- * committed) sees every hold committed by those who held the lock before.
+ * cover it (or the balance is under `minBalanceMicros`). One statement, the database's
+ * `place_credit_hold` (migration 0087): the balance row's lock first, then the sum and the insert
+ * in a statement of their own, whose snapshot (read committed) sees every hold committed by those
+ * who held the lock before.
  */
 export const placeHold = async (
   ctx: AppContext,
@@ -64,31 +65,24 @@ export const placeHold = async (
 ): Promise<string | null> => {
   const id = ulid()
   const now = new Date()
+  const round = hold.round
+  let outcome: 'placed' | 'refused' | 'missing' | undefined
   try {
-    return await ctx.db.transaction().execute(async (tx) => {
-      if (!(await lockBalance(tx, hold.organizationId))) throw AppError.notFound('organization')
-      const round = hold.round
-      const { rows } = await sql<{ id: string }>`
-        insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at,
-          instance_id, message_id, model, prompt_tokens, used_micros, text_offset)
-        select ${id}, o.id, ${Math.max(hold.amountMicros, 1)}, ${hold.kind}, ${hold.reference ?? null}, ${now},
-          ${new Date(now.getTime() + hold.ttlMs)}, ${round?.instanceId ?? null}, ${round?.messageId ?? null},
-          ${round?.model ?? null}, ${round?.promptTokens ?? null}, ${round?.usedMicros ?? 0},
-          ${round?.textOffset ?? 0}
-        from organizations o
-        where o.id = ${hold.organizationId}
-          and o.credit_balance_micros >= ${Math.max(hold.minBalanceMicros ?? 0, 1)}
-          and o.credit_balance_micros - coalesce((select sum(h.amount_micros) from credit_holds h
-            where h.organization_id = o.id and h.expires_at > ${now}), 0) >= ${Math.max(hold.amountMicros, 1)}
-        returning id`.execute(tx)
-      recordHolds({ kind: hold.kind, placed: rows.length, refused: 1 - rows.length })
-      return rows[0]?.id ?? null
-    })
+    const { rows } = await sql<{ outcome: 'placed' | 'refused' | 'missing' }>`
+      select place_credit_hold(${id}, ${hold.organizationId}, ${Math.max(hold.amountMicros, 1)},
+        ${Math.max(hold.minBalanceMicros ?? 0, 1)}, ${hold.kind}, ${hold.reference ?? null}, ${now},
+        ${new Date(now.getTime() + hold.ttlMs)}, ${round?.instanceId ?? null}, ${round?.messageId ?? null},
+        ${round?.model ?? null}, ${round?.promptTokens ?? null}, ${round?.usedMicros ?? 0},
+        ${round?.textOffset ?? 0}) as outcome`.execute(ctx.db)
+    outcome = rows[0]?.outcome
   } catch (error) {
-    if (error instanceof AppError) throw error
     // A billing store that cannot answer is the spec's 503, never a free pass.
     throw AppError.unavailable('Billing service unavailable', error)
   }
+  if (outcome === 'missing') throw AppError.notFound('organization')
+  const isPlaced = outcome === 'placed'
+  recordHolds({ kind: hold.kind, placed: isPlaced ? 1 : 0, refused: isPlaced ? 0 : 1 })
+  return isPlaced ? id : null
 }
 
 /** placeHold, refusing with the spec's 402 when the credits (minus what is held) do not cover it. */

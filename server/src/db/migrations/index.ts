@@ -50,6 +50,7 @@ import * as conversationAgentDraft from './0078-conversation-agent-draft.ts'
 import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 import * as callEndHold from './0081-call-end-hold.ts'
 import * as voiceAgentTestRuns from './0086-voice-agent-test-runs.ts'
+import * as placeCreditHold from './0087-place-credit-hold.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -104,4 +105,5 @@ export const migrations: Record<string, Migration> = {
   '0080-knowledge-tenant-index': knowledgeTenantIndex,
   '0081-call-end-hold': callEndHold,
   '0086-voice-agent-test-runs': voiceAgentTestRuns,
+  '0087-place-credit-hold': placeCreditHold,
 }

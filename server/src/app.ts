@@ -130,7 +130,10 @@ export const createApp = (
   // An array is copied: express keeps what it is given and the config is frozen.
   const { trustProxy } = ctx.config
   app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy)
-  const requestLog = requestContext(ctx.logger, { probeSample: ctx.config.probeLogSample })
+  const requestLog = requestContext(ctx.logger, {
+    probeSample: ctx.config.probeLogSample,
+    requests: app.request,
+  })
   // helmet's defaults compute nothing per request: its headers are taken once (security-headers.ts).
   const securityHeaders = recordSecurityHeaders()
   const earlyFailure = runBeforeExpress(app, [

@@ -42,7 +42,8 @@ const vitestPhase = runVitest().then((counts) => {
 })
 const browserPhase = (async (): Promise<Counts> => {
   try {
-    const counts = await runBrowserTests()
+    // BROWSER_TEST_FILES (a glob from the root) narrows this phase to the files it names.
+    const counts = await runBrowserTests(process.env.BROWSER_TEST_FILES || undefined)
     process.stdout.write(
       `\nwidget browser tests (@web/test-runner, Chromium): ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
     )

@@ -98,8 +98,9 @@ export const requireHold = async (
 /**
  * Grows (or shrinks) a reply's hold to `amountMicros` before its next model round, and records the
  * round (what a crash would leave to settle). Admission as placeHold's: the balance minus the
- * organization's other open holds must cover it, decided under the balance row's lock. Answers
- * false, changing nothing, when it does not (the round must not be sent).
+ * organization's other open holds must cover it, decided under the balance row's lock, in one
+ * statement (`cover_credit_hold`, migration 0088). Answers false, changing nothing, when it does
+ * not (the round must not be sent).
  */
 export const coverHold = async (
   ctx: AppContext,
@@ -115,22 +116,12 @@ export const coverHold = async (
   const now = new Date()
   const { round } = cover
   try {
-    return await ctx.db.transaction().execute(async (tx) => {
-      await lockBalance(tx, cover.organizationId)
-      const { rows } = await sql<{ id: string }>`
-        update credit_holds h set amount_micros = ${Math.max(cover.amountMicros, 1)},
-          expires_at = ${new Date(now.getTime() + cover.ttlMs)}, instance_id = ${round.instanceId},
-          message_id = ${round.messageId}, model = ${round.model}, prompt_tokens = ${round.promptTokens},
-          used_micros = ${round.usedMicros}, text_offset = ${round.textOffset}
-        from organizations o
-        where h.id = ${cover.id} and o.id = h.organization_id
-          and o.credit_balance_micros >= ${Math.max(cover.minBalanceMicros ?? 0, 1)}
-          and o.credit_balance_micros - coalesce((select sum(other.amount_micros) from credit_holds other
-            where other.organization_id = o.id and other.id <> h.id and other.expires_at > ${now}), 0)
-            >= ${Math.max(cover.amountMicros, 1)}
-        returning h.id`.execute(tx)
-      return rows.length > 0
-    })
+    const { rows } = await sql<{ covered: boolean }>`
+      select cover_credit_hold(${cover.id}, ${cover.organizationId}, ${Math.max(cover.amountMicros, 1)},
+        ${Math.max(cover.minBalanceMicros ?? 0, 1)}, ${now}, ${new Date(now.getTime() + cover.ttlMs)},
+        ${round.instanceId}, ${round.messageId}, ${round.model}, ${round.promptTokens}, ${round.usedMicros},
+        ${round.textOffset}) as covered`.execute(ctx.db)
+    return rows[0]?.covered === true
   } catch (error) {
     throw AppError.unavailable('Billing service unavailable', error)
   }

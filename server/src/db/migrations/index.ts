@@ -51,6 +51,7 @@ import * as knowledgeTenantIndex from './0080-knowledge-tenant-index.ts'
 import * as callEndHold from './0081-call-end-hold.ts'
 import * as voiceAgentTestRuns from './0086-voice-agent-test-runs.ts'
 import * as placeCreditHold from './0087-place-credit-hold.ts'
+import * as coverCreditHold from './0088-cover-credit-hold.ts'
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -106,4 +107,5 @@ export const migrations: Record<string, Migration> = {
   '0081-call-end-hold': callEndHold,
   '0086-voice-agent-test-runs': voiceAgentTestRuns,
   '0087-place-credit-hold': placeCreditHold,
+  '0088-cover-credit-hold': coverCreditHold,
 }

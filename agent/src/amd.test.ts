@@ -96,6 +96,9 @@ const startOutboundCall = async (agentId: string) => {
       logger: log(),
       keypad,
       waitForAnswer: () => answered,
+      // Transcripts come without audio here, so no VAD ends the callee's speech: the framework's
+      // 3 s end-of-turn wait would be all of each case's time.
+      amdEndOfTurnMs: 100,
     },
   })
   sessions.push(built.session)

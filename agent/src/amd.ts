@@ -110,6 +110,7 @@ export const detectAnsweringMachine = async ({
   end,
   logger,
   models = null,
+  endOfTurnMs,
 }: {
   session: voice.AgentSession
   agent: ParleyAgent
@@ -128,6 +129,8 @@ export const detectAnsweringMachine = async ({
   logger: Logger
   /** A realtime agent's detection models (null: the agent's own LLM and the session's STT). */
   models?: DetectionModels | null
+  /** The wait after the callee's last words when no VAD ends their speech (CallServices.amdEndOfTurnMs). */
+  endOfTurnMs?: number
 }): Promise<AmdRun> => {
   let verdict: AmdVerdict = 'uncertain'
   let transcript = ''
@@ -148,6 +151,7 @@ export const detectAnsweringMachine = async ({
       // A pipeline's session STT transcripts (null), a realtime agent's side STT; never LiveKit Cloud's.
       stt: own ? null : (models?.stt ?? null),
       ...(participantIdentity ? { participantIdentity } : {}),
+      ...(endOfTurnMs === undefined ? {} : { maxEndpointingDelayMs: endOfTurnMs }),
       // Ours may be any catalogue model: the warning would be said on every call.
       suppressCompatibilityWarning: true,
     })

@@ -63,6 +63,12 @@ export type CallServices = {
    * person. Absent: no detection (a web call, or a test of something else).
    */
   waitForAnswer?: WaitForAnswer | null
+  /**
+   * How long detection waits after the callee's last words for more when no VAD marks the end of
+   * their speech (the framework's end-of-turn wait, 3 s unless given): text-mode tests, where
+   * transcripts arrive without audio, shorten it.
+   */
+  amdEndOfTurnMs?: number
 }
 
 const modelsFor = (runtime: AgentRuntimeConfig, setup: CallSetup, vad: VAD) => {
@@ -495,6 +501,7 @@ export const buildCallSession = ({
           message: agent.wording.voicemailMessage,
           waitForAnswer: detecting,
           keypad: services.keypad ?? null,
+          ...(services.amdEndOfTurnMs === undefined ? {} : { endOfTurnMs: services.amdEndOfTurnMs }),
           ...(metadata.sipParticipantIdentity
             ? { participantIdentity: metadata.sipParticipantIdentity }
             : {}),

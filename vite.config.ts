@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { configDefaults, defineConfig } from 'vitest/config'
+import SlowFirst from './test/sequencer.ts'
 
 /**
  * Where the machine has a RAM disk, temporary files go there: every test server copies the
@@ -37,6 +38,8 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 3,
+    // Slow files first where vitest has no durations from an earlier run (test/sequencer.ts).
+    sequence: { sequencer: SlowFirst },
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

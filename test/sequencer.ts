@@ -7,11 +7,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * (puppeteer), one that spawns processes, one of the voice agent's end-to-end files (workers, real
  * audio). Such files take 20–45 s where most take under 5.
  */
-const weightOf = (file: string) => {
+const weightOf = (root: string, file: string) => {
   const source = readFileSync(file, 'utf8')
   if (source.includes("from 'puppeteer-core'")) return 3
   if (source.includes("from 'node:child_process'")) return 2
-  if (relative(process.cwd(), file).startsWith('agent/test/')) return 2
+  if (relative(root, file).startsWith('agent/test/')) return 2
   return 0
 }
 
@@ -25,15 +25,14 @@ const weightOf = (file: string) => {
 export default class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const sorted = await super.sort(files)
+    const { root } = this.ctx.config
     const known = (spec: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(
-        `${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`,
-      )
+      this.ctx.cache.getFileTestResults(`${spec.project.name}:${relative(root, spec.moduleId)}`)
     const projectOrder = new Map<string, number>()
     for (const spec of sorted)
       if (!projectOrder.has(spec.project.name)) projectOrder.set(spec.project.name, projectOrder.size)
     return sorted
-      .map((spec, index) => ({ spec, index, weight: known(spec) ? 0 : weightOf(spec.moduleId) }))
+      .map((spec, index) => ({ spec, index, weight: known(spec) ? 0 : weightOf(root, spec.moduleId) }))
       .sort(
         (a, b) =>
           (projectOrder.get(a.spec.project.name) as number) -

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module'
 import express, { type Router } from 'express'
 
 const require = createRequire(import.meta.url)
-const swaggerUiDirectory = (
-  require('swagger-ui-dist') as { getAbsoluteFSPath: () => string }
-).getAbsoluteFSPath()
+// The path alone: the package's main module would also evaluate its 2 MB browser bundles in the
+// server's heap, where every full collection then marks them.
+const swaggerUiDirectory = (require('swagger-ui-dist/absolute-path.js') as () => string)()
 
 const page = `<!doctype html>
 <html lang="en">

@@ -227,6 +227,23 @@ export type RouteDispatch = RequestHandler & { layers: () => Array<{ route: Moun
  * Mounts routes on express and describes them in OpenAPI from the same definition, so the
  * document cannot drift from what is served. Handlers get parsed input and return the body.
  */
+/**
+ * A route's JSON answer, written as it is. express's res.json would also hash every body for a
+ * weak ETag and look for a conditional request: the API's answers are live data read for one
+ * caller, which no client revalidates (Stripe's and OpenAI's APIs send no ETag either), and the
+ * hash cost every answer a SHA-1 of its body. Node sets Content-Length and leaves the body out of
+ * an answer to HEAD.
+ */
+const writeJson = (res: Response, statusCode: number, result: unknown) => {
+  res.statusCode = statusCode
+  if (statusCode === 204 || statusCode === 304) {
+    res.end()
+    return
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.end(JSON.stringify(result) ?? '')
+}
+
 export class RouteTable {
   /** Every route, in the order it was added. */
   private readonly mounted: Mounted[] = []
@@ -416,7 +433,7 @@ export class RouteTable {
     const bodySchema = route.body ? strictInput(route.body) : undefined
     const send = (res: Response, result: unknown) => {
       // A handler may pick another status itself (readiness answers 503 with a body).
-      if (!res.headersSent) res.status(res.statusCode === 200 ? status : res.statusCode).json(result)
+      if (!res.headersSent) writeJson(res, res.statusCode === 200 ? status : res.statusCode, result)
     }
     // A handler that answers at once is answered at once, without a promise and a turn of the
     // microtask queue; express passes a throw or a rejection alike to the error handler.

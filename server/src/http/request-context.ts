@@ -83,6 +83,13 @@ export const requestContext = (
 ) => {
   const isLeftOut = sampleProbes(probeSample)
   const accessLog = logger.child({}, { serializers: { req: requestSummary, res: responseSummary } })
+  // The line of a request that did not fail holds only what is named here (the request's id,
+  // method and path, its status, its time): nothing to redact, and redaction's look through
+  // every field cost each request about 3 µs. An error's line keeps it (its err carries anything).
+  const completedLog = logger.child(
+    {},
+    { serializers: { req: requestSummary, res: responseSummary }, redact: [] },
+  )
   Object.defineProperty(requests, 'log', {
     get(this: LoggedRequest) {
       this[LOGGER] ??= accessLog.child({ req: this[SUMMARY] ?? requestSummary(this) })
@@ -119,7 +126,7 @@ export const requestContext = (
         return
       }
       const message = !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted'
-      accessLog[level]({ req: summary, res, responseTime }, message)
+      completedLog[level]({ req: summary, res, responseTime }, message)
     }
     res.on('close', onDone)
     res.on('finish', onDone)

@@ -235,6 +235,11 @@ export type RouteDispatch = RequestHandler & { layers: () => Array<{ route: Moun
  * an answer to HEAD.
  */
 const writeJson = (res: Response, statusCode: number, result: unknown) => {
+  // A middleware may stand in for res.json on this answer (idempotency records it before it goes).
+  if (Object.hasOwn(res, 'json')) {
+    res.status(statusCode).json(result)
+    return
+  }
   res.statusCode = statusCode
   if (statusCode === 204 || statusCode === 304) {
     res.end()

@@ -118,7 +118,7 @@ export const start = async ({
       keyCache: createKeyCache({ signals }),
       streams: createStreamRegistry({ signals, redis, limits: config.streamLimits, logger }),
       rateLimits: createRateLimits({ redis }),
-      jobs: createJobs({ pool: database.pool, logger, isEmbedded: database.isEmbedded }),
+      jobs: createJobs({ pool: database.jobsPool, logger, isEmbedded: database.isEmbedded }),
       clock,
       livekit: createLiveKit(config),
       readProviderKeys,

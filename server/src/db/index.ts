@@ -14,8 +14,14 @@ export type Executor = Kysely<Database> | Transaction<Database>
 
 export type DatabaseHandle = {
   db: Kysely<Database>
-  /** The same pool Kysely uses; the job queue shares it. */
+  /** The pool Kysely uses. */
   pool: pg.Pool
+  /**
+   * The job queue's: a small pool of its own on a real server, so that its poll (one statement
+   * per job name, all at once, every 500 ms) never takes or waits for the connections requests
+   * use; embedded, the one connection there is.
+   */
+  jobsPool: pg.Pool
   isEmbedded: boolean
   ping: () => Promise<void>
   close: () => Promise<void>
@@ -39,6 +45,8 @@ const types = {
 }
 
 const POOL_SIZE = 10
+/** The job queue's own connections on a real server: its poll's statements queue on them. */
+const JOBS_POOL_SIZE = 2
 /**
  * PGlite is one database session: two connections at once would interleave their statements
  * ("bind message supplies 2 parameters…", wrong rows, one connection's BEGIN covering another's
@@ -59,28 +67,35 @@ export const openDatabase = async (
         // pgvector is loaded only when knowledge has an embedding model to fill it.
         withVectors: config.knowledge.embeddings !== null,
       })
-  const pool = new pg.Pool({
-    ...(embedded
-      ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }
-      : { connectionString: config.databaseUrl ?? undefined }),
-    max: embedded ? EMBEDDED_POOL_SIZE : POOL_SIZE,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
-    types,
-  })
-  // An idle client that loses its server must not crash the process; the next checkout reconnects.
-  pool.on('error', () => {})
+  const openPool = (max: number) => {
+    const opened = new pg.Pool({
+      ...(embedded
+        ? { stream: embedded.connect, user: 'postgres', database: 'postgres' }
+        : { connectionString: config.databaseUrl ?? undefined }),
+      max,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      types,
+    })
+    // An idle client that loses its server must not crash the process; the next checkout reconnects.
+    opened.on('error', () => {})
+    return opened
+  }
+  const pool = openPool(embedded ? EMBEDDED_POOL_SIZE : POOL_SIZE)
   if (config.metrics.isEnabled) measurePoolWaits(pool, embedded ? 'embedded' : 'postgres')
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withStatementCache(pool) }) })
+  const jobsPool = embedded ? pool : openPool(JOBS_POOL_SIZE)
   return {
     db,
     pool,
+    jobsPool,
     isEmbedded: embedded !== null,
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: async () => {
       await db.destroy()
+      if (jobsPool !== pool) await jobsPool.end()
       await embedded?.stop()
     },
   }

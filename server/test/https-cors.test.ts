@@ -73,15 +73,16 @@ describe('HTTPS guard', () => {
   })
 })
 
-describe('CORS of the chat API', () => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await startTestServer()
-  })
-  afterAll(async () => {
-    await server.destroy()
-  })
+/** A server on the defaults, for the chat API's CORS and the JSON answers. */
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server?.destroy()
+})
 
+describe('CORS of the chat API', () => {
   it('answers a preflight from any origin without authentication, listing the spec’s methods and headers', async () => {
     const response = await server.request('/v1/chat/sessions', {
       method: 'OPTIONS',
@@ -112,5 +113,20 @@ describe('CORS of the chat API', () => {
     )
     const v1 = await server.request('/v1/organization', { headers: { origin: 'https://any-site.example' } })
     expect(v1.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+describe('JSON answers', () => {
+  it('carry no ETag (no body is hashed), and HEAD says the length GET sends', async () => {
+    const get = await server.request('/healthz')
+    const body = await get.text()
+    expect(JSON.parse(body)).toEqual({ status: 'ok' })
+    expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(get.headers.get('etag')).toBeNull()
+    expect(get.headers.get('content-length')).toBe(String(Buffer.byteLength(body)))
+    const head = await server.request('/healthz', { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)))
   })
 })

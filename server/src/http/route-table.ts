@@ -224,15 +224,10 @@ const candidatesOf = (routes: Mounted[]): Candidates => {
 export type RouteDispatch = RequestHandler & { layers: () => Array<{ route: Mounted['route'] }> }
 
 /**
- * Mounts routes on express and describes them in OpenAPI from the same definition, so the
- * document cannot drift from what is served. Handlers get parsed input and return the body.
- */
-/**
  * A route's JSON answer, written as it is. express's res.json would also hash every body for a
  * weak ETag and look for a conditional request: the API's answers are live data read for one
  * caller, which no client revalidates (Stripe's and OpenAI's APIs send no ETag either), and the
- * hash cost every answer a SHA-1 of its body. Node sets Content-Length and leaves the body out of
- * an answer to HEAD.
+ * hash cost every answer a SHA-1 of its body.
  */
 const writeJson = (res: Response, statusCode: number, result: unknown) => {
   // A middleware may stand in for res.json on this answer (idempotency records it before it goes).
@@ -246,9 +241,16 @@ const writeJson = (res: Response, statusCode: number, result: unknown) => {
     return
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
-  res.end(JSON.stringify(result) ?? '')
+  const body = JSON.stringify(result) ?? ''
+  // Node counts the body it sends; to HEAD it sends none, so the length GET would have is said here.
+  if (res.req.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.end(body)
 }
 
+/**
+ * Mounts routes on express and describes them in OpenAPI from the same definition, so the
+ * document cannot drift from what is served. Handlers get parsed input and return the body.
+ */
 export class RouteTable {
   /** Every route, in the order it was added. */
   private readonly mounted: Mounted[] = []

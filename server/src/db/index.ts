@@ -82,9 +82,12 @@ export const openDatabase = async (
     return opened
   }
   const pool = openPool(embedded ? EMBEDDED_POOL_SIZE : POOL_SIZE)
-  if (config.metrics.isEnabled) measurePoolWaits(pool, embedded ? 'embedded' : 'postgres')
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withStatementCache(pool) }) })
   const jobsPool = embedded ? pool : openPool(JOBS_POOL_SIZE)
+  if (config.metrics.isEnabled) {
+    measurePoolWaits(pool, embedded ? 'embedded' : 'postgres')
+    if (jobsPool !== pool) measurePoolWaits(jobsPool, 'jobs')
+  }
   return {
     db,
     pool,

@@ -110,11 +110,12 @@ export const measureModelRound = ({ provider, model }: { provider: string; model
 }
 
 /**
- * Times every wait for one of the pool's connections (Kysely's queries and the job queue's
- * alike: both check out through `pool.connect`). The embedded database has one connection, so
- * this is also the time a statement queued behind the others.
+ * Times every wait for one of the pool's connections (everything checks out through
+ * `pool.connect`). The embedded database has one connection, which Kysely and the job queue share,
+ * so this is also the time a statement queued behind the others; on PostgreSQL the job queue's
+ * own pool is `jobs`.
  */
-export const measurePoolWaits = (pool: pg.Pool, database: 'postgres' | 'embedded') => {
+export const measurePoolWaits = (pool: pg.Pool, database: 'postgres' | 'embedded' | 'jobs') => {
   const connect = pool.connect.bind(pool) as (callback?: (...args: unknown[]) => void) => unknown
   const labels = { database }
   ;(pool as { connect: unknown }).connect = (callback?: (...args: unknown[]) => void) => {

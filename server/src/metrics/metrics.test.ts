@@ -137,6 +137,11 @@ describe('GET /metrics', () => {
     const database = server.env.DATABASE_URL ? 'postgres' : 'embedded'
     expect(sum(samples, 'parley_db_pool_wait_seconds_count', { database })).toBeGreaterThanOrEqual(10)
     expect(sum(samples, 'parley_db_pool_wait_seconds_sum', { database })).toBeGreaterThanOrEqual(0)
+    // On PostgreSQL the job queue checks out from a pool of its own (the delivery above was a job).
+    if (server.env.DATABASE_URL)
+      expect(sum(samples, 'parley_db_pool_wait_seconds_count', { database: 'jobs' })).toBeGreaterThanOrEqual(
+        1,
+      )
     expect(sum(samples, 'parley_llm_errors_total', { code: 'http_429' })).toBeGreaterThanOrEqual(1)
     expect(text).toContain('# TYPE parley_dials_total counter')
     expect(sum(samples, 'parley_nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)

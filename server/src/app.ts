@@ -10,7 +10,7 @@ import {
   registerStudioAgentRoutes,
   registerV1AgentRoutes,
 } from './agents/index.ts'
-import { auditScope, registerAuditRoutes } from './audit/index.ts'
+import { registerAuditRoutes } from './audit/index.ts'
 import { registerBatchControlRoutes, registerBatchRoutes } from './batch/index.ts'
 import { registerCallRoutes } from './calls/index.ts'
 import { authenticateChatSession, registerChatRoutes } from './chat/index.ts'
@@ -183,8 +183,6 @@ export const createApp = (
           next(problem)
         })
       },
-      // After the body parsers: their stream callbacks would not carry the scope.
-      auditScope,
     ]),
   )
 

@@ -26,6 +26,7 @@ import {
   ZVoiceTestVisitorResponse,
 } from '@parley/shared'
 import { agentActorOf } from '../agents/index.ts'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import * as tests from './service.ts'
@@ -140,7 +141,13 @@ export const registerAgentTestRoutes = (routes: RouteTable, ctx: AppContext) => 
     errors: [400, 403, 404],
     handle: async ({ params, body, req }) => ({
       success: true as const,
-      data: await tests.saveTestSettings(ctx, await agentActorOf(ctx, req), params.agentId, body),
+      data: await tests.saveTestSettings(
+        ctx,
+        await agentActorOf(ctx, req),
+        params.agentId,
+        body,
+        auditByOf(req),
+      ),
     }),
   })
 

@@ -8,7 +8,7 @@ import type {
 } from '@parley/shared'
 import { ulid } from 'ulid'
 import { type AgentActor, agentAsVersion, canUpdate, getAgent, publishedVersionOf } from '../agents/index.ts'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { assertCredits } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -158,11 +158,12 @@ export const saveTestSettings = async (
   actor: AgentActor,
   agentId: string,
   settings: { runBeforePublish: boolean },
+  by: AuditBy,
 ) => {
   const agent = await changeableAgentOf(ctx, actor, agentId)
   await ctx.db.transaction().execute(async (tx) => {
     await store.saveSettings(tx, { agentId, ...settings })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: agent.organizationId,
       action: 'agent.test_settings_updated',
       target: { kind: 'agent', id: agentId },

@@ -11,7 +11,7 @@ import {
   webhookEventNames,
 } from '@parley/shared'
 import { ulid } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, auditBySystem, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
@@ -188,7 +188,13 @@ export const listAgents = async (ctx: AppContext, actor: AgentActor, query: List
   return { agents, pagination: paginationOf(query, total) }
 }
 
-export const createAgent = async (ctx: AppContext, actor: AgentActor, input: CreateAgentV1) => {
+/** `by` defaults to the system: the test helpers and benches create agents without a request. */
+export const createAgent = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  input: CreateAgentV1,
+  by: AuditBy = auditBySystem,
+) => {
   if (actor.userId === null)
     throw AppError.forbidden('This API key no longer belongs to a member; create a new key')
   if (!canSetMode(actor, input.mode))
@@ -255,7 +261,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
       webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
     })
     await recordFirstVersion(tx, inserted)
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: actor.organizationId,
       action: 'agent.created',
       target: { kind: 'agent', id },
@@ -293,7 +299,10 @@ export const changesFromPatch = (
   }
 }
 
-/** Applies an update from either surface: visibility, rights, architecture rules, catalogue, references. */
+/**
+ * Applies an update from either surface: visibility, rights, architecture rules, catalogue,
+ * references. `by` defaults to the system: tests call it directly, without a request.
+ */
 export const updateAgent = async (
   ctx: AppContext,
   actor: AgentActor,
@@ -301,7 +310,13 @@ export const updateAgent = async (
     agentId,
     changes,
     surface,
-  }: { agentId: string; changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent; surface: Surface },
+    by = auditBySystem,
+  }: {
+    agentId: string
+    changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent
+    surface: Surface
+    by?: AuditBy
+  },
 ) => {
   const published = await findVisibleAgent(ctx, actor, agentId)
   // The studio edits the draft; v1 edits the published row and records it as a version.
@@ -346,7 +361,7 @@ export const updateAgent = async (
   )
   const agent = await ctx.db.transaction().execute(async (tx) => {
     if (changed.length > 0)
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId: current.organizationId,
         action: 'agent.updated',
         target: { kind: 'agent', id: agentId },
@@ -364,14 +379,14 @@ export const updateAgent = async (
 }
 
 /** Removes the configuration; conversations, call logs and transcripts keep their rows for billing. */
-export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: string, by: AuditBy) => {
   const agent = await findVisibleAgent(ctx, actor, agentId)
   if (!canUpdate(actor, agent, 'v1'))
     throw AppError.forbidden('You do not have permission to delete this agent')
   await ctx.db.transaction().execute(async (tx) => {
     await store.removeHandoffTarget(tx, { organizationId: agent.organizationId, agentId })
     await store.deleteAgent(tx, agentId)
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: agent.organizationId,
       action: 'agent.deleted',
       target: { kind: 'agent', id: agentId },
@@ -381,7 +396,12 @@ export const deleteAgent = async (ctx: AppContext, actor: AgentActor, agentId: s
   return { message: `Agent ${agent.name} deleted` }
 }
 
-export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, agentId: string) => {
+export const rotateWebhookSecret = async (
+  ctx: AppContext,
+  actor: AgentActor,
+  agentId: string,
+  by: AuditBy,
+) => {
   const agent = await findVisibleAgent(ctx, actor, agentId)
   if (!canUpdate(actor, agent, 'v1'))
     throw AppError.forbidden('You do not have permission to update this agent')
@@ -390,7 +410,7 @@ export const rotateWebhookSecret = async (ctx: AppContext, actor: AgentActor, ag
     await store.updateAgent(tx, agentId, {
       webhookSecretBox: createSecretBox(ctx.config.encryptionKey).seal(webhookSecret),
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: agent.organizationId,
       action: 'agent.webhook_secret_rotated',
       target: { kind: 'agent', id: agentId },

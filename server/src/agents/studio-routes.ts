@@ -6,6 +6,7 @@ import {
   ZStudioAgentUpdated,
   ZStudioUpdateAgent,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
@@ -30,6 +31,7 @@ export const registerStudioAgentRoutes = (routes: RouteTable, ctx: AppContext) =
         agentId: params.agentId,
         changes: body,
         surface: 'studio',
+        by: auditByOf(req),
       })
       const agent = toAgent(result.agent, ctx.catalogue)
       if (!result.usedDefaults) return { success: true as const, agent }
@@ -68,6 +70,10 @@ export const registerStudioAgentRoutes = (routes: RouteTable, ctx: AppContext) =
     response: ZProviderKeys,
     errors: [403, 404],
     handle: ({ params, body, req }) =>
-      updateProviderKeys(ctx, studioActorOf(req), { organizationId: params.orgId, update: body }),
+      updateProviderKeys(ctx, studioActorOf(req), {
+        organizationId: params.orgId,
+        update: body,
+        by: auditByOf(req),
+      }),
   })
 }

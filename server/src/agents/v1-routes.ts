@@ -12,6 +12,7 @@ import {
   ZUpdateAgentV1,
   ZWebhookSecret,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { idempotent } from '../idempotency/middleware.ts'
@@ -64,7 +65,12 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
     response: ZAgentCreated,
     errors: [403, 409],
     handle: async ({ body, req }) => {
-      const { agent, webhookSecret } = await agents.createAgent(ctx, await agentActorOf(ctx, req), body)
+      const { agent, webhookSecret } = await agents.createAgent(
+        ctx,
+        await agentActorOf(ctx, req),
+        body,
+        auditByOf(req),
+      )
       const { id, name, agentArchitecture, active, createdAt } = toAgentV1(agent)
       return {
         success: true as const,
@@ -104,6 +110,7 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
         agentId: params.agentId,
         changes,
         surface: 'v1',
+        by: auditByOf(req),
       })
       return { success: true as const, data: toAgentV1(agent) }
     },
@@ -124,6 +131,7 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
         agentId: params.agentId,
         changes: body,
         surface: 'v1',
+        by: auditByOf(req),
       })
       return { success: true as const, data: { agent: toAgent(agent, ctx.catalogue) } }
     },
@@ -140,7 +148,7 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
     errors: [403, 404],
     handle: async ({ params, req }) => ({
       success: true as const,
-      data: await agents.deleteAgent(ctx, await agentActorOf(ctx, req), params.agentId),
+      data: await agents.deleteAgent(ctx, await agentActorOf(ctx, req), params.agentId, auditByOf(req)),
     }),
   })
 
@@ -155,7 +163,12 @@ export const registerV1AgentRoutes = (routes: RouteTable, ctx: AppContext) => {
     errors: [403, 404],
     handle: async ({ params, req }) => ({
       success: true as const,
-      data: await agents.rotateWebhookSecret(ctx, await agentActorOf(ctx, req), params.agentId),
+      data: await agents.rotateWebhookSecret(
+        ctx,
+        await agentActorOf(ctx, req),
+        params.agentId,
+        auditByOf(req),
+      ),
     }),
   })
 }

@@ -9,6 +9,7 @@ import {
   ZAgentVersionsQuery,
   ZPublishAgent,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import type { RouteTable } from '../http/route-table.ts'
 import { agentActorOf } from './actor.ts'
@@ -102,6 +103,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
       data: await versions.publishAgent(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
         note: body.note,
+        by: auditByOf(req),
       }),
     }),
   })
@@ -120,6 +122,7 @@ export const registerAgentVersionRoutes = (routes: RouteTable, ctx: AppContext) 
       data: await versions.restoreAgentVersion(ctx, await agentActorOf(ctx, req), {
         agentId: params.agentId,
         number: params.version,
+        by: auditByOf(req),
       }),
     }),
   })

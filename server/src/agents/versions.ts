@@ -5,7 +5,7 @@ import type {
   AgentVersionSummary,
   VersionFunction,
 } from '@parley/shared'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -177,7 +177,7 @@ export const getAgentDraft = async (ctx: AppContext, actor: AgentActor, agentId:
 export const publishAgent = async (
   ctx: AppContext,
   actor: AgentActor,
-  { agentId, note }: { agentId: string; note: string },
+  { agentId, note, by }: { agentId: string; note: string; by: AuditBy },
 ): Promise<AgentVersion> => {
   const agent = await getAgent(ctx, actor, agentId)
   mayPublish(actor, agent)
@@ -216,7 +216,7 @@ export const publishAgent = async (
     const updated = await store.updateAgent(tx, agentId, settings)
     await versions.deleteDraft(tx, agentId)
     const published = await versions.insertVersion(tx, { agent: updated, publishedBy: actor.userId, note })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: agent.organizationId,
       action: 'agent.published',
       target: { kind: 'agent', id: agentId },
@@ -231,7 +231,7 @@ export const publishAgent = async (
 export const restoreAgentVersion = async (
   ctx: AppContext,
   actor: AgentActor,
-  { agentId, number }: { agentId: string; number: number },
+  { agentId, number, by }: { agentId: string; number: number; by: AuditBy },
 ): Promise<AgentDraft> => {
   const agent = await getAgent(ctx, actor, agentId)
   mayPublish(actor, agent)
@@ -241,7 +241,7 @@ export const restoreAgentVersion = async (
     if (settingsDiffer(versions.settingsOf(agent), settings))
       await versions.saveDraft(tx, { agentId, settings, userId: actor.userId })
     else await versions.deleteDraft(tx, agentId)
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: agent.organizationId,
       action: 'agent.version_restored',
       target: { kind: 'agent', id: agentId },

@@ -1,3 +1,3 @@
+export { type AuditActor, type AuditBy, auditByOf, auditBySystem } from './by.ts'
 export { registerAuditRoutes } from './routes.ts'
-export { auditScope } from './scope.ts'
 export { type AuditChange, recordAudit } from './service.ts'

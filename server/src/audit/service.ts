@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { decodeCursor, encodeCursor } from '../http/cursor.ts'
-import { currentActor, currentAddress } from './scope.ts'
+import type { AuditBy } from './by.ts'
 import * as store from './store.ts'
 
 const newAuditId = monotonicFactory()
@@ -17,12 +17,10 @@ export type AuditChange = {
 }
 
 /**
- * Records changes in the audit log with who made them (the request's member or key, else the
- * system) and from which address. Pass the change's own transaction so both commit together.
+ * Records changes in the audit log with who made them and from which address (`auditByOf(req)`,
+ * or `auditBySystem` in a job). Pass the change's own transaction so both commit together.
  */
-export const recordAudit = async (db: Executor, ...changes: AuditChange[]) => {
-  const actor = currentActor()
-  const ip = currentAddress()
+export const recordAudit = async (db: Executor, { actor, ip }: AuditBy, ...changes: AuditChange[]) => {
   await store.insertAuditEntries(
     db,
     changes.map((change) => ({

@@ -1,4 +1,5 @@
 import * as agentStore from '../agents/index.ts'
+import type { AuditBy } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { optOut } from '../do-not-call/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -11,7 +12,7 @@ import * as callStore from './store.ts'
  * do-not-call list with the call's id as its source, and the live agent's webhook hears
  * `contact.opted_out`. The worker then says its confirming sentence and ends the call (opted_out).
  */
-export const optOutOfCall = async (ctx: AppContext, callId: string) => {
+export const optOutOfCall = async (ctx: AppContext, { callId, by }: { callId: string; by: AuditBy }) => {
   const call = await callStore.findCallById(ctx.db, callId)
   if (!call) throw AppError.notFound('call')
   if (call.status !== 'active') throw AppError.conflict('The call has ended', 'call_ended')
@@ -22,6 +23,7 @@ export const optOutOfCall = async (ctx: AppContext, callId: string) => {
     phoneNumber: call.phoneNumber,
     sourceKind: 'call',
     source: call.id,
+    by,
   })
   const agent = await agentStore.findServingAgent(ctx.db, {
     organizationId: call.organizationId,

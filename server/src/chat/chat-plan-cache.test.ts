@@ -6,6 +6,7 @@ import { type CompletionRequest, type FakeLlm, startFakeLlm } from '../../test/h
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createApiKey, revokeKey } from '../keys/service.ts'
 
 let server: TestServer
@@ -177,7 +178,7 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
     const agent = await makeAgent(server, team.owner, { name: 'Revoked Agent' })
     llm.setFallback({ text: ['Never'], delayMs: 2000 })
     const session = await createChatSession(server, { key: ownKey.key, agentId: agent.id })
-    await revokeKey(server.ctx, { kind: 'studio', ...actor() }, ownKey.id)
+    await revokeKey(server.ctx, { kind: 'studio', ...actor() }, ownKey.id, auditBySystem)
     const gone = llm.clientsGone()
 
     const refused = await sendWhileClaimHeld(session, 'Hello?')

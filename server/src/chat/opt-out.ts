@@ -1,4 +1,5 @@
 import type { AgentRow } from '../agents/index.ts'
+import type { AuditBy } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { optOut } from '../do-not-call/index.ts'
 import { checkE164 } from '../phone-numbers/index.ts'
@@ -53,7 +54,8 @@ export const optOutOfConversation = async (
     agent,
     conversation,
     args,
-  }: { agent: AgentRow; conversation: { id: string; organizationId: string }; args: unknown },
+    by,
+  }: { agent: AgentRow; conversation: { id: string; organizationId: string }; args: unknown; by: AuditBy },
 ): Promise<OptOutDone> => {
   const given = (args ?? {}) as { phoneNumber?: unknown; confirmation?: unknown }
   let phoneNumber =
@@ -78,6 +80,7 @@ export const optOutOfConversation = async (
     phoneNumber,
     sourceKind: 'conversation',
     source: conversation.id,
+    by,
   })
   await notifyAgent(ctx, agent, 'contact.opted_out', {
     phone_number: phoneNumber,

@@ -1,5 +1,6 @@
 import type { ChatStreamEventName, ChatStreamEvents } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
+import type { AuditBy } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { ProviderError } from '../providers/provider-error.ts'
 import { CHAT_CREDITS_MESSAGE, priceReply } from './billing.ts'
@@ -97,6 +98,7 @@ export const runReply = async ({
   signal,
   coverRound,
   simulation,
+  by,
 }: {
   ctx: AppContext
   conversation: Pick<ConversationRow, 'id' | 'organizationId'>
@@ -110,6 +112,8 @@ export const runReply = async ({
    * tools of an agent handed to are wrapped as the first agent's were (functions answered by stubs).
    */
   simulation?: { wrapToolset: (toolset: Toolset) => Toolset }
+  /** Who the reply's changes (an opt_out's listing) are recorded as: the message's request. */
+  by: AuditBy
 }): Promise<ReplyOutcome> => {
   const outcome: ReplyOutcome = {
     text: '',
@@ -230,7 +234,7 @@ export const runReply = async ({
           const args = parseArguments(call.arguments)
           const done = simulation
             ? simulatedOptOut(args)
-            : await optOutOfConversation(ctx, { agent: action.agent, conversation, args })
+            : await optOutOfConversation(ctx, { agent: action.agent, conversation, args, by })
           result = done.result
           if (done.confirmation !== null) {
             outcome.endSession = true

@@ -11,6 +11,7 @@ import {
 } from '@parley/shared'
 import type { Request } from 'express'
 import { z } from 'zod'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { chatSessionActorOf, sessionCreatorLimitKey, sessionCreatorOf } from '../http/authentication.ts'
@@ -72,6 +73,7 @@ export const registerChatRoutes = (routes: RouteTable, ctx: AppContext) => {
         message: body.message,
         headers: headers.data,
         res,
+        by: auditByOf(req),
       })
       return ''
     },

@@ -3,6 +3,7 @@ import type { Response } from 'express'
 import pLimit, { type LimitFunction } from 'p-limit'
 import { ulid } from 'ulid'
 import * as agentStore from '../agents/index.ts'
+import type { AuditBy } from '../audit/index.ts'
 import { coverHold, type ReplyRound, releaseHold, requireHold, settleHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -337,7 +338,14 @@ export const sendMessage = async (
     message,
     headers,
     res,
-  }: { actor: ChatSessionActor; message: string; headers: SendChatMessageHeaders; res: Response },
+    by,
+  }: {
+    actor: ChatSessionActor
+    message: string
+    headers: SendChatMessageHeaders
+    res: Response
+    by: AuditBy
+  },
 ) => {
   assertMessageLength(message)
   const key = headers['idempotency-key']
@@ -413,7 +421,15 @@ export const sendMessage = async (
   let isSettled = false
   try {
     const prepared = await preparing
-    outcome = await runReply({ ctx, conversation, prepared, emit, signal: controller.signal, coverRound })
+    outcome = await runReply({
+      ctx,
+      conversation,
+      prepared,
+      emit,
+      signal: controller.signal,
+      coverRound,
+      by,
+    })
     await checkpoints.finish()
     await recordReply(ctx, { conversation, prepared, outcome, messageId, holdId })
     isSettled = true

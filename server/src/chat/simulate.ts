@@ -1,5 +1,6 @@
 import type { VersionFunction } from '@parley/shared'
 import type { AgentRow } from '../agents/index.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -134,6 +135,8 @@ export const runSimulatedReply = async (
       signal,
       coverRound: holds.cover,
       simulation: { wrapToolset },
+      // A simulated opt_out lists nothing; an agent test runs as a job.
+      by: auditBySystem,
     })
   } finally {
     await holds.settle({ costMicros: outcome?.costMicros ?? 0, reason: 'Agent test reply' })

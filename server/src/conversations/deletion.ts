@@ -1,5 +1,5 @@
 import { ulid } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { forgetPlan, STALE_REPLY_MS } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -19,7 +19,7 @@ import * as store from './store.ts'
  */
 export const deleteConversation = async (
   ctx: AppContext,
-  { actor, conversationId }: { actor: ApiKeyActor; conversationId: string },
+  { actor, by, conversationId }: { actor: ApiKeyActor; by: AuditBy; conversationId: string },
 ) => {
   await ctx.db.transaction().execute(async (tx) => {
     // A reply streams only on a live instance: the slot of one whose instance died (kill -9)
@@ -63,7 +63,7 @@ export const deleteConversation = async (
       keyId: actor.keyId,
       userId: actor.member?.userId ?? null,
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: actor.organizationId,
       action: 'conversation.deleted',
       target: { kind: 'conversation', id: conversationId },
@@ -80,7 +80,7 @@ export const deleteConversation = async (
  */
 export const deleteCall = async (
   ctx: AppContext,
-  { actor, callId }: { actor: ApiKeyActor; callId: string },
+  { actor, by, callId }: { actor: ApiKeyActor; by: AuditBy; callId: string },
 ) => {
   await ctx.db.transaction().execute(async (tx) => {
     const call = await tx
@@ -102,7 +102,7 @@ export const deleteCall = async (
       keyId: actor.keyId,
       userId: actor.member?.userId ?? null,
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: actor.organizationId,
       action: 'call.deleted',
       target: { kind: 'call', id: callId },

@@ -9,6 +9,7 @@ import {
   ZListConversationsQuery,
   ZRecordDeleted,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
@@ -58,7 +59,11 @@ export const registerConversationRoutes = (routes: RouteTable, ctx: AppContext) 
     response: ZRecordDeleted,
     errors: [404, 409],
     handle: ({ params, req }) =>
-      deleteConversation(ctx, { actor: apiKeyActorOf(req), conversationId: params.conversationId }),
+      deleteConversation(ctx, {
+        actor: apiKeyActorOf(req),
+        by: auditByOf(req),
+        conversationId: params.conversationId,
+      }),
   })
 
   routes.add({
@@ -70,7 +75,8 @@ export const registerConversationRoutes = (routes: RouteTable, ctx: AppContext) 
     params: ZCallIdParams,
     response: ZRecordDeleted,
     errors: [404, 409],
-    handle: ({ params, req }) => deleteCall(ctx, { actor: apiKeyActorOf(req), callId: params.callId }),
+    handle: ({ params, req }) =>
+      deleteCall(ctx, { actor: apiKeyActorOf(req), by: auditByOf(req), callId: params.callId }),
   })
 
   routes.add({

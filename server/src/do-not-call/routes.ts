@@ -9,6 +9,7 @@ import {
   ZListDoNotCallQuery,
 } from '@parley/shared'
 import { z } from 'zod'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import { apiKeyActorOf } from '../http/authentication.ts'
@@ -67,6 +68,7 @@ export const registerDoNotCallRoutes = (routes: RouteTable, ctx: AppContext) => 
       const { entry, alreadyListed } = await doNotCall.addToList(ctx, {
         organizationId: apiKeyActorOf(req).organizationId,
         input: body,
+        by: auditByOf(req),
       })
       return { success: true as const, data: entry, alreadyListed }
     },
@@ -100,7 +102,11 @@ export const registerDoNotCallRoutes = (routes: RouteTable, ctx: AppContext) => 
           : null
       if (!source)
         throw AppError.badRequest('Send a CSV file (multipart field "file") or a JSON phoneNumbers array')
-      return doNotCall.importToList(ctx, { organizationId: apiKeyActorOf(req).organizationId, source })
+      return doNotCall.importToList(ctx, {
+        organizationId: apiKeyActorOf(req).organizationId,
+        source,
+        by: auditByOf(req),
+      })
     },
   })
 
@@ -117,6 +123,7 @@ export const registerDoNotCallRoutes = (routes: RouteTable, ctx: AppContext) => 
       await doNotCall.removeFromList(ctx, {
         organizationId: apiKeyActorOf(req).organizationId,
         phoneNumber: params.phoneNumber,
+        by: auditByOf(req),
       })
       return { success: true as const, data: { message: 'Number removed from the do-not-call list' } }
     },

@@ -8,7 +8,7 @@ import type {
 } from '@parley/shared'
 import { doNotCallLimits } from '@parley/shared'
 import { monotonicFactory } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -54,10 +54,11 @@ export const listDoNotCall = async (ctx: AppContext, organizationId: string, que
  */
 export const addToList = async (
   ctx: AppContext,
-  { organizationId, input }: { organizationId: string; input: AddDoNotCall },
+  { organizationId, input, by }: { organizationId: string; input: AddDoNotCall; by: AuditBy },
 ) => {
   requireValidNumber(input.phoneNumber)
   return addNumber(ctx.db, {
+    by,
     organizationId,
     phoneNumber: input.phoneNumber,
     sourceKind: 'api',
@@ -68,7 +69,11 @@ export const addToList = async (
 
 const addNumber = async (
   db: Executor,
-  entry: {
+  {
+    by,
+    ...entry
+  }: {
+    by: AuditBy
     organizationId: string
     phoneNumber: string
     sourceKind: DoNotCallSourceKind
@@ -82,7 +87,7 @@ const addNumber = async (
       entries: [{ id: nextId(), ...entry }],
     })
     if (inserted) {
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId: entry.organizationId,
         action: 'do_not_call.added',
         target: auditTarget(entry.phoneNumber),
@@ -97,12 +102,12 @@ const addNumber = async (
 
 export const removeFromList = async (
   ctx: AppContext,
-  { organizationId, phoneNumber }: { organizationId: string; phoneNumber: string },
+  { organizationId, phoneNumber, by }: { organizationId: string; phoneNumber: string; by: AuditBy },
 ) =>
   ctx.db.transaction().execute(async (tx) => {
     const removed = await store.deleteEntry(tx, { organizationId, phoneNumber })
     if (!removed) throw AppError.notFound('do-not-call entry')
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId,
       action: 'do_not_call.removed',
       target: auditTarget(phoneNumber),
@@ -137,7 +142,7 @@ const candidatesOf = (source: ImportSource) => {
  */
 export const importToList = async (
   ctx: AppContext,
-  { organizationId, source }: { organizationId: string; source: ImportSource },
+  { organizationId, source, by }: { organizationId: string; source: ImportSource; by: AuditBy },
 ): Promise<DoNotCallImported> => {
   const candidates = candidatesOf(source)
   const invalidRows: Array<{ row: number; phoneNumber: string }> = []
@@ -166,7 +171,7 @@ export const importToList = async (
         note: null,
       })),
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId,
       action: 'do_not_call.imported',
       target: { kind: 'do_not_call', id: null },
@@ -204,10 +209,17 @@ export const doNotCallRefusal = (phoneNumber: string) =>
 /**
  * opt_out: the person on a call or in a conversation asked not to be called again. Adds the number
  * with the call's or conversation's id as its source (idempotent). Answers whether it was new.
+ * `by` is the request that carried it: the worker's, or the visitor's chat message.
  */
 export const optOut = async (
   ctx: AppContext,
-  entry: { organizationId: string; phoneNumber: string; sourceKind: 'call' | 'conversation'; source: string },
+  entry: {
+    organizationId: string
+    phoneNumber: string
+    sourceKind: 'call' | 'conversation'
+    source: string
+    by: AuditBy
+  },
 ) => {
   requireValidNumber(entry.phoneNumber)
   return addNumber(ctx.db, { ...entry, note: null })

@@ -1,5 +1,6 @@
 import { ZCreateExport, ZExport, ZExportIdParams } from '@parley/shared'
 import { z } from 'zod'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
@@ -20,7 +21,7 @@ export const registerExportRoutes = (routes: RouteTable, ctx: AppContext) => {
     status: 202,
     response: ZExport,
     errors: [403, 413, 429],
-    handle: ({ body, req }) => createExport(ctx, studioActorOf(req), body),
+    handle: ({ body, req }) => createExport(ctx, studioActorOf(req), body, auditByOf(req)),
   })
 
   routes.add({

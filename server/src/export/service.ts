@@ -4,7 +4,7 @@ import type { CreateExport, Export } from '@parley/shared'
 import { stringify } from 'csv-stringify/sync'
 import type { Response } from 'express'
 import { ulid } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -67,7 +67,7 @@ const checkRole = (actor: StudioActor, kind: CreateExport['kind']) => {
  * the count it would have), bounded at `to` or now so its rows do not grow while it runs, then a
  * job writes it. Answers the export as it is queued.
  */
-export const createExport = async (ctx: AppContext, actor: StudioActor, input: CreateExport) => {
+export const createExport = async (ctx: AppContext, actor: StudioActor, input: CreateExport, by: AuditBy) => {
   checkRole(actor, input.kind)
   const now = new Date()
   const from = input.from ? new Date(input.from) : null
@@ -106,7 +106,7 @@ export const createExport = async (ctx: AppContext, actor: StudioActor, input: C
       completed_at: null,
       expires_at: new Date(now.getTime() + EXPORT_TTL_MS),
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId: actor.organizationId,
       action: 'export.created',
       target: { kind: 'export', id: inserted.id },

@@ -6,6 +6,7 @@ import {
   ZCreatedApiKey,
   ZUpdateApiKey,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
@@ -35,7 +36,7 @@ export const registerKeyRoutes = (routes: RouteTable, ctx: AppContext) => {
     status: 201,
     response: ZCreatedApiKey,
     errors: [403],
-    handle: ({ body, req }) => keys.createKeyForOwner(ctx, studioActorOf(req), body),
+    handle: ({ body, req }) => keys.createKeyForOwner(ctx, studioActorOf(req), body, auditByOf(req)),
   })
 
   routes.add({
@@ -48,7 +49,8 @@ export const registerKeyRoutes = (routes: RouteTable, ctx: AppContext) => {
     body: ZUpdateApiKey,
     response: ZApiKey,
     errors: [403, 404, 409],
-    handle: ({ params, body, req }) => keys.updateKey(ctx, studioActorOf(req), params.id, body),
+    handle: ({ params, body, req }) =>
+      keys.updateKey(ctx, studioActorOf(req), params.id, body, auditByOf(req)),
   })
 
   const actions = [
@@ -66,7 +68,7 @@ export const registerKeyRoutes = (routes: RouteTable, ctx: AppContext) => {
       params: ZApiKeyIdParams,
       response: ZApiKey,
       errors: [403, 404, 409],
-      handle: ({ params, req }) => run(ctx, studioActorOf(req), params.id),
+      handle: ({ params, req }) => run(ctx, studioActorOf(req), params.id, auditByOf(req)),
     })
   }
 }

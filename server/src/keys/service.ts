@@ -1,6 +1,6 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, auditBySystem, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -41,10 +41,13 @@ const requireOwner = (actor: StudioActor) => {
 
 type NewKey = {
   organizationId: string
+  /** The member the key acts for (`by` is who made the change). */
   createdBy: string | null
   name: string
   type: 'secret' | 'widget'
   allowedDomains: string[]
+  /** The system unless told: the demo seed, the test helpers and benches make keys without a request. */
+  by?: AuditBy
 }
 
 /** Creates a key; the returned `key` is the only time the full value exists outside the caller. */
@@ -62,7 +65,7 @@ export const createApiKey = async (ctx: AppContext, input: NewKey): Promise<Crea
       allowedDomains: input.type === 'widget' ? normalizeDomains(input.allowedDomains) : [],
       expiresAt: new Date(Date.now() + KEY_LIFETIME_MS),
     })
-    await recordAudit(tx, {
+    await recordAudit(tx, input.by ?? auditBySystem, {
       organizationId: input.organizationId,
       action: 'key.created',
       target: { kind: 'key', id: inserted.id },
@@ -77,6 +80,7 @@ export const createKeyForOwner = (
   ctx: AppContext,
   actor: StudioActor,
   input: CreateApiKey,
+  by: AuditBy,
 ): Promise<CreatedApiKey> => {
   requireOwner(actor)
   if (input.type === 'secret' && input.allowedDomains?.length)
@@ -87,6 +91,7 @@ export const createKeyForOwner = (
     name: input.name,
     type: input.type,
     allowedDomains: input.allowedDomains ?? [],
+    by,
   })
 }
 
@@ -99,6 +104,7 @@ const changeKey = async (
   ctx: AppContext,
   actor: StudioActor,
   id: string,
+  by: AuditBy,
   changes: Parameters<typeof store.updateApiKey>[2],
   action: 'key.updated' | 'key.enabled' | 'key.disabled' = 'key.updated',
 ) => {
@@ -107,7 +113,7 @@ const changeKey = async (
   const row = await ctx.db.transaction().execute(async (tx) => {
     const updated = await store.updateApiKey(tx, scope, changes)
     if (updated)
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId: actor.organizationId,
         action,
         target: { kind: 'key', id },
@@ -123,23 +129,29 @@ const changeKey = async (
   return present(row)
 }
 
-export const updateKey = async (ctx: AppContext, actor: StudioActor, id: string, input: UpdateApiKey) => {
+export const updateKey = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  id: string,
+  input: UpdateApiKey,
+  by: AuditBy,
+) => {
   requireOwner(actor)
   const existing = await store.findApiKey(ctx.db, { id, organizationId: actor.organizationId })
   if (!existing) throw AppError.notFound('API key')
   if (input.allowedDomains !== undefined && existing.type !== 'widget')
     throw AppError.badRequest('allowedDomains: applies to widget keys only')
-  return changeKey(ctx, actor, id, {
+  return changeKey(ctx, actor, id, by, {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.allowedDomains !== undefined ? { allowedDomains: normalizeDomains(input.allowedDomains) } : {}),
   })
 }
 
-export const disableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
-  changeKey(ctx, actor, id, { status: 'disabled' }, 'key.disabled')
+export const disableKey = (ctx: AppContext, actor: StudioActor, id: string, by: AuditBy) =>
+  changeKey(ctx, actor, id, by, { status: 'disabled' }, 'key.disabled')
 
-export const enableKey = (ctx: AppContext, actor: StudioActor, id: string) =>
-  changeKey(ctx, actor, id, { status: 'active' }, 'key.enabled')
+export const enableKey = (ctx: AppContext, actor: StudioActor, id: string, by: AuditBy) =>
+  changeKey(ctx, actor, id, by, { status: 'active' }, 'key.enabled')
 
 /** What else ends with a revoked key (calls/ registers its live calls' end), per server instance. */
 const revokedListeners = new WeakMap<AppContext, Set<(keyId: string) => Promise<void>>>()
@@ -157,13 +169,13 @@ export const onKeyRevoked = (ctx: AppContext, listener: (keyId: string) => Promi
  * do its live voice calls.
  * Revoking a revoked key answers its current state, so a retried click is harmless.
  */
-export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string) => {
+export const revokeKey = async (ctx: AppContext, actor: StudioActor, id: string, by: AuditBy) => {
   requireOwner(actor)
   const scope = { id, organizationId: actor.organizationId }
   const row = await ctx.db.transaction().execute(async (tx) => {
     const revoked = await store.updateApiKey(tx, scope, { status: 'revoked' })
     if (revoked)
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId: actor.organizationId,
         action: 'key.revoked',
         target: { kind: 'key', id },

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IdentitySecret } from '@parley/shared'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
@@ -42,12 +42,17 @@ export const readIdentitySecret = async (ctx: AppContext, actor: StudioActor, or
   return present(ctx, row)
 }
 
-export const rotateIdentitySecret = async (ctx: AppContext, actor: StudioActor, organizationId: string) => {
+export const rotateIdentitySecret = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  organizationId: string,
+  by: AuditBy,
+) => {
   await assertManager(ctx, actor, organizationId)
   const sealed = createSecretBox(ctx.config.encryptionKey).seal(newSecret())
   await ctx.db.transaction().execute(async (tx) => {
     await store.storeIdentitySecret(tx, { organizationId, sealed, replace: true })
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId,
       action: 'identity_secret.rotated',
       target: { kind: 'organization', id: organizationId },

@@ -1,5 +1,5 @@
 import type { ProviderKeysUpdate } from '@parley/shared'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
@@ -24,7 +24,7 @@ export const listProviderKeys = async (ctx: AppContext, actor: StudioActor, orga
 export const updateProviderKeys = async (
   ctx: AppContext,
   actor: StudioActor,
-  { organizationId, update }: { organizationId: string; update: ProviderKeysUpdate },
+  { organizationId, update, by }: { organizationId: string; update: ProviderKeysUpdate; by: AuditBy },
 ) => {
   const role = await roleIn(ctx, actor, organizationId)
   if (role === 'member') throw AppError.forbidden('Only owners and admins can change provider keys')
@@ -42,7 +42,7 @@ export const updateProviderKeys = async (
     }
     // Which providers were set or removed; never a key's value.
     const entries = Object.entries(update.keys)
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId,
       action: 'provider_keys.updated',
       target: { kind: 'organization', id: organizationId },

@@ -15,6 +15,7 @@ import {
   ZSwitchOrganization,
   ZV1Organization,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { apiKeyActorOf, studioActorOf } from '../http/authentication.ts'
 import { limitSignIn, limitSignUp } from '../http/guess-limits.ts'
@@ -103,7 +104,11 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     response: ZMember,
     errors: [403, 404, 409],
     handle: ({ params, body, req }) =>
-      orgs.inviteMember(ctx, studioActorOf(req), { organizationId: params.orgId, invitation: body }),
+      orgs.inviteMember(ctx, studioActorOf(req), {
+        organizationId: params.orgId,
+        invitation: body,
+        by: auditByOf(req),
+      }),
   })
 
   routes.add({
@@ -128,7 +133,7 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     params: ZOrgIdParams,
     response: ZIdentitySecret,
     errors: [403, 404],
-    handle: ({ params, req }) => rotateIdentitySecret(ctx, studioActorOf(req), params.orgId),
+    handle: ({ params, req }) => rotateIdentitySecret(ctx, studioActorOf(req), params.orgId, auditByOf(req)),
   })
 
   routes.add({
@@ -150,7 +155,8 @@ export const registerOrganizationRoutes = (routes: RouteTable, ctx: AppContext) 
     params: ZInvitationParams,
     response: ZSession,
     errors: [404, 410],
-    handle: ({ params, req }) => orgs.acceptInvitation(ctx, studioActorOf(req), params.invitationId),
+    handle: ({ params, req }) =>
+      orgs.acceptInvitation(ctx, studioActorOf(req), params.invitationId, auditByOf(req)),
   })
 
   routes.add({

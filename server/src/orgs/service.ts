@@ -14,7 +14,7 @@ import type {
 } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
 import { ulid } from 'ulid'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { changeBalance, readLedgerPage, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
@@ -138,7 +138,7 @@ const mayInvite = (inviter: Role, invitee: Role) =>
 export const inviteMember = async (
   ctx: AppContext,
   actor: StudioActor,
-  { organizationId, invitation }: { organizationId: string; invitation: InviteMember },
+  { organizationId, invitation, by }: { organizationId: string; invitation: InviteMember; by: AuditBy },
 ): Promise<Member> => {
   const inviterRole = await roleIn(ctx, actor, organizationId)
   if (!mayInvite(inviterRole, invitation.role)) {
@@ -162,7 +162,7 @@ export const inviteMember = async (
       expiresAt,
     })
     if (isCreated)
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId,
         action: 'member.invited',
         target: { kind: 'invitation', id: invitationId },
@@ -219,7 +219,12 @@ const requireOpenInvitation = async (ctx: AppContext, { id, email }: { id: strin
  * The invitee joins: the membership is made and the session (still on its active organization)
  * answered with the organization among its own.
  */
-export const acceptInvitation = async (ctx: AppContext, actor: StudioActor, invitationId: string) => {
+export const acceptInvitation = async (
+  ctx: AppContext,
+  actor: StudioActor,
+  invitationId: string,
+  by: AuditBy,
+) => {
   const email = await emailOf(ctx, actor)
   await requireOpenInvitation(ctx, { id: invitationId, email })
   const joined = await ctx.db.transaction().execute(async (tx) => {
@@ -230,7 +235,7 @@ export const acceptInvitation = async (ctx: AppContext, actor: StudioActor, invi
       now: new Date(),
     })
     if (organizationId)
-      await recordAudit(tx, {
+      await recordAudit(tx, by, {
         organizationId,
         action: 'member.joined',
         target: { kind: 'member', id: actor.userId },

@@ -1,4 +1,5 @@
 import { ZOrgIdParams, ZRetention, ZUpdateRetention } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { studioActorOf } from '../http/authentication.ts'
 import type { RouteTable } from '../http/route-table.ts'
@@ -27,6 +28,10 @@ export const registerRetentionRoutes = (routes: RouteTable, ctx: AppContext) => 
     response: ZRetention,
     errors: [403, 404],
     handle: ({ params, body, req }) =>
-      updateRetention(ctx, studioActorOf(req), { organizationId: params.orgId, update: body }),
+      updateRetention(ctx, studioActorOf(req), {
+        organizationId: params.orgId,
+        update: body,
+        by: auditByOf(req),
+      }),
   })
 }

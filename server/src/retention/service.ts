@@ -1,6 +1,6 @@
 import type { Retention, UpdateRetention } from '@parley/shared'
 import type { Kysely } from 'kysely'
-import { recordAudit } from '../audit/index.ts'
+import { type AuditBy, auditBySystem, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import type { Database } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -24,7 +24,7 @@ export const getRetention = async (ctx: AppContext, actor: StudioActor, organiza
 export const updateRetention = async (
   ctx: AppContext,
   actor: StudioActor,
-  { organizationId, update }: { organizationId: string; update: UpdateRetention },
+  { organizationId, update, by }: { organizationId: string; update: UpdateRetention; by: AuditBy },
 ) => {
   const role = await roleIn(ctx, actor, organizationId)
   if (role === 'member')
@@ -32,7 +32,7 @@ export const updateRetention = async (
   return ctx.db.transaction().execute(async (tx) => {
     const row = await store.updateRetention(tx, organizationId, update)
     if (!row) throw AppError.notFound('organization')
-    await recordAudit(tx, {
+    await recordAudit(tx, by, {
       organizationId,
       action: 'organization.retention_updated',
       target: { kind: 'organization', id: organizationId },
@@ -66,7 +66,7 @@ const sweepKind = async (
     const deleted = await db.transaction().execute(async (tx) => {
       const count = await batchOf[kind](tx, { organizationId, before, limit: batch })
       if (count > 0)
-        await recordAudit(tx, {
+        await recordAudit(tx, auditBySystem, {
           organizationId,
           action: 'retention.deleted',
           target: { kind, id: null },

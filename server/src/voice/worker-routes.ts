@@ -14,6 +14,7 @@ import {
   ZInboundCallOpenRequest,
   ZInboundCallOpenResponse,
 } from '@parley/shared'
+import { auditByOf } from '../audit/index.ts'
 import {
   endCallByWorker,
   getCallSetup,
@@ -108,7 +109,7 @@ export const registerWorkerRoutes = (routes: RouteTable, ctx: AppContext) => {
     body: ZCallOptOutRequest,
     response: ZCallOptOutResponse,
     errors: [400, 404, 409],
-    handle: ({ params }) => optOutOfCall(ctx, params.callId),
+    handle: ({ params, req }) => optOutOfCall(ctx, { callId: params.callId, by: auditByOf(req) }),
   })
 
   routes.add({

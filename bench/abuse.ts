@@ -1,5 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { auditBySystem } from '../server/src/audit/index.ts'
 import { placeHold, releaseHold } from '../server/src/billing/holds.ts'
 import { createApiKey } from '../server/src/keys/service.ts'
 import { type RunningServer, start } from '../server/src/server.ts'
@@ -50,6 +51,7 @@ const openSessions = async (server: RunningServer, agentId: string, count: numbe
         name: `bench ${i}`,
         type: 'secret',
         allowedDomains: [],
+        by: auditBySystem,
       }))
     const response = await fetch(`${server.url}/v1/chat/sessions`, {
       method: 'POST',

@@ -7,6 +7,7 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helper
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createFunction, deleteFunction, listFunctions, updateFunction } from '../functions/service.ts'
 import { executeRun, ORPHANED_RUN_REASON, SWEEP_JOB } from './run.ts'
 
@@ -81,6 +82,7 @@ const makeSupportAgent = async (overrides: Record<string, unknown> = {}) => {
     agentId: agent.id,
     changes: { enabledCustomFunctions: [fn.id] },
     surface: 'v1',
+    by: auditBySystem,
   })
   return agent
 }

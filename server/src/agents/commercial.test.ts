@@ -5,6 +5,7 @@ import type { FakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import type { TestServer } from '../../test/helpers/test-server.ts'
 import { startVoiceSession, startVoiceStack, type VoiceStack } from '../../test/helpers/voice.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createApiKey } from '../keys/service.ts'
 
 /**
@@ -87,6 +88,7 @@ describe('a commercial agent used by another organization', () => {
       name: 'shop widget',
       type: 'widget',
       allowedDomains: ['shop.example.test'],
+      by: auditBySystem,
     })
     const session = await createChatSession(server, { key, agentId: commercialTextId, origin: SHOP_ORIGIN })
     expect(session.conversation_id).toBeTruthy()

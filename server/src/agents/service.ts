@@ -11,7 +11,7 @@ import {
   webhookEventNames,
 } from '@parley/shared'
 import { ulid } from 'ulid'
-import { type AuditBy, auditBySystem, recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
@@ -188,13 +188,7 @@ export const listAgents = async (ctx: AppContext, actor: AgentActor, query: List
   return { agents, pagination: paginationOf(query, total) }
 }
 
-/** `by` defaults to the system: the test helpers and benches create agents without a request. */
-export const createAgent = async (
-  ctx: AppContext,
-  actor: AgentActor,
-  input: CreateAgentV1,
-  by: AuditBy = auditBySystem,
-) => {
+export const createAgent = async (ctx: AppContext, actor: AgentActor, input: CreateAgentV1, by: AuditBy) => {
   if (actor.userId === null)
     throw AppError.forbidden('This API key no longer belongs to a member; create a new key')
   if (!canSetMode(actor, input.mode))
@@ -299,10 +293,7 @@ export const changesFromPatch = (
   }
 }
 
-/**
- * Applies an update from either surface: visibility, rights, architecture rules, catalogue,
- * references. `by` defaults to the system: tests call it directly, without a request.
- */
+/** Applies an update from either surface: visibility, rights, architecture rules, catalogue, references. */
 export const updateAgent = async (
   ctx: AppContext,
   actor: AgentActor,
@@ -310,12 +301,12 @@ export const updateAgent = async (
     agentId,
     changes,
     surface,
-    by = auditBySystem,
+    by,
   }: {
     agentId: string
     changes: AgentChanges | UpdateAgentV1 | StudioUpdateAgent
     surface: Surface
-    by?: AuditBy
+    by: AuditBy
   },
 ) => {
   const published = await findVisibleAgent(ctx, actor, agentId)

@@ -4,6 +4,7 @@ import { createChatSession, sendChat } from '../../test/helpers/chat.ts'
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { up as migrateVersions } from '../db/migrations/0055-agent-versions.ts'
 import { createApiKey } from '../keys/service.ts'
 
@@ -28,6 +29,7 @@ beforeAll(async () => {
     name: 'Website',
     type: 'widget',
     allowedDomains: ['shop.example.com'],
+    by: auditBySystem,
   }))
 }, 240_000)
 afterAll(async () => {

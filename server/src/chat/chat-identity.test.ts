@@ -4,6 +4,7 @@ import { chatCall, createChatSession, sendChat } from '../../test/helpers/chat.t
 import { type FakeLlm, startFakeLlm } from '../../test/helpers/fake-llm.ts'
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createApiKey } from '../keys/service.ts'
 
 /**
@@ -32,6 +33,7 @@ beforeAll(async () => {
     name: 'Website',
     type: 'widget',
     allowedDomains: ['shop.example.com'],
+    by: auditBySystem,
   }))
   agentId = (await makeAgent(server, team.owner, { model: 'gpt-4o-mini' })).id
 })

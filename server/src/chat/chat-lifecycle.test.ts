@@ -5,6 +5,7 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helper
 import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createFunction } from '../functions/service.ts'
 
 let server: TestServer
@@ -70,6 +71,7 @@ const makeSupportDesk = async () => {
     agentId: support.id,
     changes: { enabledCustomFunctions: [fn.id] },
     surface: 'v1',
+    by: auditBySystem,
   })
   return { support, billing }
 }
@@ -163,6 +165,7 @@ describe('a chat session from start to end', () => {
       agentId: support.id,
       changes: { functionCallingEnabled: false },
       surface: 'v1',
+      by: auditBySystem,
     })
     const session = await createChatSession(server, { key, agentId: support.id })
     llm.queue({ text: ['Hello.'], usage: { input: 10, output: 2 } })
@@ -176,6 +179,7 @@ describe('a chat session from start to end', () => {
       agentId: support.id,
       changes: { lastMessage: 'Goodbye!' },
       surface: 'v1',
+      by: auditBySystem,
     })
     const session = await createChatSession(server, { key, agentId: support.id })
     llm.queue({ toolCalls: [{ name: 'end_call', args: ['{}'] }], usage: { input: 20, output: 2 } })

@@ -133,6 +133,7 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
       agentId: agent.id,
       changes: { sysMsg: 'New prompt.' },
       surface: 'v1',
+      by: auditBySystem,
     })
 
     llm.reset()
@@ -174,6 +175,7 @@ describe('a reply started from what the last reply left (CHAT_PLAN_CACHE_ENTRIES
       name: 'soon revoked',
       type: 'secret',
       allowedDomains: [],
+      by: auditBySystem,
     })
     const agent = await makeAgent(server, team.owner, { name: 'Revoked Agent' })
     llm.setFallback({ text: ['Never'], delayMs: 2000 })

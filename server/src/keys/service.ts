@@ -1,6 +1,6 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
 import { ulid } from 'ulid'
-import { type AuditBy, auditBySystem, recordAudit } from '../audit/index.ts'
+import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
@@ -46,8 +46,8 @@ type NewKey = {
   name: string
   type: 'secret' | 'widget'
   allowedDomains: string[]
-  /** The system unless told: the demo seed, the test helpers and benches make keys without a request. */
-  by?: AuditBy
+  /** Who made the change, from where: `auditBySystem` for the demo seed and tests without a request. */
+  by: AuditBy
 }
 
 /** Creates a key; the returned `key` is the only time the full value exists outside the caller. */
@@ -65,7 +65,7 @@ export const createApiKey = async (ctx: AppContext, input: NewKey): Promise<Crea
       allowedDomains: input.type === 'widget' ? normalizeDomains(input.allowedDomains) : [],
       expiresAt: new Date(Date.now() + KEY_LIFETIME_MS),
     })
-    await recordAudit(tx, input.by ?? auditBySystem, {
+    await recordAudit(tx, input.by, {
       organizationId: input.organizationId,
       action: 'key.created',
       target: { kind: 'key', id: inserted.id },

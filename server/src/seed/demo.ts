@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { defaultVoicemailSetting, webhookEventNames } from '@parley/shared'
 import { ulid } from 'ulid'
 import * as agents from '../agents/index.ts'
+import { auditBySystem } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
 import { createApiKey } from '../keys/index.ts'
 import * as orgs from '../orgs/index.ts'
@@ -118,6 +119,7 @@ const createDemoWidgetKey = async (
       name: 'Demo widget (localhost)',
       type: 'widget',
       allowedDomains: ['localhost', '127.0.0.1'],
+      by: auditBySystem,
     })
   ).key
 

@@ -6,6 +6,7 @@ import { type HttpTarget, respondJson, startHttpTarget } from '../../test/helper
 import { createTeam, secretKeyFor } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { updateAgent } from '../agents/service.ts'
+import { auditBySystem } from '../audit/index.ts'
 import { createFunction } from '../functions/service.ts'
 import { createLogger } from '../http/logger.ts'
 import { flushTraces } from './index.ts'
@@ -140,6 +141,7 @@ describe('traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT set)', { timeout: 6
       agentId: agent.id,
       changes: { enabledCustomFunctions: [fn.id] },
       surface: 'v1',
+      by: auditBySystem,
     })
     const session = await createChatSession(server, { key, agentId: agent.id })
     llm.queue(

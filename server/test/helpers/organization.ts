@@ -1,6 +1,7 @@
 import type { CreateAgentV1, Role, Session } from '@parley/shared'
 import { ZCreateAgentV1 } from '@parley/shared'
 import { createAgent } from '../../src/agents/service.ts'
+import { auditBySystem } from '../../src/audit/index.ts'
 import { createApiKey } from '../../src/keys/service.ts'
 import { acceptInvitations, signUp } from './accounts.ts'
 import type { TestServer } from './test-server.ts'
@@ -78,7 +79,7 @@ export const makeAgent = async (
     ...overrides,
   })
   const actor = { organizationId: member.session.organization.id, userId: member.userId, role: member.role }
-  const { agent } = await createAgent(server.ctx, actor, input)
+  const { agent } = await createAgent(server.ctx, actor, input, auditBySystem)
   if (overrides.active === false) return agent
   await server.ctx.db.updateTable('agents').set({ active: true }).where('id', '=', agent.id).execute()
   return { ...agent, active: true }
@@ -92,6 +93,7 @@ export const secretKeyFor = async (server: TestServer, member: Member) => {
     name: `${member.role} key`,
     type: 'secret',
     allowedDomains: [],
+    by: auditBySystem,
   })
   return key
 }

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import type { Logger } from 'pino'
-import { ulid } from 'ulid'
 import { scheduleAgentTestJobs } from './agent-tests/index.ts'
 import { loadCatalogue } from './agents/index.ts'
 import { createApp, type ExtendApp } from './app.ts'
@@ -12,6 +11,7 @@ import { startReplyRecovery, waitForActiveReplies } from './chat/index.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { AppContext } from './context.ts'
+import { newUlid } from './crypto/ids.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
 import { startExportRecovery } from './export/index.ts'
 import { createLogger } from './http/logger.ts'
@@ -108,7 +108,7 @@ export const start = async ({
     if (applied.length > 0) logger.info({ applied }, 'migrations applied')
     signals = await createSignals({ redis, logger })
     const ctx: AppContext = Object.freeze({
-      instanceId: ulid(),
+      instanceId: newUlid(),
       config,
       db: database.db,
       logger,

@@ -6,11 +6,11 @@ import type {
   TestRunSummary,
   UpdateAgentTest,
 } from '@parley/shared'
-import { ulid } from 'ulid'
 import { type AgentActor, agentAsVersion, canUpdate, getAgent, publishedVersionOf } from '../agents/index.ts'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { assertCredits } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { type PageQuery, pageWindow, paginationOf } from '../http/pagination.ts'
 import { checkPatterns } from './expectations.ts'
@@ -85,7 +85,7 @@ export const createTest = async (
   if (total >= MAX_TESTS_PER_AGENT)
     throw AppError.conflict(`An agent has at most ${MAX_TESTS_PER_AGENT} tests; delete one first`)
   const row = await store.insertTest(ctx.db, {
-    id: ulid(),
+    id: newUlid(),
     organizationId: agent.organizationId,
     agentId,
     name,
@@ -197,7 +197,7 @@ const queueRun = async (
   // which answers within its request, runs every agent on the chat path.
   const runner = trigger === 'api' && isVoiceAgent(asRun) ? 'voice_worker' : 'server'
   return store.insertRun(ctx.db, {
-    id: ulid(),
+    id: newUlid(),
     organizationId: agent.organizationId,
     agentId,
     version,

@@ -5,12 +5,12 @@ import type {
   VoiceTestCase,
   VoiceTestResultRequest,
 } from '@parley/shared'
-import { ulid } from 'ulid'
 import { type AgentRow, findAgent, findAgentsByIds, versionSnapshot } from '../agents/index.ts'
 import { placeHold, releaseHold, settleHold } from '../billing/index.ts'
 import { agentRuntimeConfig, callSetupFor } from '../calls/index.ts'
 import { countPromptTokens, priceReply, replyCharge, roundWorstCaseMicros } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { listVersionedFunctions } from '../functions/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { knowledgeInstruction, retrieveForReply } from '../knowledge/index.ts'
@@ -158,7 +158,7 @@ export const claimVoiceCase = async (ctx: AppContext): Promise<VoiceTestCase | n
     if (!run) continue
     const claim = await voiceStore.takeCase(ctx.db, {
       ...candidate,
-      claimId: ulid(),
+      claimId: newUlid(),
       leaseUntil: new Date(Date.now() + VOICE_CASE_LEASE_SECONDS * 1000),
       liveAgentId: run.agentId,
     })

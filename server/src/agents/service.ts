@@ -10,9 +10,9 @@ import {
   type UpdateAgentV1,
   webhookEventNames,
 } from '@parley/shared'
-import { ulid } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
@@ -235,7 +235,7 @@ export const createAgent = async (ctx: AppContext, actor: AgentActor, input: Cre
   checkAgentSettings(fields, ctx.catalogue)
   checkRealtimeTemperature(fields)
   await resolveProviderKeys(ctx, { organizationId: actor.organizationId, agent: fields, surface: 'v1' })
-  const id = ulid()
+  const id = newUlid()
   await checkReferences(ctx.db, {
     organizationId: actor.organizationId,
     agentId: id,

@@ -1,12 +1,12 @@
 import type { AuditAction, AuditLog, AuditLogQuery } from '@parley/shared'
-import { monotonicFactory } from 'ulid'
+import { monotonicUlids } from '../crypto/ids.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { decodeCursor, encodeCursor } from '../http/cursor.ts'
 import type { AuditBy } from './by.ts'
 import * as store from './store.ts'
 
-const newAuditId = monotonicFactory()
+const newAuditId = monotonicUlids()
 
 export type AuditChange = {
   organizationId: string

@@ -1,17 +1,14 @@
 import { setImmediate } from 'node:timers/promises'
 import { type BatchContactInput, type BatchSkippedRow, batchLimits } from '@parley/shared'
-import { monotonicFactory } from 'ulid'
+import { monotonicUlids } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { checkE164, onlyZoneOfRegion } from '../phone-numbers/index.ts'
 import type { CsvContact } from './create-csv.ts'
 import { canonicalZone } from './create-schedule.ts'
 import type { NewBatchContact } from './store.ts'
 
-/**
- * ulid() looks up its random source on every call (about 0.15 ms); one factory per process makes
- * 10,000 ids in a few milliseconds, still unique and time-ordered.
- */
-const nextId = monotonicFactory()
+/** One monotonic source per process: 10,000 ids in a few milliseconds, unique and time-ordered. */
+const nextId = monotonicUlids()
 
 /**
  * A contact whose phone passed validation: `row` is where it was (BatchSkippedRow's numbering),

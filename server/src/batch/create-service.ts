@@ -1,6 +1,6 @@
 import type { BatchCreated, BatchCreateFields } from '@parley/shared'
-import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
 import { type ContactSource, checkBatchRequest, requireCredits } from './create-check.ts'
@@ -60,7 +60,7 @@ export const createBatchJob = async (
   const newContacts = toNewContacts(checked.contacts)
   const job = await ctx.db.transaction().execute(async (tx) => {
     const created = await store.insertJob(tx, {
-      id: ulid(),
+      id: newUlid(),
       organizationId: actor.organizationId,
       phoneNumberId: phoneNumber.id,
       agentId: agent.id,

@@ -1,7 +1,7 @@
-import { ulid } from 'ulid'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTeam } from '../../test/helpers/organization.ts'
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
+import { newUlid } from '../crypto/ids.ts'
 import * as store from './store.ts'
 
 let server: TestServer
@@ -14,10 +14,10 @@ beforeAll(async () => {
 afterAll(() => server?.destroy())
 
 const newJob = (overrides: Partial<store.NewBatchJob> = {}): store.NewBatchJob => ({
-  id: ulid(),
+  id: newUlid(),
   organizationId,
-  phoneNumberId: ulid(),
-  agentId: ulid(),
+  phoneNumberId: newUlid(),
+  agentId: newUlid(),
   keyId: null,
   name: 'Store job',
   description: null,
@@ -37,7 +37,7 @@ describe('batch store', () => {
   it('stores a job with its contacts in position order and counts them by status', async () => {
     const job = await store.insertJob(server.ctx.db, newJob())
     const contacts = ['+14155550101', '+14155550102', '+14155550103'].map((phone, position) => ({
-      id: ulid(),
+      id: newUlid(),
       position,
       phone,
       name: position === 0 ? 'Ada' : null,
@@ -73,7 +73,9 @@ describe('batch store', () => {
     await store.insertContacts(server.ctx.db, {
       batchJobId: job.id,
       organizationId,
-      contacts: [{ id: ulid(), position: 0, phone: '+14155550199', name: null, fields: {}, timeZone: null }],
+      contacts: [
+        { id: newUlid(), position: 0, phone: '+14155550199', name: null, fields: {}, timeZone: null },
+      ],
     })
     expect(
       await store.transitionJob(server.ctx.db, { id: job.id, from: ['running'], to: 'paused' }),

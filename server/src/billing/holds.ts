@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { recordHolds } from '../metrics/index.ts'
@@ -63,7 +63,7 @@ export const placeHold = async (
     round?: ReplyRound
   },
 ): Promise<string | null> => {
-  const id = ulid()
+  const id = newUlid()
   const now = new Date()
   const round = hold.round
   let outcome: 'placed' | 'refused' | 'missing' | undefined
@@ -240,7 +240,7 @@ export const placeHolds = async (
           select reference, n from unnest(${holds.references}::text[]) with ordinality as w(reference, n)
         )
         insert into credit_holds (id, organization_id, amount_micros, kind, reference, created_at, expires_at)
-        select ${ulid()} || '-' || wanted.n, ${holds.organizationId}, ${holds.amountMicros}, ${holds.kind},
+        select ${newUlid()} || '-' || wanted.n, ${holds.organizationId}, ${holds.amountMicros}, ${holds.kind},
           wanted.reference, ${now}, ${new Date(now.getTime() + holds.ttlMs)}
         from wanted, free
         where wanted.n * ${holds.amountMicros} <= free.micros

@@ -1,7 +1,7 @@
 import type { LedgerEntry, OrganizationLedger } from '@parley/shared'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
-import { monotonicFactory } from 'ulid'
+import { monotonicUlids } from '../crypto/ids.ts'
 import type { Database, Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { decodeCursor, encodeCursor } from '../http/cursor.ts'
@@ -13,7 +13,7 @@ import * as store from './store.ts'
  * created_at) still sort in the order they were made, which is the ledger's order after created_at.
  * One random draw per millisecond, not one per id.
  */
-const newLedgerId = monotonicFactory()
+const newLedgerId = monotonicUlids()
 
 export const MICROS_PER_USD = 1_000_000
 export const toUsd = (micros: number) => micros / MICROS_PER_USD

@@ -1,10 +1,10 @@
 import type { AppendTranscript, Call, CallDetail, ListCallsQuery } from '@parley/shared'
-import { monotonicFactory } from 'ulid'
 import { presentAnalysis } from '../analysis/index.ts'
 import { toUsd } from '../billing/index.ts'
 import * as chatStore from '../chat/index.ts'
 import { forgetPlan } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { monotonicUlids } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { checkCreatedRange, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -98,10 +98,10 @@ export const getCall = async (
 }
 
 /** Lines posted together share their time: their ids keep the order they were said in. */
-const lineId = monotonicFactory()
+const lineId = monotonicUlids()
 
 /** Tool calls posted together share their time: their ids keep the order they were made in. */
-const toolCallId = monotonicFactory()
+const toolCallId = monotonicUlids()
 
 /**
  * The worker's lines and tool calls, stored in one transaction holding the call's lock; those

@@ -1,5 +1,5 @@
-import { monotonicFactory } from 'ulid'
 import type { AppContext } from '../context.ts'
+import { monotonicUlids } from '../crypto/ids.ts'
 import * as store from './store.ts'
 
 export {
@@ -14,7 +14,7 @@ export {
 export type { CallRow } from './store.ts'
 
 /** Ids made in one millisecond still sort in the order they were made (bulk-inserted calls too). */
-const newCallId = monotonicFactory()
+const newCallId = monotonicUlids()
 
 export type OpenCallInput = Pick<
   store.NewCall,

@@ -1,8 +1,8 @@
 import type { CallTransfer, CallTransferRequest, TransferDestination } from '@parley/shared'
-import { monotonicFactory } from 'ulid'
 import type { AgentRow } from '../agents/index.ts'
 import * as agentStore from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { monotonicUlids } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { findTransferLine } from '../phone-numbers/index.ts'
 import { SipDialError } from '../providers/livekit.ts'
@@ -32,7 +32,7 @@ import * as store from './transfer-store.ts'
  *   own LiveKit credentials); this answers the line to dial on and records the result it reports.
  */
 
-const newId = monotonicFactory()
+const newId = monotonicUlids()
 
 /** How long a transfer rings before it counts as not answered (LiveKit takes whole seconds). */
 export const TRANSFER_RINGING_TIMEOUT_SECONDS = 30

@@ -1,4 +1,3 @@
-import { ulid } from 'ulid'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setBalanceMicros } from '../../test/helpers/billing.ts'
 import { chatCall, createChatSession, readChatStream, sendChat } from '../../test/helpers/chat.ts'
@@ -7,6 +6,7 @@ import { createTeam, makeAgent, secretKeyFor } from '../../test/helpers/organiza
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.ts'
 import { placeHold } from '../billing/holds.ts'
 import { getBalanceMicros } from '../billing/service.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { priceReply } from './billing.ts'
 import { settleCutOffReplies } from './recover.ts'
 import { countOutputTokens } from './reply-cost.ts'
@@ -213,7 +213,7 @@ describe('every token paid for', () => {
     const session = await createChatSession(server, { key, agentId: agent.id })
     // What a killed instance leaves: a hold naming it (no heartbeat), a finished tool round, and
     // the round in progress's checkpointed text.
-    const messageId = ulid()
+    const messageId = newUlid()
     const streamed = 'Your order shipped yesterday and should arrive'
     await server.ctx.db
       .insertInto('chat_messages')

@@ -1,11 +1,11 @@
 import type { SendChatMessageHeaders } from '@parley/shared'
 import type { Response } from 'express'
 import pLimit, { type LimitFunction } from 'p-limit'
-import { ulid } from 'ulid'
 import * as agentStore from '../agents/index.ts'
 import type { AuditBy } from '../audit/index.ts'
 import { coverHold, type ReplyRound, releaseHold, requireHold, settleHold } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { openEventStream } from '../http/sse.ts'
 import type { StreamSlot } from '../http/streams.ts'
@@ -360,8 +360,8 @@ export const sendMessage = async (
     return
   }
   const controller = new AbortController()
-  const messageId = ulid()
-  const userMessageId = ulid()
+  const messageId = newUlid()
+  const userMessageId = newUlid()
   let slot: StreamSlot | null = null
   let holdId: string | null = null
   let context: store.ReplyContext | null = null

@@ -6,9 +6,9 @@ import {
   type ChatSession,
   type CreateChatSession,
 } from '@parley/shared'
-import { ulid } from 'ulid'
 import { agentAsVersion, findSessionAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor, ChatSessionActor, StudioActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
@@ -100,7 +100,7 @@ export const createSession = async (
   await assertCredits(ctx, actor.organizationId)
 
   const identity = await identityOf(ctx, { actor, input })
-  const conversationId = ulid()
+  const conversationId = newUlid()
   const keyId = actor.kind === 'apiKey' ? actor.keyId : null
   const greeting = agent.greetingType === 'agentFirst' ? (agent.greetingMessage ?? null) : null
   await ctx.db.transaction().execute(async (tx) => {
@@ -118,7 +118,7 @@ export const createSession = async (
     // The greeting is part of the conversation the model sees and the history shows.
     if (greeting)
       await store.insertMessage(tx, {
-        id: ulid(),
+        id: newUlid(),
         conversationId,
         role: 'assistant',
         content: greeting,

@@ -1,10 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
-import { monotonicFactory } from 'ulid'
 import { type AgentRow, agentFromJson } from '../agents/index.ts'
+import { monotonicUlids } from '../crypto/ids.ts'
 import type { Database, Executor } from '../db/index.ts'
 
 /** Tool calls of one reply share a millisecond: their ids keep the order they were made in. */
-const toolCallId = monotonicFactory()
+const toolCallId = monotonicUlids()
 
 export type ConversationStatus = 'active' | 'ended' | 'expired'
 

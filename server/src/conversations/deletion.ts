@@ -1,7 +1,7 @@
-import { ulid } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { forgetPlan, STALE_REPLY_MS } from '../chat/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { ApiKeyActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
@@ -56,7 +56,7 @@ export const deleteConversation = async (
       .execute()
     await tx.deleteFrom('conversations').where('id', '=', conversationId).execute()
     await store.logDeletion(tx, {
-      id: ulid(),
+      id: newUlid(),
       organizationId: actor.organizationId,
       kind: 'conversation',
       targetId: conversationId,
@@ -95,7 +95,7 @@ export const deleteCall = async (
     await tx.deleteFrom('chat_messages').where('call_id', '=', callId).execute()
     await tx.deleteFrom('calls').where('id', '=', callId).execute()
     await store.logDeletion(tx, {
-      id: ulid(),
+      id: newUlid(),
       organizationId: actor.organizationId,
       kind: 'call',
       targetId: callId,

@@ -7,9 +7,9 @@ import type {
   ListDoNotCallQuery,
 } from '@parley/shared'
 import { doNotCallLimits } from '@parley/shared'
-import { monotonicFactory } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
+import { monotonicUlids } from '../crypto/ids.ts'
 import type { Executor } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { columnIndex } from '../http/csv.ts'
@@ -17,7 +17,7 @@ import { pageWindow, paginationOf } from '../http/pagination.ts'
 import { checkE164 } from '../phone-numbers/index.ts'
 import * as store from './store.ts'
 
-const nextId = monotonicFactory()
+const nextId = monotonicUlids()
 
 const isE164 = (text: string) => checkE164(text) !== null
 

@@ -3,9 +3,9 @@ import { pipeline } from 'node:stream/promises'
 import type { CreateExport, Export } from '@parley/shared'
 import { stringify } from 'csv-stringify/sync'
 import type { Response } from 'express'
-import { ulid } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
 import { aliveAfter } from '../instances/liveness.ts'
@@ -92,7 +92,7 @@ export const createExport = async (ctx: AppContext, actor: StudioActor, input: C
     })
   const row = await ctx.db.transaction().execute(async (tx) => {
     const inserted = await store.insertExport(tx, {
-      id: ulid(),
+      id: newUlid(),
       organization_id: actor.organizationId,
       requested_by: actor.userId,
       kind: input.kind,

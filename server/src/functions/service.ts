@@ -1,7 +1,6 @@
 import { type InvokableFunction, validateFunctionParameters, validateOutboundUrl } from '@parley/platform'
 import type { CreateFunction, CustomFunction, UpdateFunction, VersionFunction } from '@parley/shared'
 import { MAX_FUNCTIONS_PER_AGENT } from '@parley/shared'
-import { ulid } from 'ulid'
 import type { AgentActor } from '../agents/index.ts'
 import {
   canView,
@@ -11,6 +10,7 @@ import {
   recordFunctionChange,
 } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { AppError } from '../http/app-error.ts'
 import * as store from './store.ts'
@@ -126,7 +126,7 @@ export const createFunction = async (
   const { headers, ...fields } = input
   const created = await store.insertFunction(ctx.db, {
     ...fields,
-    id: ulid(),
+    id: newUlid(),
     organizationId: actor.organizationId,
     agentId: agent.id,
     headersBox: sealHeaders(ctx, headers),

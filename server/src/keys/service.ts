@@ -1,7 +1,7 @@
 import type { ApiKey, CreateApiKey, CreatedApiKey, UpdateApiKey } from '@parley/shared'
-import { ulid } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
 import { displayPrefix, generateSecretKey, generateWidgetKey, hashKey } from './generate.ts'
@@ -55,7 +55,7 @@ export const createApiKey = async (ctx: AppContext, input: NewKey): Promise<Crea
   const key = input.type === 'widget' ? generateWidgetKey() : generateSecretKey()
   const row = await ctx.db.transaction().execute(async (tx) => {
     const inserted = await store.insertApiKey(tx, {
-      id: ulid(),
+      id: newUlid(),
       organizationId: input.organizationId,
       createdBy: input.createdBy,
       name: input.name,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ulid } from 'ulid'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import type { ChunkDraft } from './chunk.ts'
 import { normalizeSiteUrl, planSite } from './crawl.ts'
 import { type FetchedPage, fetchDocument } from './fetch.ts'
@@ -123,7 +123,7 @@ const ingestPage = async (
     contentHash: string | null
     error: string | null
   }) => ({
-    id: known?.id ?? ulid(),
+    id: known?.id ?? newUlid(),
     url,
     fetchedAt: now,
     ...fields,

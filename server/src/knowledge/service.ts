@@ -1,8 +1,8 @@
 import { validateOutboundUrl } from '@parley/platform'
 import type { CreateKnowledgeSource, KnowledgeSearchQuery, KnowledgeSource } from '@parley/shared'
-import { ulid } from 'ulid'
 import type { AgentActor } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import { detectFileType } from './file-type.ts'
 import { INGEST_JOB } from './ingest.ts'
@@ -80,7 +80,7 @@ export const createSource = async (
   await checkQuotas(ctx, actor.organizationId, { addingBytes: textBytes })
   const url = input.kind === 'text' ? null : await checkUrl(ctx, input.url)
   const source = await store.insertSource(ctx.db, {
-    id: ulid(),
+    id: newUlid(),
     organizationId: actor.organizationId,
     kind: input.kind,
     title:
@@ -123,7 +123,7 @@ export const createFileSource = async (
   }
   await checkQuotas(ctx, actor.organizationId, { addingBytes: 0 })
   const source = await store.insertSource(ctx.db, {
-    id: ulid(),
+    id: newUlid(),
     organizationId: actor.organizationId,
     kind: 'file',
     title: title ?? (upload.name.slice(0, 200) || 'Upload'),

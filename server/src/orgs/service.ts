@@ -13,10 +13,10 @@ import type {
   V1Organization,
 } from '@parley/shared'
 import { tierRateLimits } from '@parley/shared'
-import { ulid } from 'ulid'
 import { type AuditBy, recordAudit } from '../audit/index.ts'
 import { changeBalance, readLedgerPage, toUsd } from '../billing/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { AppError } from '../http/app-error.ts'
 import type { StudioActor } from '../http/types.ts'
 import { hashPassword, verifyPassword } from './passwords.ts'
@@ -61,8 +61,8 @@ const openSession = async (
  */
 export const signup = async (ctx: AppContext, input: Signup): Promise<Session> => {
   const passwordHash = await hashPassword(input.password)
-  const userId = ulid()
-  const organizationId = ulid()
+  const userId = newUlid()
+  const organizationId = newUlid()
   await ctx.db.transaction().execute(async (tx) => {
     const created = await store.insertUser(tx, {
       id: userId,
@@ -151,7 +151,7 @@ export const inviteMember = async (
   if (await store.isMemberByEmail(ctx.db, { organizationId, email: invitation.email }))
     throw AppError.conflict('This person is already a member', 'already_member')
   const expiresAt = new Date(Date.now() + ctx.config.invitationTtlMs)
-  const invitationId = ulid()
+  const invitationId = newUlid()
   const created = await ctx.db.transaction().execute(async (tx) => {
     const isCreated = await store.insertInvitation(tx, {
       id: invitationId,

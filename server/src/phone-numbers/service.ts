@@ -1,8 +1,8 @@
 import type { CreatePhoneNumber, ListPhoneNumbersQuery, PatchPhoneNumber, PhoneNumber } from '@parley/shared'
-import { ulid } from 'ulid'
 import type { AgentActor } from '../agents/index.ts'
 import { findAgent } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { isUniqueViolation } from '../db/index.ts'
 import { AppError } from '../http/app-error.ts'
 import { pageWindow, paginationOf } from '../http/pagination.ts'
@@ -84,7 +84,7 @@ export const createPhoneNumber = async (ctx: AppContext, actor: AgentActor, inpu
   let row: store.PhoneNumberRow
   try {
     row = await store.insertPhoneNumber(ctx.db, {
-      id: ulid(),
+      id: newUlid(),
       organizationId: actor.organizationId,
       fields: {
         number: input.number,

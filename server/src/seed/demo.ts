@@ -10,10 +10,10 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { defaultVoicemailSetting, webhookEventNames } from '@parley/shared'
-import { ulid } from 'ulid'
 import * as agents from '../agents/index.ts'
 import { auditBySystem } from '../audit/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { createApiKey } from '../keys/index.ts'
 import * as orgs from '../orgs/index.ts'
 import { hashPassword } from '../orgs/index.ts'
@@ -75,7 +75,7 @@ const insertDemoAgent = async (
     greetingType: 'agentFirst' as const,
     enabledFunctions: ['end_call'],
   }
-  const id = ulid()
+  const id = newUlid()
   await agents.insertAgent(
     ctx.db,
     kind === 'text'

@@ -1,8 +1,8 @@
 import { OutboundError, outboundFetch } from '@parley/platform'
 import type { WebhookEventName } from '@parley/shared'
-import { ulid } from 'ulid'
 import { readWebhookSecret } from '../agents/index.ts'
 import type { AppContext } from '../context.ts'
+import { newUlid } from '../crypto/ids.ts'
 import { pageWindow } from '../http/pagination.ts'
 import { recordWebhookAttempt } from '../metrics/index.ts'
 import { inSpan } from '../tracing/index.ts'
@@ -55,7 +55,7 @@ export const notifyAgent = async (
 
 /** Records the delivery and queues its first attempt; the caller never waits on the customer. */
 export const enqueueWebhook = async (ctx: AppContext, webhook: WebhookEvent) => {
-  const id = ulid()
+  const id = newUlid()
   const payload = { event: webhook.event, timestamp: new Date().toISOString(), data: webhook.data }
   await store.insertDelivery(ctx.db, { id, ...webhook, payload })
   await ctx.jobs.now(WEBHOOK_JOB, { deliveryId: id })
@@ -137,7 +137,7 @@ export const sendNow = async (
   webhook: WebhookEvent & { payload?: Record<string, unknown> },
   { retries }: { retries: boolean },
 ) => {
-  const id = ulid()
+  const id = newUlid()
   const payload = webhook.payload ?? {
     event: webhook.event,
     timestamp: new Date().toISOString(),

@@ -1,10 +1,10 @@
 import type { CallingWindow } from '@parley/shared'
 import { sql } from 'kysely'
-import { monotonicFactory } from 'ulid'
+import { monotonicUlids } from '../../crypto/ids.ts'
 import type { Executor } from '../../db/index.ts'
 
 /** Attempt ids claimed together sort in claim order (ids made in one millisecond too). */
-const newAttemptId = monotonicFactory()
+const newAttemptId = monotonicUlids()
 
 /** What the dialer needs of a job. */
 export type DialerJob = {

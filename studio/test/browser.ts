@@ -30,8 +30,11 @@ export const launchBrowser = (args: string[] = []) => {
 /** Types `value` into the field, replacing what it held. */
 export const fill = async (page: Page, selector: string, value: string) => {
   await page.waitForSelector(selector)
+  // Emptied with an input event, as typing would: a field whose value the page keeps (a Preact
+  // controlled input) would otherwise get its old value back at its next render, under the typing.
   await page.$eval(selector, (element) => {
     ;(element as HTMLInputElement).value = ''
+    element.dispatchEvent(new Event('input', { bubbles: true }))
   })
   await page.type(selector, value)
 }

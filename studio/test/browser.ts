@@ -41,8 +41,17 @@ export const fill = async (page: Page, selector: string, value: string) => {
 
 /** Clicks the first `tag` whose text contains `text`. */
 export const clickText = async (page: Page, tag: string, text: string) => {
-  const element = await page.waitForSelector(`::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`)
-  await element?.click()
+  const selector = `::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`
+  // A render between finding the element and clicking it can replace it: found again, up to thrice.
+  for (let attempt = 1; ; attempt++) {
+    const element = await page.waitForSelector(selector, { visible: true })
+    try {
+      await element?.click()
+      return
+    } catch (error) {
+      if (attempt === 3) throw error
+    }
+  }
 }
 
 export const textOf = (page: Page, selector: string) =>

@@ -86,10 +86,7 @@ export const requestContext = (
   // The line of a request that did not fail holds only what is named here (the request's id,
   // method and path, its status, its time): nothing to redact, and redaction's look through
   // every field cost each request about 3 µs. An error's line keeps it (its err carries anything).
-  const completedLog = logger.child(
-    {},
-    { serializers: { req: requestSummary, res: responseSummary }, redact: [] },
-  )
+  const completedLog = accessLog.child({}, { redact: [] })
   Object.defineProperty(requests, 'log', {
     get(this: LoggedRequest) {
       this[LOGGER] ??= accessLog.child({ req: this[SUMMARY] ?? requestSummary(this) })

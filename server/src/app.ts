@@ -26,7 +26,7 @@ import { requireHttps } from './http/https-guard.ts'
 import { guardParsedBody, guardRequestLine, requireUtf8Body } from './http/input-guard.ts'
 import { requestContext } from './http/request-context.ts'
 import { RouteTable } from './http/route-table.ts'
-import { applySecurityHeaders, recordSecurityHeaders } from './http/security-headers.ts'
+import { applySecurityHeaders, securityHeadersByPath } from './http/security-headers.ts'
 import { createSettingsRedirect, createStudioRouter } from './http/studio.ts'
 import { registerSystemRoutes } from './http/system-routes.ts'
 import { authenticateApiKey, registerKeyRoutes } from './keys/index.ts'
@@ -134,12 +134,21 @@ export const createApp = (
     probeSample: ctx.config.probeLogSample,
     requests: app.request,
   })
-  // helmet's defaults compute nothing per request: its headers are taken once (security-headers.ts).
-  const securityHeaders = recordSecurityHeaders()
+  // Where pages and their files are served (mounted below): they get helmet's defaults, every
+  // other answer the API's set. Both are taken from helmet once (security-headers.ts).
+  const pageRoots = {
+    docs: '/docs',
+    demo: '/demo',
+    widget: '/widget',
+    studio: '/studio',
+    settings: '/settings',
+    favicon: '/favicon.ico',
+  } as const
+  const securityHeadersOf = securityHeadersByPath(Object.values(pageRoots))
   const earlyFailure = runBeforeExpress(app, [
     (req, res) => requestLog(req, res),
     ...(ctx.config.metrics.isEnabled ? [measureRequest] : []),
-    (_req, res) => applySecurityHeaders(res, securityHeaders),
+    (req, res) => applySecurityHeaders(res, securityHeadersOf(req.url)),
   ])
   // gzip, deflate and br bodies are inflated, and the limit holds for the inflated bytes.
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8Body })
@@ -228,15 +237,15 @@ export const createApp = (
   registerKnowledgeRoutes(routes, ctx)
   extend?.({ routes, app, ctx })
 
-  app.use('/docs', createDocsRouter())
+  app.use(pageRoots.docs, createDocsRouter())
   app.use(
-    '/demo',
+    pageRoots.demo,
     createDemoRouter({ directory: demoDirectory, tenant: demo, isVoiceOn: ctx.livekit !== null }),
   )
-  app.use('/widget', serveWidget(widgetDirectory))
-  app.use('/studio', createStudioRouter(studioDirectory))
-  app.use('/settings', createSettingsRedirect())
-  app.use('/favicon.ico', createFaviconRouter(demoDirectory))
+  app.use(pageRoots.widget, serveWidget(widgetDirectory))
+  app.use(pageRoots.studio, createStudioRouter(studioDirectory))
+  app.use(pageRoots.settings, createSettingsRedirect())
+  app.use(pageRoots.favicon, createFaviconRouter(demoDirectory))
   app.use(handleUnknownRoute)
   app.use(handleErrors)
   return app

@@ -126,11 +126,20 @@ describe('error body shapes by area', () => {
     expect(replaced.headers.get('x-request-id')).not.toContain('script')
   })
 
-  it('security headers come from helmet', async () => {
-    const response = await server.request('/healthz')
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff')
-    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'")
-    expect(response.headers.get('x-powered-by')).toBeNull()
+  it('security headers come from helmet: the API set on answers, the page set on pages', async () => {
+    for (const path of ['/healthz', '/v1/agents', '/nope']) {
+      const answer = await server.request(path)
+      expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'")
+      expect(answer.headers.get('x-frame-options')).toBe('DENY')
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(answer.headers.get('strict-transport-security')).toContain('max-age=')
+      expect(answer.headers.get('cross-origin-opener-policy')).toBeNull()
+      expect(answer.headers.get('x-powered-by')).toBeNull()
+    }
+    const page = await server.request('/docs')
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'")
+    expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN')
+    expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin')
   })
 })
 

@@ -2,7 +2,12 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import helmet from 'helmet'
 import { describe, expect, it } from 'vitest'
-import { applySecurityHeaders, recordSecurityHeaders } from './security-headers.ts'
+import {
+  API_SECURITY_OPTIONS,
+  applySecurityHeaders,
+  recordSecurityHeaders,
+  securityHeadersByPath,
+} from './security-headers.ts'
 
 const response = () => {
   const req = new IncomingMessage(new Socket())
@@ -28,5 +33,25 @@ describe('security headers taken once from helmet', () => {
         contentSecurityPolicy: { directives: { scriptSrc: ["'self'", () => "'nonce-abc'"] } },
       }),
     ).toThrow(/per request/)
+  })
+
+  it('give the API set everywhere but under the page roots', () => {
+    const of = securityHeadersByPath(['/studio', '/favicon.ico'])
+    const api = recordSecurityHeaders(API_SECURITY_OPTIONS)
+    const pages = recordSecurityHeaders()
+    for (const url of ['/studio', '/studio/', '/studio/agents?x=1', '/favicon.ico'])
+      expect(of(url).set, url).toEqual(pages.set)
+    for (const url of ['/v1/agents', '/studios', '/api/studio', '/', '/healthz?studio', undefined])
+      expect(of(url).set, String(url)).toEqual(api.set)
+    expect(new Map(api.set)).toEqual(
+      new Map([
+        ['Content-Security-Policy', "default-src 'none';frame-ancestors 'none'"],
+        ['Cross-Origin-Resource-Policy', 'same-origin'],
+        ['Referrer-Policy', 'no-referrer'],
+        ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
+        ['X-Content-Type-Options', 'nosniff'],
+        ['X-Frame-Options', 'DENY'],
+      ]),
+    )
   })
 })

@@ -27,6 +27,22 @@ export const launchBrowser = (args: string[] = []) => {
   })
 }
 
+/**
+ * Opens an owner's own page at `url` (the origin their key allows) holding `html`: the page is
+ * answered in the browser, as the owner's site would serve it, and every other request (the
+ * widget's script, the API) goes to the server. A page of Parley's would not do: its API answers
+ * carry a CSP that loads nothing, and its pages carry their own.
+ */
+export const openOwnerPage = async (page: Page, url: string, html: string) => {
+  await page.setRequestInterception(true)
+  page.on('request', (request) => {
+    if (request.isInterceptResolutionHandled()) return
+    if (request.url() === url) void request.respond({ status: 200, contentType: 'text/html', body: html })
+    else void request.continue()
+  })
+  await page.goto(url)
+}
+
 /** Types `value` into the field, replacing what it held. */
 export const fill = async (page: Page, selector: string, value: string) => {
   await page.waitForSelector(selector)

@@ -10,6 +10,7 @@ import {
   fill,
   hasBrowser,
   launchBrowser,
+  openOwnerPage,
   recordClipboard,
   screenshots,
   waitForText,
@@ -109,8 +110,11 @@ describe.skipIf(!hasBrowser)('the studio', { timeout: 120_000 }, () => {
 
     // The owner's page, on the domain the key allows, with the tag pasted in.
     const shop = await browser.newPage()
-    await shop.goto(`${server.url}/healthz`)
-    await shop.setContent(`<!doctype html><html><body><h1>Northwind Shop</h1>${snippet}</body></html>`)
+    await openOwnerPage(
+      shop,
+      `${server.url}/shop`,
+      `<!doctype html><html><body><h1>Northwind Shop</h1>${snippet}</body></html>`,
+    )
     await shop.waitForFunction(() => {
       const widget = document.querySelector('parley-widget') as (HTMLElement & { open?: () => void }) | null
       if (!widget?.shadowRoot || !widget.open) return false

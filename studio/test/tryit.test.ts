@@ -12,6 +12,7 @@ import {
   fill,
   hasBrowser,
   launchBrowser,
+  openOwnerPage,
   recordClipboard,
   screenshots,
   waitForText,
@@ -335,8 +336,11 @@ describe.skipIf(!hasBrowser)('Try it and the customiser', { timeout: 180_000 }, 
 
     // The owner's page on the key's domain, with the copied tag: the same widget.
     const shop = await context.newPage()
-    await shop.goto(`${server.url}/healthz`)
-    await shop.setContent(`<!doctype html><html lang="en"><body><h1>Tryit Shop</h1>${snippet}</body></html>`)
+    await openOwnerPage(
+      shop,
+      `${server.url}/shop`,
+      `<!doctype html><html lang="en"><body><h1>Tryit Shop</h1>${snippet}</body></html>`,
+    )
     await shop.waitForFunction(() => {
       const widget = document.querySelector('parley-widget') as (HTMLElement & { open?: () => void }) | null
       if (!widget?.shadowRoot || !widget.open) return false

@@ -55,9 +55,13 @@ export const fill = async (page: Page, selector: string, value: string) => {
   await page.type(selector, value)
 }
 
-/** Clicks the first `tag` whose text contains `text`. */
+/**
+ * Clicks the first enabled `tag` whose text contains `text`, waiting until there is one: a button
+ * the page has disabled while it finishes its last action (the campaign's Resume while the Pause
+ * before it reloads the contacts) would take the click and do nothing.
+ */
 export const clickText = async (page: Page, tag: string, text: string) => {
-  const selector = `::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})])`
+  const selector = `::-p-xpath(//${tag}[contains(., ${JSON.stringify(text)})][not(@disabled)])`
   // A render between finding the element and clicking it can replace it: found again, up to thrice.
   for (let attempt = 1; ; attempt++) {
     const element = await page.waitForSelector(selector, { visible: true })

@@ -34,11 +34,17 @@ export type Authenticators = {
 /** Tells a JWT from an API key by form (three base64url segments), without trying both. */
 export const looksLikeJwt = (credential: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(credential)
 
-const bearerOf = (req: Request): string | undefined => {
-  const header = req.get('authorization')
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i)
-  return match?.[1]
+/**
+ * A request header that is sent once (node joins repeats of these into one string). Read from
+ * `req.headers` by its lowercase name: `req.get` costs a call and a switch on every read.
+ */
+const headerOf = (req: Request, name: 'x-api-key' | 'origin'): string | undefined => {
+  const value = req.headers[name]
+  return typeof value === 'string' ? value : undefined
 }
+
+const bearerOf = (req: Request): string | undefined =>
+  req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
 
 const sha256 = (value: string) => hash('sha256', value, 'buffer')
 
@@ -67,12 +73,12 @@ const requireOperator =
   }
 
 /**
- * The API key of a v1 request, from `Authorization: Bearer` or `X-API-Key` (the spec shows both).
+ * The API key of a v1 request, from `Authorization: Bearer` or `X-API-Key` (the spec shows both),
+ * given the bearer token and the X-API-Key header read once by the caller.
  * A JWT is told apart by its form and refused here, without trying it as a key.
  */
-export const apiKeyOf = (req: Request): string | undefined => {
-  const bearer = bearerOf(req)
-  const header = req.get('x-api-key')?.trim() || undefined
+const apiKeyFrom = (bearer: string | undefined, apiKeyHeader: string | undefined): string | undefined => {
+  const header = apiKeyHeader?.trim() || undefined
   if (bearer && looksLikeJwt(bearer))
     throw AppError.unauthorized('Session tokens are not accepted here; send an API key', 'invalid_api_key')
   if (bearer && header && !isSameSecret(bearer, header))
@@ -93,13 +99,16 @@ const requireSecretKey =
   (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, res, next) => {
     const bearer = bearerOf(req)
-    if (bearer && looksLikeJwt(bearer) && req.get('x-api-key') === undefined) {
+    const apiKeyHeader = headerOf(req, 'x-api-key')
+    if (bearer && looksLikeJwt(bearer) && apiKeyHeader === undefined) {
       req.actor = await studioOnV1(ctx, auth, bearer)
       next()
       return
     }
-    req.actor = await limitKeyFailures(ctx, { req, res, keyOf: apiKeyOf }, (key) =>
-      auth.apiKey({ ctx, key, origin: req.get('origin'), allowWidget: false }),
+    req.actor = await limitKeyFailures(
+      ctx,
+      { req, res, keyOf: () => apiKeyFrom(bearer, apiKeyHeader) },
+      (key) => auth.apiKey({ ctx, key, origin: headerOf(req, 'origin'), allowWidget: false }),
     )
     next()
   }
@@ -129,16 +138,20 @@ const studioOnV1 = async (ctx: AppContext, auth: Authenticators, token: string):
 const requireSessionCreator =
   (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, res, next) => {
-    const key = apiKeyOf(req)
+    const bearer = bearerOf(req)
+    const apiKeyHeader = headerOf(req, 'x-api-key')
+    const key = apiKeyFrom(bearer, apiKeyHeader)
     const studioToken = req.get('x-studio-token')?.trim()
     if (!key && studioToken) {
       if (!looksLikeJwt(studioToken))
         throw AppError.unauthorized('X-Studio-Token is not a studio session token')
       req.actor = await auth.studioToken(ctx, studioToken)
     } else {
-      // The key read above: apiKeyOf would have thrown there already.
-      req.actor = await limitKeyFailures(ctx, { req, res, keyOf: apiKeyOf }, (given) =>
-        auth.apiKey({ ctx, key: given, origin: req.get('origin'), allowWidget: true }),
+      // The key read above: apiKeyFrom would have thrown there already.
+      req.actor = await limitKeyFailures(
+        ctx,
+        { req, res, keyOf: () => apiKeyFrom(bearer, apiKeyHeader) },
+        (given) => auth.apiKey({ ctx, key: given, origin: headerOf(req, 'origin'), allowWidget: true }),
       )
     }
     next()

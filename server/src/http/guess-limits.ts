@@ -26,7 +26,11 @@ const knownFromAddress: RatePolicy = { name: 'known-from-address', points: 1, du
 const RECORD_AGAIN_MS = 10 * 60 * 1000
 const MAX_RECORDED = 10_000
 
-/** Per instance (its rate limits): when each pair was last recorded. */
+/**
+ * Per instance (its rate limits): when each pair was last recorded, by a name that holds no
+ * secret (the address and the key's id, or the pair itself), so the pair's digest is made only
+ * when the store is written.
+ */
 const recordedAt = new WeakMap<RateLimits, Map<string, number>>()
 
 /** A pair's name in the store: the secret is never kept, only a digest of its own (not the database's). */
@@ -36,17 +40,20 @@ const pairOf = (address: string, secret: string) =>
 const isKnown = async (ctx: AppContext, pair: string) =>
   (await ctx.rateLimits.limiterFor(knownFromAddress).get(pair)) !== null
 
-const rememberKnown = async (ctx: AppContext, pair: string) => {
-  const recorded = recordedAt.get(ctx.rateLimits) ?? new Map<string, number>()
-  recordedAt.set(ctx.rateLimits, recorded)
-  const last = recorded.get(pair)
+const rememberKnown = async (ctx: AppContext, name: string, pairNow: () => string) => {
+  let recorded = recordedAt.get(ctx.rateLimits)
+  if (recorded === undefined) {
+    recorded = new Map<string, number>()
+    recordedAt.set(ctx.rateLimits, recorded)
+  }
+  const last = recorded.get(name)
   if (last !== undefined && Date.now() - last < RECORD_AGAIN_MS) return
-  recorded.delete(pair)
+  recorded.delete(name)
   if (recorded.size >= MAX_RECORDED) recorded.delete(recorded.keys().next().value as string)
-  recorded.set(pair, Date.now())
+  recorded.set(name, Date.now())
   await ctx.rateLimits
     .limiterFor(knownFromAddress)
-    .set(pair, 1, KNOWN_SECONDS)
+    .set(pairNow(), 1, KNOWN_SECONDS)
     .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not record a known key or account'))
 }
 
@@ -77,7 +84,7 @@ export const limitSignIn = async <T>(
   for (const { policy, key } of spent) await spendPoint({ rateLimits: ctx.rateLimits, policy, key, res })
   const result = await attempt()
   await Promise.all(spent.map(({ policy, key }) => refundPoint({ rateLimits: ctx.rateLimits, policy, key })))
-  await rememberKnown(ctx, pair)
+  await rememberKnown(ctx, pair, () => pair)
   return result
 }
 
@@ -99,7 +106,7 @@ export const limitSignUp = (ctx: AppContext, { req, res }: { req: Request; res: 
  * learns nothing more from any guess (a valid key seen nowhere from there answers 429 too, so a
  * guess cannot be told valid by its answer or its timing).
  */
-export const limitKeyFailures = async <T>(
+export const limitKeyFailures = async <T extends { keyId: string | null }>(
   ctx: AppContext,
   { req, res, keyOf }: { req: Request; res: Response; keyOf: (req: Request) => string | undefined },
   authenticate: (key: string | undefined) => Promise<T>,
@@ -113,15 +120,20 @@ export const limitKeyFailures = async <T>(
   } catch (error) {
     return keyFailed(ctx, { res, policy, address, exhausted }, error)
   }
-  const pair = key ? pairOf(address, `key:${key}`) : null
-  if (exhausted && !(pair && (await isKnown(ctx, pair)))) throw budgetRefusal(res, policy, exhausted)
+  if (exhausted && !(key && (await isKnown(ctx, pairOf(address, `key:${key}`)))))
+    throw budgetRefusal(res, policy, exhausted)
   let actor: T
   try {
     actor = await authenticate(key)
   } catch (error) {
     return keyFailed(ctx, { res, policy, address, exhausted }, error)
   }
-  if (pair) await rememberKnown(ctx, pair)
+  if (key)
+    await rememberKnown(
+      ctx,
+      actor.keyId === null ? pairOf(address, `key:${key}`) : `${address}|key-id:${actor.keyId}`,
+      () => pairOf(address, `key:${key}`),
+    )
   return actor
 }
 

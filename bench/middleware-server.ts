@@ -8,16 +8,22 @@
  * and `profile-stop`, and stops on `stop`.
  */
 import { writeFileSync } from 'node:fs'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { Session } from 'node:inspector/promises'
 import express from 'express'
 import { z } from 'zod'
+import { requestClassesOf } from '../server/src/http/express-classes.ts'
 import { start } from '../server/src/server.ts'
 import { benchConfig } from './bench-config.ts'
 
 const send = (message: Record<string, unknown>) => process.send?.(message)
 const side = process.env.BENCH_SIDE
 
+/**
+ * The bare app, listening as `app.listen` does, or (BENCH_CLASSES=1) with node's request classes
+ * that Parley's server uses (server/src/http/express-classes.ts): what that change alone gives
+ * an app with no middleware.
+ */
 const startBare = async () => {
   const app = express()
   app.get('/healthz', (_req, res) => {
@@ -26,8 +32,9 @@ const startBare = async () => {
   app.get('/v1/bench/apiKey', (_req, res) => {
     res.json({ ok: true })
   })
+  const options = process.env.BENCH_CLASSES === '1' ? requestClassesOf(app) : {}
   const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening))
+    const listening = createServer(options, app).listen(0, '127.0.0.1', () => resolve(listening))
   })
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('no port')

@@ -45,10 +45,14 @@ const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, 
 }
 
 /** One side in a process of its own, its stdout (the full stack's access log) on /dev/null. */
-const forkSide = async (side: 'bare' | 'full', flags: string[]) => {
+const forkSide = async (side: 'bare' | 'bare-classes' | 'full', flags: string[]) => {
   const child = fork(fileURLToPath(new URL('./middleware-server.ts', import.meta.url)), {
     execArgv: [...flags, '--import', 'tsx'],
-    env: { ...process.env, BENCH_SIDE: side },
+    env: {
+      ...process.env,
+      BENCH_SIDE: side === 'bare-classes' ? 'bare' : side,
+      BENCH_CLASSES: side === 'bare-classes' ? '1' : '0',
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
   const exited = once(child, 'exit').then(() => {
@@ -136,8 +140,11 @@ const apiKeyOn = async (url: string, adminToken: string) => {
 
 /**
  * The full middleware stack's cost against a bare Express 5 app, each server in a process of its
- * own, both up at once: `/healthz`, and a no-op route that the full stack serves behind a secret
- * API key (cached key, rate limiter) and the bare app serves as is. Rounds alternate the four
+ * own, all up at once: `/healthz`, and a no-op route that the full stack serves behind a secret
+ * API key (cached key, rate limiter) and the bare app serves as is. The aim's ratios are against
+ * the bare app as `app.listen` starts it; a second bare app is started with the request classes
+ * Parley's server uses (server/src/http/express-classes.ts), and the full stack's ratios against
+ * it show what the middleware costs once that change is taken out. Rounds alternate the six
  * targets so the machine's drift falls on all alike; each figure is the mean of its rounds.
  * BENCH_FLAGS adds node flags to the full side (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
  * BENCH_PROFILE=<directory> writes a CPU profile of each target's measured rounds there
@@ -145,19 +152,29 @@ const apiKeyOn = async (url: string, adminToken: string) => {
  */
 export const run = async () => {
   const fullFlags = (process.env.BENCH_FLAGS ?? '').split(' ').filter(Boolean)
-  const [bare, full] = await Promise.all([forkSide('bare', []), forkSide('full', fullFlags)])
+  const [bare, bareClasses, full] = await Promise.all([
+    forkSide('bare', []),
+    forkSide('bare-classes', []),
+    forkSide('full', fullFlags),
+  ])
   try {
     const key = await apiKeyOn(full.url, full.adminToken as string)
     // Each server's CPU with no requests, over the same few idle seconds.
     const IDLE_SECONDS = 3
-    const [bareIdle, fullIdle] = [await bare.cpu(), await full.cpu()]
+    const [bareIdle, bareClassesIdle, fullIdle] = [
+      await bare.cpu(),
+      await bareClasses.cpu(),
+      await full.cpu(),
+    ]
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
     const backgroundOf = {
       bare: ((await bare.cpu()) - bareIdle) / IDLE_SECONDS,
+      bareClasses: ((await bareClasses.cpu()) - bareClassesIdle) / IDLE_SECONDS,
       full: ((await full.cpu()) - fullIdle) / IDLE_SECONDS,
     }
     const fullProfile = { start: full.startProfile, stop: full.stopProfile }
     const bareProfile = { start: bare.startProfile, stop: bare.stopProfile }
+    const bareClassesProfile = { start: bareClasses.startProfile, stop: bareClasses.stopProfile }
     const profileDirectory = process.env.BENCH_PROFILE
     if (profileDirectory) mkdirSync(profileDirectory, { recursive: true })
     const profileFileOf = (target: Target, round: number) =>
@@ -197,6 +214,22 @@ export const run = async () => {
         background: () => backgroundOf.full,
         profile: fullProfile,
       },
+      {
+        label: 'bare + classes /healthz',
+        url: `${bareClasses.url}/healthz`,
+        headers: {},
+        cpu: bareClasses.cpu,
+        background: () => backgroundOf.bareClasses,
+        profile: bareClassesProfile,
+      },
+      {
+        label: 'bare + classes no-op',
+        url: `${bareClasses.url}/v1/bench/apiKey`,
+        headers: {},
+        cpu: bareClasses.cpu,
+        background: () => backgroundOf.bareClasses,
+        profile: bareClassesProfile,
+      },
     ]
     // BENCH_ONLY=healthz or no-op keeps the targets whose label holds it (a profile of one path).
     const only = process.env.BENCH_ONLY
@@ -217,7 +250,7 @@ export const run = async () => {
         cpuMicrosPerRequest: mean(rounds.map((side) => side.cpuMicrosPerRequest)),
         leastCpuMicrosPerRequest: Math.min(...rounds.map((side) => side.cpuMicrosPerRequest)),
       }),
-    ) as [Side, Side, Side, Side]
+    ) as [Side, Side, Side, Side, Side, Side]
     const loadAfter = loadavg()
     const row = (label: string, side: Side, rounds: Side[]) =>
       `${label.padEnd(28)} ${side.requestsPerSecond.toFixed(0).padStart(7)} req/s (rounds ${rounds.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')})   p50 ${side.p50.toFixed(1)} ms   p99 ${side.p99.toFixed(1)} ms   server CPU ${side.cpuMicrosPerRequest.toFixed(0)} µs/request (least ${side.leastCpuMicrosPerRequest.toFixed(0)})   non-2xx ${side.non2xx}`
@@ -232,16 +265,17 @@ export const run = async () => {
       `middleware benchmark: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS_PER_RUN} s per target, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}, rate limits ${process.env.REDIS_URL ? 'in Redis' : 'in memory'}; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after`,
       `background CPU with no requests: bare ${(backgroundOf.bare / 1e4).toFixed(1)} % of a core, full ${(backgroundOf.full / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
       ...targets.map((target, i) => row(target.label, sides[i] as Side, runs[i] as Side[])),
-      ...(targets.length < 4
+      ...(targets.length < 6
         ? []
         : [
             `ratio full/bare req/s: /healthz ${ratio(sides[1], sides[0])}, authenticated no-op ${ratio(sides[3], sides[2])} (target ≥ 0.8 each)`,
             `ratio bare/full server CPU per request: /healthz ${cpuRatio(sides[1], sides[0])}, authenticated no-op ${cpuRatio(sides[3], sides[2])} (the req/s ratio a server with a core of its own would see)`,
             `ratio of the least CPU per request of any round: /healthz ${leastCpuRatio(sides[1], sides[0])}, authenticated no-op ${leastCpuRatio(sides[3], sides[2])} (the rounds other work disturbed least)`,
+            `against the bare app with the same request classes (what the classes alone give): req/s /healthz ${ratio(sides[1], sides[4])}, authenticated no-op ${ratio(sides[3], sides[5])}; CPU per request /healthz ${cpuRatio(sides[1], sides[4])}, authenticated no-op ${cpuRatio(sides[3], sides[5])}`,
           ]),
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
   } finally {
-    await Promise.all([bare.stop(), full.stop()])
+    await Promise.all([bare.stop(), bareClasses.stop(), full.stop()])
   }
 }

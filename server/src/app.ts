@@ -85,11 +85,11 @@ const chatCors = cors({
 
 /**
  * What runs on each request before express takes it: each gets the raw request and response and
- * must finish at once. Express gives every request and response its own prototypes, after which
- * each property a handler adds or reads costs several times more: the request id and access
- * log cost ~35 µs a request as an express middleware and ~8 µs here (a bare app on the
- * shared 2-core machine; bench/middleware.ts shows the whole stack). These need nothing of
- * express's. One that throws hands its error to express, whose first layer passes it on to the
+ * must finish at once. When express still changed every request's and response's prototype as it
+ * took them (before the server made them with those prototypes, http/express-classes.ts), each
+ * property a handler added or read after that cost several times more: the request id and access
+ * log cost ~35 µs a request as an express middleware and ~8 µs here (a bare app on the shared
+ * 2-core machine; bench/middleware.ts shows the whole stack). These need nothing of express's. One that throws hands its error to express, whose first layer passes it on to the
  * error handler: the request is answered 500 in its area's shape, never served without what the
  * failed handler (or the ones after it) would have added.
  */

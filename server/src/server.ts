@@ -14,6 +14,7 @@ import type { AppContext } from './context.ts'
 import { newUlid } from './crypto/ids.ts'
 import { migrateToLatest, openDatabase } from './db/index.ts'
 import { startExportRecovery } from './export/index.ts'
+import { requestClassesOf } from './http/express-classes.ts'
 import { createLogger } from './http/logger.ts'
 import { createRateLimits } from './http/rate-limit.ts'
 import { createSignals, type Signals } from './http/signals.ts'
@@ -59,6 +60,7 @@ const listen = (app: Express, { port, timeouts }: { port: number; timeouts: Conf
         requestTimeout: timeouts.requestMs,
         keepAliveTimeout: timeouts.keepAliveMs,
         connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 2)),
+        ...requestClassesOf(app),
       },
       app,
     )

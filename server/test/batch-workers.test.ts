@@ -25,6 +25,9 @@ const dialerEnv = {
   BATCH_RETRY_BASE_MS: '10',
   BATCH_STALE_CLAIM_MS: '3600000',
   INSTANCE_HEARTBEAT_MS: '100',
+  // No agent joins these calls (the file is about workers, not agents): without this, a call
+  // kept waiting past the 15 s default on a slow machine ends agent_unavailable and is redialled.
+  AGENT_JOIN_TIMEOUT_SECONDS: '3600',
 }
 let fake: FakeLiveKit
 let server: TestServer

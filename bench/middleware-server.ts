@@ -1,7 +1,8 @@
 /**
  * A server of `npm run bench -- middleware`, in a process of its own (forked by
  * bench/middleware.ts) so the load generator does not share its event loop. BENCH_SIDE picks it:
- * `bare`, a bare Express 5 app with the same two routes; `full`, Parley's server with its whole
+ * `bare`, a bare Express 5 app with the same two routes; `bare-classes`, the same app with the
+ * request classes Parley's server uses; `full`, Parley's server with its whole
  * middleware stack as `npm start` configures it by default (access log at info, metrics on), the
  * log written to this process's stdout (the parent points it at /dev/null). Says `ready` with its
  * URL over IPC, answers `cpu` with the CPU time it has used (µs), profiles between `profile-start`
@@ -20,11 +21,11 @@ const send = (message: Record<string, unknown>) => process.send?.(message)
 const side = process.env.BENCH_SIDE
 
 /**
- * The bare app, listening as `app.listen` does, or (BENCH_CLASSES=1) with node's request classes
+ * The bare app, listening as `app.listen` does, or (`bare-classes`) with node's request classes
  * that Parley's server uses (server/src/http/express-classes.ts): what that change alone gives
  * an app with no middleware.
  */
-const startBare = async () => {
+const startBare = async ({ withClasses }: { withClasses: boolean }) => {
   const app = express()
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
@@ -32,7 +33,7 @@ const startBare = async () => {
   app.get('/v1/bench/apiKey', (_req, res) => {
     res.json({ ok: true })
   })
-  const options = process.env.BENCH_CLASSES === '1' ? requestClassesOf(app) : {}
+  const options = withClasses ? requestClassesOf(app) : {}
   const server = await new Promise<Server>((resolve) => {
     const listening = createServer(options, app).listen(0, '127.0.0.1', () => resolve(listening))
   })
@@ -93,7 +94,7 @@ const stopProfile = async (file: string) => {
   profiler = null
 }
 
-const server = side === 'bare' ? await startBare() : await startFull()
+const server = side === 'full' ? await startFull() : await startBare({ withClasses: side === 'bare-classes' })
 process.on('message', async (request: { type: string; file?: string }) => {
   if (request.type === 'profile-start') {
     await startProfile()

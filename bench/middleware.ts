@@ -48,11 +48,7 @@ const nextMessage = async <T extends ChildMessage['type']>(child: ChildProcess, 
 const forkSide = async (side: 'bare' | 'bare-classes' | 'full', flags: string[]) => {
   const child = fork(fileURLToPath(new URL('./middleware-server.ts', import.meta.url)), {
     execArgv: [...flags, '--import', 'tsx'],
-    env: {
-      ...process.env,
-      BENCH_SIDE: side === 'bare-classes' ? 'bare' : side,
-      BENCH_CLASSES: side === 'bare-classes' ? '1' : '0',
-    },
+    env: { ...process.env, BENCH_SIDE: side },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
   const exited = once(child, 'exit').then(() => {
@@ -161,75 +157,42 @@ export const run = async () => {
     const key = await apiKeyOn(full.url, full.adminToken as string)
     // Each server's CPU with no requests, over the same few idle seconds.
     const IDLE_SECONDS = 3
-    const [bareIdle, bareClassesIdle, fullIdle] = [
-      await bare.cpu(),
-      await bareClasses.cpu(),
-      await full.cpu(),
-    ]
+    const servers = [bare, full, bareClasses]
+    const idle = await Promise.all(servers.map((server) => server.cpu()))
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
-    const backgroundOf = {
-      bare: ((await bare.cpu()) - bareIdle) / IDLE_SECONDS,
-      bareClasses: ((await bareClasses.cpu()) - bareClassesIdle) / IDLE_SECONDS,
-      full: ((await full.cpu()) - fullIdle) / IDLE_SECONDS,
-    }
-    const fullProfile = { start: full.startProfile, stop: full.stopProfile }
-    const bareProfile = { start: bare.startProfile, stop: bare.stopProfile }
-    const bareClassesProfile = { start: bareClasses.startProfile, stop: bareClasses.stopProfile }
+    const background = await Promise.all(
+      servers.map(async (server, i) => ((await server.cpu()) - (idle[i] as number)) / IDLE_SECONDS),
+    )
     const profileDirectory = process.env.BENCH_PROFILE
     if (profileDirectory) mkdirSync(profileDirectory, { recursive: true })
     const profileFileOf = (target: Target, round: number) =>
       profileDirectory && target.profile
         ? join(profileDirectory, `${target.label.replace(/\W+/g, '-')}-${round + 1}.cpuprofile`)
         : undefined
+    // A server's target on one path: the full stack's no-op is called with the key.
+    const targetOf = (
+      server: (typeof servers)[number],
+      label: string,
+      path: '/healthz' | '/v1/bench/apiKey',
+      headers: Record<string, string> = {},
+    ): Target => {
+      const i = servers.indexOf(server)
+      return {
+        label,
+        url: `${server.url}${path}`,
+        headers,
+        cpu: server.cpu,
+        background: () => background[i] as number,
+        profile: { start: server.startProfile, stop: server.stopProfile },
+      }
+    }
     const allTargets: Target[] = [
-      {
-        label: 'bare Express /healthz',
-        url: `${bare.url}/healthz`,
-        headers: {},
-        cpu: bare.cpu,
-        background: () => backgroundOf.bare,
-        profile: bareProfile,
-      },
-      {
-        label: 'full stack /healthz',
-        url: `${full.url}/healthz`,
-        headers: {},
-        cpu: full.cpu,
-        background: () => backgroundOf.full,
-        profile: fullProfile,
-      },
-      {
-        label: 'bare Express no-op',
-        url: `${bare.url}/v1/bench/apiKey`,
-        headers: {},
-        cpu: bare.cpu,
-        background: () => backgroundOf.bare,
-        profile: bareProfile,
-      },
-      {
-        label: 'full stack no-op (API key)',
-        url: `${full.url}/v1/bench/apiKey`,
-        headers: { 'x-api-key': key },
-        cpu: full.cpu,
-        background: () => backgroundOf.full,
-        profile: fullProfile,
-      },
-      {
-        label: 'bare + classes /healthz',
-        url: `${bareClasses.url}/healthz`,
-        headers: {},
-        cpu: bareClasses.cpu,
-        background: () => backgroundOf.bareClasses,
-        profile: bareClassesProfile,
-      },
-      {
-        label: 'bare + classes no-op',
-        url: `${bareClasses.url}/v1/bench/apiKey`,
-        headers: {},
-        cpu: bareClasses.cpu,
-        background: () => backgroundOf.bareClasses,
-        profile: bareClassesProfile,
-      },
+      targetOf(bare, 'bare Express /healthz', '/healthz'),
+      targetOf(full, 'full stack /healthz', '/healthz'),
+      targetOf(bare, 'bare Express no-op', '/v1/bench/apiKey'),
+      targetOf(full, 'full stack no-op (API key)', '/v1/bench/apiKey', { 'x-api-key': key }),
+      targetOf(bareClasses, 'bare + classes /healthz', '/healthz'),
+      targetOf(bareClasses, 'bare + classes no-op', '/v1/bench/apiKey'),
     ]
     // BENCH_ONLY=healthz or no-op keeps the targets whose label holds it (a profile of one path).
     const only = process.env.BENCH_ONLY
@@ -263,7 +226,7 @@ export const run = async () => {
       (bare.leastCpuMicrosPerRequest / full.leastCpuMicrosPerRequest).toFixed(3)
     const lines = [
       `middleware benchmark: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS_PER_RUN} s per target, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}, rate limits ${process.env.REDIS_URL ? 'in Redis' : 'in memory'}; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after`,
-      `background CPU with no requests: bare ${(backgroundOf.bare / 1e4).toFixed(1)} % of a core, full ${(backgroundOf.full / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
+      `background CPU with no requests: bare ${((background[0] as number) / 1e4).toFixed(1)} % of a core, full ${((background[1] as number) / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
       ...targets.map((target, i) => row(target.label, sides[i] as Side, runs[i] as Side[])),
       ...(targets.length < 6
         ? []

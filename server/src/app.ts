@@ -89,9 +89,10 @@ const chatCors = cors({
  * took them (before the server made them with those prototypes, http/express-classes.ts), each
  * property a handler added or read after that cost several times more: the request id and access
  * log cost ~35 µs a request as an express middleware and ~8 µs here (a bare app on the shared
- * 2-core machine; bench/middleware.ts shows the whole stack). These need nothing of express's. One that throws hands its error to express, whose first layer passes it on to the
- * error handler: the request is answered 500 in its area's shape, never served without what the
- * failed handler (or the ones after it) would have added.
+ * 2-core machine; bench/middleware.ts shows the whole stack). These need nothing of express's.
+ * One that throws hands its error to express, whose first layer passes it on to the error
+ * handler: the request is answered 500 in its area's shape, never served without what the failed
+ * handler (or the ones after it) would have added.
  */
 type EarlyHandler = (req: IncomingMessage, res: ServerResponse) => void
 

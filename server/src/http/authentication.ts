@@ -138,9 +138,7 @@ const studioOnV1 = async (ctx: AppContext, auth: Authenticators, token: string):
 const requireSessionCreator =
   (ctx: AppContext, auth: Authenticators): RequestHandler =>
   async (req, res, next) => {
-    const bearer = bearerOf(req)
-    const apiKeyHeader = headerOf(req, 'x-api-key')
-    const key = apiKeyFrom(bearer, apiKeyHeader)
+    const key = apiKeyFrom(bearerOf(req), headerOf(req, 'x-api-key'))
     const studioToken = req.get('x-studio-token')?.trim()
     if (!key && studioToken) {
       if (!looksLikeJwt(studioToken))
@@ -148,10 +146,8 @@ const requireSessionCreator =
       req.actor = await auth.studioToken(ctx, studioToken)
     } else {
       // The key read above: apiKeyFrom would have thrown there already.
-      req.actor = await limitKeyFailures(
-        ctx,
-        { req, res, keyOf: () => apiKeyFrom(bearer, apiKeyHeader) },
-        (given) => auth.apiKey({ ctx, key: given, origin: headerOf(req, 'origin'), allowWidget: true }),
+      req.actor = await limitKeyFailures(ctx, { req, res, keyOf: () => key }, (given) =>
+        auth.apiKey({ ctx, key: given, origin: headerOf(req, 'origin'), allowWidget: true }),
       )
     }
     next()

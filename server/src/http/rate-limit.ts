@@ -19,29 +19,18 @@ export type RateLimits = { limiterFor: (policy: RatePolicy) => RateLimiterAbstra
  * (rate-limiter-flexible's insurance) rather than letting every request through or refusing all.
  */
 export const createRateLimits = ({ redis }: { redis: RedisClient | null }): RateLimits => {
-  // By name, then by size: a route's policy is often made per request (its organization's
-  // limit), and numbers look up without building a string key each time.
-  const limiters = new Map<string, Map<number, Map<number, RateLimiterAbstract>>>()
+  const limiters = new Map<string, RateLimiterAbstract>()
   return {
     limiterFor: ({ name, points, durationSeconds = 60 }) => {
-      let byPoints = limiters.get(name)
-      if (byPoints === undefined) {
-        byPoints = new Map()
-        limiters.set(name, byPoints)
-      }
-      let byDuration = byPoints.get(points)
-      if (byDuration === undefined) {
-        byDuration = new Map()
-        byPoints.set(points, byDuration)
-      }
-      let limiter = byDuration.get(durationSeconds)
-      if (limiter === undefined) {
+      const id = `${name}:${points}:${durationSeconds}`
+      let limiter = limiters.get(id)
+      if (!limiter) {
         const options = { keyPrefix: `parley:rl:${name}`, points, duration: durationSeconds }
         const memory = new RateLimiterMemory(options)
         limiter = redis
           ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory })
           : memory
-        byDuration.set(durationSeconds, limiter)
+        limiters.set(id, limiter)
       }
       return limiter
     },

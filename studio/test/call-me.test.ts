@@ -22,7 +22,12 @@ let browser: Browser
 beforeAll(async () => {
   if (!hasBrowser) return
   livekit = await startFakeLiveKit()
-  server = await startTestServer({ env: { ...livekit.env, WORKER_TOKEN } })
+  // The test plays the worker by hand and never asks for the call's setup: without a long
+  // AGENT_JOIN_TIMEOUT_SECONDS, a page check that outlasts the 15 s default on a loaded machine
+  // lets the agent sweep end the ringing call ("No agent was free").
+  server = await startTestServer({
+    env: { ...livekit.env, WORKER_TOKEN, AGENT_JOIN_TIMEOUT_SECONDS: '3600' },
+  })
   browser = await launchBrowser()
 })
 afterAll(async () => {

@@ -122,6 +122,13 @@ describe('every token paid for', () => {
     const refusedSession = sessions[statuses.indexOf(402)]
     const history = await chatCall(server, refusedSession as (typeof sessions)[number], 'history')
     expect(((await history.json()) as { count: number }).count).toBe(0)
+    // Its claim, made beside the refused hold, was undone whole: no reply slot, no first message.
+    const refusedRow = await server.ctx.db
+      .selectFrom('conversations')
+      .select(['reply_started_at', 'first_user_at', 'message_count'])
+      .where('id', '=', (refusedSession as (typeof sessions)[number]).conversation_id)
+      .executeTakeFirstOrThrow()
+    expect(refusedRow).toEqual({ reply_started_at: null, first_user_at: null, message_count: 0 })
   })
 
   it('charges the whole usage a provider reports past the hold: the balance goes below zero, new work is refused until topped up', async () => {

@@ -365,18 +365,30 @@ export const sendMessage = async (
   let slot: StreamSlot | null = null
   let holdId: string | null = null
   let context: store.ReplyContext | null = null
+  /** The claim's outcome, settled either way: what a refusal must undo. */
+  let claimed: Promise<store.ReplyContext | null> = Promise.resolve(null)
   let preparing: Promise<PreparedReply>
   let coverRound: CoverRound
   try {
     // Too many open streams, or no credits for the worst case: refused before any model call.
     slot = await ctx.streams.admit(streamOwner)
     const predicted = predictPlan(ctx, { conversationId: actor.conversationId, message })
-    holdId = await holdReply(ctx, { actor, messageId, predicted })
+    // The hold and the claim go to the database side by side, each on its own connection: the
+    // stream opens after the slower of the two, not after both in turn. Nothing reaches a model
+    // before the hold is placed, and a refused hold undoes a claim that succeeded (below).
+    const holding = holdReply(ctx, { actor, messageId, predicted })
+    const claim = claimReply(ctx, actor, message, userMessageId)
+    let isClaimRefused = false
+    claimed = claim.catch(() => {
+      isClaimRefused = true
+      return null
+    })
+    holdId = await holding
     coverRound = coverRoundOf(ctx, { holdId, organizationId: actor.organizationId, messageId })
-    // Started once its worst case is held; used only if the claim's plan turns out the same, and
-    // cancelled at once when the claim is refused.
-    const guess = startGuess(predicted, controller.signal)
-    context = await claimReply(ctx, actor, message, userMessageId)
+    // Started once its worst case is held, unless the claim was refused by then; used only if the
+    // claim's plan turns out the same, and cancelled at once when the claim is refused.
+    const guess = isClaimRefused ? null : startGuess(predicted, controller.signal)
+    context = await claim
     preparing = settleReply(ctx, { context, message, guess, signal: controller.signal, coverRound })
     // A first round the credits do not cover is a 402 before the stream opens, the claim undone.
     // Any other failure to prepare is said on the stream, as the reply's error.
@@ -386,6 +398,8 @@ export const sendMessage = async (
   } catch (error) {
     controller.abort('refused')
     slot?.release()
+    // A refused hold: the claim beside it may still be on its way, and is undone when it succeeded.
+    context ??= await claimed
     if (context)
       await store
         .unclaimReply(ctx.db, { id: context.conversation.id, messageId: userMessageId })

@@ -214,8 +214,10 @@ export const claimReply = async (
 }
 
 /**
- * Undoes a claim whose reply was refused before its model was asked (its first round was not
- * covered by the credits): the user's message goes and the slot is free, as if never sent.
+ * Undoes a claim whose reply was refused before its model was asked (its hold or its first round
+ * was not covered by the credits): the user's message goes and the slot is free, as if never sent.
+ * The session's first user message is read again, so a refused first send does not start the
+ * clock of its time to a first reply.
  */
 export const unclaimReply = async (
   db: Kysely<Database>,
@@ -227,7 +229,15 @@ export const unclaimReply = async (
       .where('id', '=', messageId)
       .where('conversation_id', '=', id)
       .execute()
-    await tx.updateTable('conversations').set({ reply_started_at: null }).where('id', '=', id).execute()
+    await tx
+      .updateTable('conversations')
+      .set({
+        reply_started_at: null,
+        first_user_at: sql`(select min(m.created_at) from chat_messages m
+          where m.conversation_id = ${id} and m.role = 'user')`,
+      })
+      .where('id', '=', id)
+      .execute()
   })
 }
 

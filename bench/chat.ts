@@ -137,7 +137,9 @@ const forkServer = async (env: Record<string, string>, processEnv: Record<string
   const { child, url } = await forkReady('./chat-server.ts', {
     env: { BENCH_SERVER_ENV: JSON.stringify(env), ...processEnv },
     // As `npm start` runs it (package.json).
-    flags: (process.env.BENCH_FLAGS ?? '--heap-growing-percent=30').split(' ').filter(Boolean),
+    flags: (process.env.BENCH_FLAGS ?? '--heap-growing-percent=30 --no-memory-reducer')
+      .split(' ')
+      .filter(Boolean),
   })
   return {
     url,

@@ -114,12 +114,12 @@ const firstRoundOf = (plan: ReplyPlan): NextRound => ({
 })
 
 /**
- * Reserves the reply's expected worst case before anything else happens: the predicted plan's
- * first round (its prompt counted, its completion at the cap, priced) when this instance can
- * predict it, so that request may start at once; otherwise a placeholder that the claim's plan
- * grows before its model is asked (coverRound). Concurrent replies can never together spend what
- * the balance does not cover. A refused hold first lets the session say what else is wrong with it
- * (401, 404), then 402.
+ * Reserves the reply's expected worst case before any model is asked (beside the claim): the
+ * predicted plan's first round (its prompt counted, its completion at the cap, priced) when this
+ * instance can predict it, so that request may start at once; otherwise a placeholder that the
+ * claim's plan grows before its model is asked (coverRound). Concurrent replies can never together
+ * spend what the balance does not cover. A refused hold first lets the session say what else is
+ * wrong with it (401, 404), then 402.
  */
 const holdReply = async (
   ctx: AppContext,

@@ -160,9 +160,15 @@ export const run = async () => {
     const servers = [bare, full, bareClasses]
     const idle = await Promise.all(servers.map((server) => server.cpu()))
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
-    const background = await Promise.all(
-      servers.map(async (server, i) => ((await server.cpu()) - (idle[i] as number)) / IDLE_SECONDS),
+    /** Each server's CPU (µs a second) with no requests. */
+    const backgroundOf = new Map(
+      await Promise.all(
+        servers.map(
+          async (server, i) => [server, ((await server.cpu()) - (idle[i] as number)) / IDLE_SECONDS] as const,
+        ),
+      ),
     )
+    const background = (server: (typeof servers)[number]) => backgroundOf.get(server) as number
     const profileDirectory = process.env.BENCH_PROFILE
     if (profileDirectory) mkdirSync(profileDirectory, { recursive: true })
     const profileFileOf = (target: Target, round: number) =>
@@ -175,17 +181,14 @@ export const run = async () => {
       label: string,
       path: '/healthz' | '/v1/bench/apiKey',
       headers: Record<string, string> = {},
-    ): Target => {
-      const i = servers.indexOf(server)
-      return {
-        label,
-        url: `${server.url}${path}`,
-        headers,
-        cpu: server.cpu,
-        background: () => background[i] as number,
-        profile: { start: server.startProfile, stop: server.stopProfile },
-      }
-    }
+    ): Target => ({
+      label,
+      url: `${server.url}${path}`,
+      headers,
+      cpu: server.cpu,
+      background: () => background(server),
+      profile: { start: server.startProfile, stop: server.stopProfile },
+    })
     const allTargets: Target[] = [
       targetOf(bare, 'bare Express /healthz', '/healthz'),
       targetOf(full, 'full stack /healthz', '/healthz'),
@@ -226,7 +229,7 @@ export const run = async () => {
       (bare.leastCpuMicrosPerRequest / full.leastCpuMicrosPerRequest).toFixed(3)
     const lines = [
       `middleware benchmark: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS_PER_RUN} s per target, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}, rate limits ${process.env.REDIS_URL ? 'in Redis' : 'in memory'}; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after`,
-      `background CPU with no requests: bare ${((background[0] as number) / 1e4).toFixed(1)} % of a core, full ${((background[1] as number) / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
+      `background CPU with no requests: bare ${(background(bare) / 1e4).toFixed(1)} % of a core, full ${(background(full) / 1e4).toFixed(1)} % (the job queue's polls, timers; subtracted from the CPU per request below, not from req/s)`,
       ...targets.map((target, i) => row(target.label, sides[i] as Side, runs[i] as Side[])),
       ...(targets.length < 6
         ? []
